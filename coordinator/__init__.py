@@ -1,0 +1,1 @@
+"""arbiter's coordinator: the CLI, statistics, run store, executors, scheduler and tuner."""

@@ -1,0 +1,85 @@
+"""Commands that work on positions and rules alone: perft, moves, show."""
+
+from __future__ import annotations
+
+import time
+
+import click
+
+import engine
+from coordinator.board_view import render
+
+GAME = click.Choice(engine.GAMES, case_sensitive=False)
+
+
+def load_position(game: str, fen: str | None) -> engine.Position:
+    """The start position, or the position string given with --fen (errors name the option)."""
+    if fen is None:
+        return engine.Position.start(game.lower())
+    try:
+        return engine.Position.from_fen(game.lower(), fen)
+    except engine.InvalidPositionError as e:
+        raise click.BadParameter(str(e), param_hint="'--fen'") from None
+
+
+fen_option = click.option("--fen", metavar="TEXT", help="Position string (default: the start position).")
+
+
+@click.command()
+@click.argument("game", type=GAME, metavar="GAME")
+@click.argument("depth", type=click.IntRange(0, 30))
+@fen_option
+@click.option("--divide", is_flag=True, help="Also print the node count under each first move.")
+def perft(game: str, depth: int, fen: str | None, divide: bool) -> None:
+    """Count the leaf nodes of the legal move tree to DEPTH."""
+    pos = load_position(game, fen)
+    start = time.perf_counter()
+    if divide:
+        split = pos.divide(depth)
+        nodes = sum(n for _, n in split)
+        for move, n in split:
+            click.echo(f"{move} {n}")
+    else:
+        nodes = pos.perft(depth)
+    seconds = time.perf_counter() - start
+    click.echo(f"nodes {nodes}")
+    click.echo(f"seconds {seconds:.3f}")
+    click.echo(f"nodes/s {nodes / seconds if seconds > 0 else 0:.0f}")
+
+
+@click.command()
+@click.argument("game", type=GAME, metavar="GAME")
+@fen_option
+def moves(game: str, fen: str | None) -> None:
+    """List the legal moves, one per line, in compact notation."""
+    for move in load_position(game, fen).legal_moves():
+        click.echo(move)
+
+
+def play_moves(pos: engine.Position, moves: tuple[str, ...]) -> engine.Position:
+    """Plays moves in order; a bad one is a usage error naming it and its ply."""
+    for ply, move in enumerate(moves, start=1):
+        try:
+            pos = pos.play(move)
+        except ValueError as e:
+            raise click.BadParameter(f"ply {ply}: {e}", param_hint="MOVES") from None
+    return pos
+
+
+@click.command()
+@click.argument("game", type=GAME, metavar="GAME")
+@click.argument("moves", nargs=-1)
+@fen_option
+def show(game: str, moves: tuple[str, ...], fen: str | None) -> None:
+    """Print the board after MOVES (default: none) from the start or --fen position."""
+    pos = play_moves(load_position(game, fen), moves)
+    click.echo(render(pos.game, pos.fen()))
+    click.echo(f"position: {pos.fen()}")
+    outcome = pos.outcome()
+    if outcome is None:
+        click.echo(f"{pos.turn} to move, {len(pos.legal_moves())} legal moves")
+    else:
+        click.echo(f"game over: {outcome.winner} wins ({outcome.reason.replace('_', ' ')})")
+
+
+COMMANDS = [perft, moves, show]

@@ -1,0 +1,9 @@
+//! Congress Chess (8x6): position, move generation, playing moves, notation.
+
+mod movegen;
+mod notation;
+mod position;
+pub mod tables;
+
+pub use movegen::{MoveCounter, MoveSink};
+pub use position::{Kind, Move, Piece, Position};

@@ -1,0 +1,21 @@
+//! arbiter-core: rules, notation and perft for Congo (7x7) and Congress Chess (8x6).
+//!
+//! Pure Rust with no Python dependency; `engine/rust/python` binds it for Python.
+
+pub mod bitboard;
+pub mod congo;
+pub mod congress;
+pub mod error;
+pub mod notation;
+pub mod perft;
+pub mod rules;
+pub mod types;
+mod zobrist;
+
+pub use bitboard::Bitboard;
+pub use error::{MoveError, PositionError, PositionField};
+pub use rules::Rules;
+pub use types::{Color, EndReason, GameKind, Outcome, Square};
+
+/// The version of the rules and search behaviour; workers must match the coordinator's.
+pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");

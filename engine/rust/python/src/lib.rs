@@ -1,0 +1,23 @@
+//! engine._engine: the thin Python binding of arbiter-core. Python-facing names and errors only;
+//! every rule lives in the core crate.
+
+mod position;
+
+use pyo3::prelude::*;
+
+pyo3::create_exception!(_engine, InvalidPositionError, pyo3::exceptions::PyValueError, "A malformed position string.");
+pyo3::create_exception!(_engine, InvalidMoveError, pyo3::exceptions::PyValueError, "Text that is not a move in the game's notation.");
+pyo3::create_exception!(_engine, IllegalMoveError, pyo3::exceptions::PyValueError, "A well-formed move that is not legal in the position.");
+
+#[pymodule]
+fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
+    let py = m.py();
+    m.add("InvalidPositionError", py.get_type::<InvalidPositionError>())?;
+    m.add("InvalidMoveError", py.get_type::<InvalidMoveError>())?;
+    m.add("IllegalMoveError", py.get_type::<IllegalMoveError>())?;
+    m.add("ENGINE_VERSION", arbiter_core::ENGINE_VERSION)?;
+    m.add("GAMES", arbiter_core::GameKind::ALL.map(|g| g.name()))?;
+    m.add_class::<position::Position>()?;
+    m.add_class::<position::Outcome>()?;
+    Ok(())
+}
