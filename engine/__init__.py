@@ -1,9 +1,16 @@
 """The rules and search core of arbiter, as Python sees it.
 
-Everything here is implemented in Rust (``engine._engine``); this module is the curated public API.
+Everything here runs in Rust (``engine._engine``); this module is the curated public API and
+accepts weights as a dict of named numbers or as the path of a JSON file holding one.
 """
 
+from __future__ import annotations
+
+from typing import Any
+
+from engine import _engine
 from engine._engine import (
+    BENCH_DEPTH,
     ENGINE_VERSION,
     GAMES,
     IllegalMoveError,
@@ -11,9 +18,71 @@ from engine._engine import (
     InvalidPositionError,
     Outcome,
     Position,
+    WeightSpec,
 )
+from engine.weights import WeightsSource, read_weights_file, resolve_weights
+
+
+def weights(game: str) -> list[WeightSpec]:
+    """The tunable evaluation weights of `game`: name, default, min, max, description."""
+    return _engine.weights(game)
+
+
+def validate_weights(game: str, source: WeightsSource) -> dict[str, int]:
+    """Full weights from a dict or JSON file; omitted names default, bad names or values raise."""
+    return resolve_weights(game, source)
+
+
+def search(
+    position: Position,
+    weights: WeightsSource = None,
+    *,
+    depth: int | None = None,
+    nodes: int | None = None,
+    movetime_ms: int | None = None,
+    hash_mb: int = 16,
+) -> dict[str, Any]:
+    """Best move, score, depth, nodes, pv, time_ms and per-iteration lines for `position`.
+
+    Without any limit it searches to depth 6. With a depth or node limit the answer is the same
+    on every run and machine (a fresh table is used for each call).
+    """
+    limits = {"depth": depth, "nodes": nodes, "movetime_ms": movetime_ms}
+    return _engine.search(position, resolve_weights(position.game, weights), limits, hash_mb)
+
+
+def play_game(
+    game: str,
+    white_weights: WeightsSource,
+    black_weights: WeightsSource,
+    opening: str,
+    limits: dict[str, int],
+    adjudication: dict[str, Any] | None = None,
+    hash_mb: int = 16,
+) -> dict[str, Any]:
+    """Plays a whole game in Rust; returns opening, moves, result, reason, plies, nodes per side.
+
+    `limits`: {"nodes": N} | {"depth": D} | {"movetime_ms": MS}. `adjudication` (all off unless
+    given): max_plies, repetition, bare_lions, resign_score, resign_plies.
+    """
+    return _engine.play_game(
+        game,
+        resolve_weights(game, white_weights),
+        resolve_weights(game, black_weights),
+        opening,
+        limits,
+        adjudication,
+        hash_mb,
+    )
+
+
+def bench(game: str, depth: int | None = None) -> tuple[int, float]:
+    """(total nodes, seconds) of the fixed bench; the node count is the engine's signature."""
+    return _engine.bench(game, depth)
+
 
 __all__ = [
+    "BENCH_DEPTH",
     "ENGINE_VERSION",
     "GAMES",
     "IllegalMoveError",
@@ -21,4 +90,11 @@ __all__ = [
     "InvalidPositionError",
     "Outcome",
     "Position",
+    "WeightSpec",
+    "bench",
+    "play_game",
+    "read_weights_file",
+    "search",
+    "validate_weights",
+    "weights",
 ]

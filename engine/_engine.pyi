@@ -1,5 +1,7 @@
 """Type stubs for the Rust extension engine._engine."""
 
+from typing import Any
+
 ENGINE_VERSION: str
 GAMES: tuple[str, ...]
 
@@ -28,3 +30,31 @@ class Position:
     def outcome(self) -> Outcome | None: ...
     def perft(self, depth: int) -> int: ...
     def divide(self, depth: int) -> list[tuple[str, int]]: ...
+
+BENCH_DEPTH: int
+
+class WeightSpec:
+    name: str
+    default: int
+    min: int
+    max: int
+    description: str
+
+def weights(game: str) -> list[WeightSpec]: ...
+def validate_weights(game: str, values: dict[str, float] | None = None) -> list[tuple[str, int]]: ...
+def search(
+    position: Position,
+    weights: dict[str, float] | None = None,
+    limits: dict[str, int | None] | None = None,
+    hash_mb: int = 16,
+) -> dict[str, Any]: ...
+def play_game(
+    game: str,
+    white_weights: dict[str, float] | None,
+    black_weights: dict[str, float] | None,
+    opening: str,
+    limits: dict[str, int],
+    adjudication: dict[str, Any] | None = None,
+    hash_mb: int = 16,
+) -> dict[str, Any]: ...
+def bench(game: str, depth: int | None = None) -> tuple[int, float]: ...

@@ -2,13 +2,17 @@
 //!
 //! Pure Rust with no Python dependency; `engine/rust/python` binds it for Python.
 
+pub mod bench;
 pub mod bitboard;
 pub mod congo;
 pub mod congress;
 pub mod error;
+pub mod eval;
 pub mod notation;
 pub mod perft;
+pub mod play;
 pub mod rules;
+pub mod search;
 pub mod types;
 mod zobrist;
 

@@ -1,6 +1,7 @@
 //! engine._engine: the thin Python binding of arbiter-core. Python-facing names and errors only;
 //! every rule lives in the core crate.
 
+mod play;
 mod position;
 
 use pyo3::prelude::*;
@@ -19,5 +20,12 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("GAMES", arbiter_core::GameKind::ALL.map(|g| g.name()))?;
     m.add_class::<position::Position>()?;
     m.add_class::<position::Outcome>()?;
+    m.add_class::<play::WeightSpec>()?;
+    m.add_function(wrap_pyfunction!(play::weights, m)?)?;
+    m.add_function(wrap_pyfunction!(play::validate_weights, m)?)?;
+    m.add_function(wrap_pyfunction!(play::search, m)?)?;
+    m.add_function(wrap_pyfunction!(play::play_game, m)?)?;
+    m.add_function(wrap_pyfunction!(play::bench, m)?)?;
+    m.add("BENCH_DEPTH", arbiter_core::bench::DEPTH)?;
     Ok(())
 }

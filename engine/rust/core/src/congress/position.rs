@@ -75,6 +75,13 @@ impl Position {
     pub fn turn(&self) -> Color {
         self.turn
     }
+    /// Sets the side to move (hash kept consistent); used to look at the other side's options.
+    pub fn set_turn(&mut self, c: Color) {
+        if c != self.turn {
+            self.turn = c;
+            self.hash ^= KEYS.black_to_move;
+        }
+    }
     #[inline]
     pub fn hash(&self) -> u64 {
         self.hash

@@ -1,0 +1,169 @@
+//! Congo evaluation features and their weight table.
+
+use super::{Evaluate, WeightSpec};
+use crate::bitboard::Bitboard;
+use crate::congo::tables::{CASTLES, ELEPHANT, GIRAFFE_LEAP, JUMP, KING, KNIGHT, RIVER, STEP};
+use crate::congo::{Kind, Move, Position};
+use crate::types::{Color, Square};
+
+const fn w(name: &'static str, default: i32, min: i32, max: i32, description: &'static str) -> WeightSpec {
+    WeightSpec { name, default, min, max, description }
+}
+
+// Indices into the table below.
+const PAWN: usize = 0;
+const SUPERPAWN: usize = 1;
+const MONKEY: usize = 2;
+const ZEBRA: usize = 3;
+const GIRAFFE: usize = 4;
+const ELEPHANT_V: usize = 5;
+const CROCODILE: usize = 6;
+const PAWN_ADVANCE: usize = 7;
+const RIVER_PIECE: usize = 8;
+const CROCODILE_RIVER: usize = 9;
+const LION_SHELTER: usize = 10;
+const CASTLE_ATTACKERS: usize = 11;
+const MOBILITY: usize = 12;
+const MONKEY_THREAT: usize = 13;
+const LION_OPEN_LINES: usize = 14;
+
+static TABLE: [WeightSpec; 15] = [
+    w("pawn", 100, 20, 300, "value of a pawn"),
+    w("superpawn", 260, 50, 700, "value of a superpawn"),
+    w("monkey", 330, 50, 900, "value of a monkey"),
+    w("zebra", 300, 50, 900, "value of a zebra"),
+    w("giraffe", 320, 50, 900, "value of a giraffe"),
+    w("elephant", 260, 50, 900, "value of an elephant"),
+    w("crocodile", 300, 50, 900, "value of a crocodile"),
+    w("pawn_advance", 8, -30, 60, "bonus per rank a pawn has advanced"),
+    w("river_piece", -40, -300, 100, "per non-crocodile piece in the river (it must leave or drown)"),
+    w("crocodile_river", 15, -100, 150, "per crocodile in the river"),
+    w("lion_shelter", 12, -50, 100, "per friendly piece next to the lion"),
+    w("castle_attackers", -18, -150, 50, "per enemy piece in or next to the own castle"),
+    w("mobility", 4, 0, 30, "per square a zebra, elephant, giraffe or crocodile can step or leap to"),
+    w("monkey_threat", 25, -50, 200, "per enemy piece a monkey can jump right now"),
+    w("lion_open_lines", -20, -200, 50, "per open forward line (file, diagonals) from the lion to the enemy side"),
+];
+
+/// The three forward directions (straight, two diagonals) as indices into `DIRS`.
+const fn forward_dirs(c: Color) -> [usize; 3] {
+    match c {
+        Color::White => [2, 4, 6],
+        Color::Black => [3, 5, 7],
+    }
+}
+
+fn piece_value(kind: Kind, w: &[i32]) -> i32 {
+    match kind {
+        Kind::Lion => 0,
+        Kind::Pawn => w[PAWN],
+        Kind::Superpawn => w[SUPERPAWN],
+        Kind::Monkey => w[MONKEY],
+        Kind::Zebra => w[ZEBRA],
+        Kind::Giraffe => w[GIRAFFE],
+        Kind::Elephant => w[ELEPHANT_V],
+        Kind::Crocodile => w[CROCODILE],
+    }
+}
+
+fn side_score(pos: &Position, c: Color, w: &[i32]) -> i32 {
+    let own = pos.color_bb(c);
+    let enemy = pos.color_bb(c.other());
+    let occ = own | enemy;
+    let mut s = 0;
+    for kind in [Kind::Pawn, Kind::Superpawn, Kind::Monkey, Kind::Zebra, Kind::Giraffe, Kind::Elephant, Kind::Crocodile] {
+        s += pos.pieces(c, kind).count() as i32 * piece_value(kind, w);
+    }
+    let mut advance = 0;
+    for sq in pos.pieces(c, Kind::Pawn) {
+        let rank = (sq.0 / 7) as i32;
+        advance += if c == Color::White { rank - 1 } else { 5 - rank };
+    }
+    s += advance * w[PAWN_ADVANCE];
+    let crocs = pos.pieces(c, Kind::Crocodile);
+    s += (own & RIVER & !crocs).count() as i32 * w[RIVER_PIECE];
+    s += (crocs & RIVER).count() as i32 * w[CROCODILE_RIVER];
+
+    let mut mobility = 0;
+    for sq in pos.pieces(c, Kind::Zebra) {
+        mobility += (KNIGHT[sq.index()] & !own).count();
+    }
+    for sq in pos.pieces(c, Kind::Elephant) {
+        mobility += (ELEPHANT[sq.index()] & !own).count();
+    }
+    for sq in pos.pieces(c, Kind::Giraffe) {
+        mobility += ((GIRAFFE_LEAP[sq.index()] & !own) | (KING[sq.index()] & !occ)).count();
+    }
+    for sq in crocs {
+        mobility += (KING[sq.index()] & !own).count();
+    }
+    s += mobility as i32 * w[MOBILITY];
+
+    let mut threats = 0;
+    for sq in pos.pieces(c, Kind::Monkey) {
+        for &(over, land) in &JUMP[sq.index()] {
+            if land != u8::MAX && enemy.contains(Square(over)) && !occ.contains(Square(land)) {
+                threats += 1;
+            }
+        }
+    }
+    s += threats * w[MONKEY_THREAT];
+
+    if let Some(lion) = pos.lion(c) {
+        s += (KING[lion.index()] & own).count() as i32 * w[LION_SHELTER];
+        let castle = CASTLES[c.index()];
+        let zone = castle | neighbours(castle);
+        s += (enemy & zone).count() as i32 * w[CASTLE_ATTACKERS];
+        let mut open = 0;
+        for dir in forward_dirs(c) {
+            let mut cur = STEP[dir][lion.index()];
+            let mut clear = cur != u8::MAX;
+            while cur != u8::MAX {
+                if occ.contains(Square(cur)) {
+                    clear = false;
+                    break;
+                }
+                cur = STEP[dir][cur as usize];
+            }
+            open += clear as i32;
+        }
+        s += open * w[LION_OPEN_LINES];
+    }
+    s
+}
+
+fn neighbours(bb: Bitboard) -> Bitboard {
+    let mut out = Bitboard::EMPTY;
+    for sq in bb {
+        out |= KING[sq.index()];
+    }
+    out
+}
+
+impl Evaluate for Position {
+    const WEIGHTS: &'static [WeightSpec] = &TABLE;
+
+    fn evaluate(&self, w: &[i32]) -> i32 {
+        let us = self.turn();
+        side_score(self, us, w) - side_score(self, us.other(), w)
+    }
+
+    fn capture_value(&self, m: &Move, w: &[i32]) -> i32 {
+        let victims = if m.jumps > 0 { m.jumped() } else { Bitboard::from_square(m.to) & self.color_bb(self.turn().other()) };
+        victims
+            .map(|sq| match self.piece_at(sq) {
+                Some(p) if p.kind == Kind::Lion => 20_000,
+                Some(p) => piece_value(p.kind, w),
+                None => 0,
+            })
+            .sum()
+    }
+
+    fn move_key(m: &Move) -> usize {
+        m.from.index() * 64 + m.to.index()
+    }
+
+    fn bare_lions(&self) -> bool {
+        self.occupied().count() == 2
+    }
+}

@@ -1,0 +1,370 @@
+//! Iterative-deepening principal variation search with a transposition table, quiescence on
+//! captures, and move ordering (TT move, captures by victim value, killers, history).
+//!
+//! With a depth or node limit and a fresh `Searcher` the result is the same on every run and
+//! machine: nothing depends on time unless a time limit is given.
+
+use std::time::{Duration, Instant};
+
+use crate::eval::Evaluate;
+use crate::types::Color;
+
+pub const MATE: i32 = 30_000;
+/// Scores beyond this are wins or losses in a known number of plies.
+pub const MATE_BOUND: i32 = MATE - 1_000;
+const INF: i32 = MATE + 1;
+const MAX_PLY: usize = 128;
+
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Limits {
+    pub depth: Option<u32>,
+    pub nodes: Option<u64>,
+    pub movetime_ms: Option<u64>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Iteration<M> {
+    pub depth: u32,
+    pub score: i32,
+    pub nodes: u64,
+    pub elapsed: Duration,
+    pub pv: Vec<M>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SearchResult<M> {
+    pub best_move: Option<M>,
+    /// Centipawns from the side to move's view; beyond `MATE_BOUND` a forced win or loss.
+    pub score: i32,
+    pub depth: u32,
+    pub nodes: u64,
+    pub pv: Vec<M>,
+    pub elapsed: Duration,
+    pub iterations: Vec<Iteration<M>>,
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Bound {
+    Exact,
+    Lower,
+    Upper,
+}
+
+#[derive(Clone, Copy)]
+struct Entry<M> {
+    key: u64,
+    mv: Option<M>,
+    score: i32,
+    depth: i8,
+    bound: Bound,
+}
+
+/// One engine's search state: transposition table, killers and history. Reuse it across the
+/// moves of one game; create a new one (or `clear`) for a deterministic fresh search.
+pub struct Searcher<P: Evaluate> {
+    table: Vec<Option<Entry<P::Move>>>,
+    killers: Vec<[Option<P::Move>; 2]>,
+    history: Vec<i32>,
+    weights: Vec<i32>,
+    nodes: u64,
+    stop: bool,
+    node_limit: u64,
+    deadline: Option<Instant>,
+    /// Hashes of the game so far and of the current search path, for repetition detection.
+    path: Vec<u64>,
+}
+
+impl<P: Evaluate> Searcher<P> {
+    pub fn new(weights: Vec<i32>, hash_mb: usize) -> Searcher<P> {
+        let entry = std::mem::size_of::<Option<Entry<P::Move>>>().max(1);
+        let size = ((hash_mb.max(1) << 20) / entry).next_power_of_two() / 2;
+        Searcher {
+            table: vec![None; size.max(1024)],
+            killers: vec![[None; 2]; MAX_PLY + 1],
+            history: vec![0; 64 * 64],
+            weights,
+            nodes: 0,
+            stop: false,
+            node_limit: u64::MAX,
+            deadline: None,
+            path: Vec::with_capacity(512),
+        }
+    }
+
+    pub fn clear(&mut self) {
+        self.table.iter_mut().for_each(|e| *e = None);
+        self.killers.iter_mut().for_each(|k| *k = [None; 2]);
+        self.history.iter_mut().for_each(|h| *h = 0);
+    }
+
+    pub fn weights(&self) -> &[i32] {
+        &self.weights
+    }
+
+    /// Searches `pos`; `history` holds the hashes of earlier positions of the game (a position
+    /// repeated on the board or in the search counts as a draw).
+    pub fn search(&mut self, pos: &P, limits: Limits, history: &[u64]) -> SearchResult<P::Move> {
+        let start = Instant::now();
+        self.nodes = 0;
+        self.stop = false;
+        self.node_limit = limits.nodes.unwrap_or(u64::MAX);
+        self.deadline = limits.movetime_ms.map(|ms| start + Duration::from_millis(ms));
+        self.path.clear();
+        self.path.extend_from_slice(history);
+        if self.path.last() != Some(&pos.hash()) {
+            self.path.push(pos.hash());
+        }
+        let max_depth = limits.depth.unwrap_or(if limits.nodes.is_some() || limits.movetime_ms.is_some() { 64 } else { 6 });
+        let max_depth = max_depth.clamp(1, MAX_PLY as u32 - 8);
+
+        let moves = pos.legal_moves();
+        let mut result = SearchResult {
+            best_move: moves.first().copied(),
+            score: if moves.is_empty() { -MATE } else { 0 },
+            depth: 0,
+            nodes: 0,
+            pv: moves.first().copied().into_iter().collect(),
+            elapsed: Duration::ZERO,
+            iterations: Vec::new(),
+        };
+        if moves.is_empty() || pos.is_decided() {
+            result.best_move = None;
+            result.pv.clear();
+            return result;
+        }
+        for depth in 1..=max_depth {
+            let score = self.negamax(pos, depth as i32, 0, -INF, INF);
+            if self.stop && depth > 1 {
+                break;
+            }
+            let pv = self.principal_variation(pos, depth as usize);
+            result.score = score;
+            result.depth = depth;
+            if let Some(&first) = pv.first() {
+                result.best_move = Some(first);
+            }
+            result.pv = pv.clone();
+            result.iterations.push(Iteration { depth, score, nodes: self.nodes, elapsed: start.elapsed(), pv });
+            if self.stop || score.abs() > MATE_BOUND && (MATE - score.abs()) as u32 <= depth {
+                break;
+            }
+        }
+        result.nodes = self.nodes;
+        result.elapsed = start.elapsed();
+        result
+    }
+
+    fn slot(&self, key: u64) -> usize {
+        (key as usize) & (self.table.len() - 1)
+    }
+
+    fn probe(&self, key: u64) -> Option<Entry<P::Move>> {
+        self.table[self.slot(key)].filter(|e| e.key == key)
+    }
+
+    fn principal_variation(&self, pos: &P, depth: usize) -> Vec<P::Move> {
+        let mut pv = Vec::new();
+        let mut cur = *pos;
+        let mut seen = Vec::new();
+        while pv.len() < depth.max(1) {
+            let Some(mv) = self.probe(cur.hash()).and_then(|e| e.mv) else { break };
+            if !cur.legal_moves().contains(&mv) || seen.contains(&cur.hash()) {
+                break;
+            }
+            seen.push(cur.hash());
+            pv.push(mv);
+            cur = cur.play(&mv);
+        }
+        pv
+    }
+
+    #[inline]
+    fn tick(&mut self) {
+        self.nodes += 1;
+        if self.nodes >= self.node_limit {
+            self.stop = true;
+        }
+        if self.nodes & 1023 == 0 {
+            if let Some(deadline) = self.deadline {
+                if Instant::now() >= deadline {
+                    self.stop = true;
+                }
+            }
+        }
+    }
+
+    fn is_repetition(&self, key: u64) -> bool {
+        // Moves of both games never restore a position in fewer than 4 plies in practice; checking
+        // the whole path is cheap and exact.
+        self.path.iter().rev().skip(1).any(|&h| h == key)
+    }
+
+    fn negamax(&mut self, pos: &P, depth: i32, ply: usize, mut alpha: i32, beta: i32) -> i32 {
+        if depth <= 0 || ply >= MAX_PLY - 1 {
+            return self.quiescence(pos, ply, alpha, beta);
+        }
+        self.tick();
+        if pos.is_decided() {
+            return -MATE + ply as i32;
+        }
+        let key = pos.hash();
+        if ply > 0 && self.is_repetition(key) {
+            return 0;
+        }
+        let pv_node = beta - alpha > 1;
+        let tt = self.probe(key);
+        if let Some(e) = tt {
+            if ply > 0 && !pv_node && e.depth as i32 >= depth {
+                let s = from_tt(e.score, ply);
+                match e.bound {
+                    Bound::Exact => return s,
+                    Bound::Lower if s >= beta => return s,
+                    Bound::Upper if s <= alpha => return s,
+                    _ => {}
+                }
+            }
+        }
+        let mut moves = pos.legal_moves();
+        if moves.is_empty() {
+            return -MATE + ply as i32;
+        }
+        self.order(pos, &mut moves, tt.and_then(|e| e.mv), ply);
+
+        let alpha0 = alpha;
+        let mut best = -INF;
+        let mut best_move = None;
+        for (i, m) in moves.iter().enumerate() {
+            let child = pos.play(m);
+            self.path.push(child.hash());
+            let quiet = pos.capture_value(m, &self.weights) == 0;
+            let score = if i == 0 {
+                -self.negamax(&child, depth - 1, ply + 1, -beta, -alpha)
+            } else {
+                let reduction = if depth >= 3 && i >= 3 && quiet && !pv_node { 1 + (i >= 8) as i32 } else { 0 };
+                let mut s = -self.negamax(&child, depth - 1 - reduction, ply + 1, -alpha - 1, -alpha);
+                if s > alpha && reduction > 0 {
+                    s = -self.negamax(&child, depth - 1, ply + 1, -alpha - 1, -alpha);
+                }
+                if s > alpha && s < beta {
+                    s = -self.negamax(&child, depth - 1, ply + 1, -beta, -alpha);
+                }
+                s
+            };
+            self.path.pop();
+            if self.stop {
+                return best.max(score);
+            }
+            if score > best {
+                best = score;
+                best_move = Some(*m);
+            }
+            if score > alpha {
+                alpha = score;
+            }
+            if alpha >= beta {
+                if quiet {
+                    let k = &mut self.killers[ply];
+                    if k[0] != Some(*m) {
+                        k[1] = k[0];
+                        k[0] = Some(*m);
+                    }
+                    let h = &mut self.history[P::move_key(m)];
+                    *h = (*h + depth * depth).min(1 << 20);
+                }
+                break;
+            }
+        }
+        let bound = if best >= beta {
+            Bound::Lower
+        } else if best > alpha0 {
+            Bound::Exact
+        } else {
+            Bound::Upper
+        };
+        let slot = self.slot(key);
+        self.table[slot] = Some(Entry { key, mv: best_move, score: to_tt(best, ply), depth: depth as i8, bound });
+        best
+    }
+
+    fn quiescence(&mut self, pos: &P, ply: usize, mut alpha: i32, beta: i32) -> i32 {
+        self.tick();
+        if pos.is_decided() {
+            return -MATE + ply as i32;
+        }
+        let stand_pat = pos.evaluate(&self.weights);
+        if stand_pat >= beta || ply >= MAX_PLY - 1 {
+            return stand_pat;
+        }
+        alpha = alpha.max(stand_pat);
+        let mut moves = pos.capture_moves();
+        let w = &self.weights;
+        moves.sort_by_cached_key(|m| -pos.capture_value(m, w));
+        let mut best = stand_pat;
+        for m in &moves {
+            let score = -self.quiescence(&pos.play(m), ply + 1, -beta, -alpha);
+            if self.stop {
+                return best.max(score);
+            }
+            if score > best {
+                best = score;
+            }
+            if score > alpha {
+                alpha = score;
+                if alpha >= beta {
+                    break;
+                }
+            }
+        }
+        best
+    }
+
+    fn order(&self, pos: &P, moves: &mut [P::Move], tt_move: Option<P::Move>, ply: usize) {
+        let killers = self.killers[ply];
+        let w = &self.weights;
+        moves.sort_by_cached_key(|m| {
+            if Some(*m) == tt_move {
+                return i32::MIN;
+            }
+            let victim = pos.capture_value(m, w);
+            if victim > 0 {
+                return -(1 << 28) - victim;
+            }
+            if killers[0] == Some(*m) {
+                return -(1 << 27);
+            }
+            if killers[1] == Some(*m) {
+                return -(1 << 27) + 1;
+            }
+            -self.history[P::move_key(m)]
+        });
+    }
+}
+
+fn to_tt(score: i32, ply: usize) -> i32 {
+    if score > MATE_BOUND {
+        score + ply as i32
+    } else if score < -MATE_BOUND {
+        score - ply as i32
+    } else {
+        score
+    }
+}
+
+fn from_tt(score: i32, ply: usize) -> i32 {
+    if score > MATE_BOUND {
+        score - ply as i32
+    } else if score < -MATE_BOUND {
+        score + ply as i32
+    } else {
+        score
+    }
+}
+
+/// The score from White's point of view.
+pub fn white_view(score: i32, turn: Color) -> i32 {
+    if turn == Color::White {
+        score
+    } else {
+        -score
+    }
+}

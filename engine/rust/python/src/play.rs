@@ -1,0 +1,227 @@
+//! Weights, search, whole games and bench for Python. Searches release the GIL.
+
+
+use arbiter_core::bench::bench as core_bench;
+use arbiter_core::eval::{resolve_weights, weight_table, Evaluate};
+use arbiter_core::play::{play_game as core_play, Adjudication};
+use arbiter_core::search::{Limits, SearchResult, Searcher};
+use arbiter_core::{congo, congress, GameKind};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList};
+
+use crate::position::{game_kind, AnyPosition, Position};
+
+/// One row of a game's weight table.
+#[pyclass(module = "engine._engine", frozen, get_all)]
+pub struct WeightSpec {
+    pub name: &'static str,
+    pub default: i32,
+    pub min: i32,
+    pub max: i32,
+    pub description: &'static str,
+}
+
+#[pymethods]
+impl WeightSpec {
+    fn __repr__(&self) -> String {
+        format!("WeightSpec({:?}, default={}, min={}, max={})", self.name, self.default, self.min, self.max)
+    }
+}
+
+/// The tunable evaluation weights of `game`, in table order.
+#[pyfunction]
+pub fn weights(game: &str) -> PyResult<Vec<WeightSpec>> {
+    Ok(weight_table(game_kind(game)?)
+        .iter()
+        .map(|s| WeightSpec { name: s.name, default: s.default, min: s.min, max: s.max, description: s.description })
+        .collect())
+}
+
+/// Named values from a dict; each must be an integer (a float with no fraction is accepted).
+fn named_values(values: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, i64)>> {
+    let Some(values) = values else { return Ok(Vec::new()) };
+    let mut out = Vec::with_capacity(values.len());
+    for (k, v) in values.iter() {
+        let name: String = k.extract().map_err(|_| PyValueError::new_err(format!("weight name {k} is not a string")))?;
+        let value = if v.is_instance_of::<pyo3::types::PyBool>() {
+            None
+        } else if let Ok(i) = v.extract::<i64>() {
+            Some(i)
+        } else if let Ok(f) = v.extract::<f64>() {
+            (f.fract() == 0.0 && f.abs() < 1e15).then_some(f as i64)
+        } else {
+            None
+        };
+        let value = value.ok_or_else(|| PyValueError::new_err(format!("weight {name} = {v} is not an integer")))?;
+        out.push((name, value));
+    }
+    Ok(out)
+}
+
+fn resolve(game: GameKind, values: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<i32>> {
+    resolve_weights(game, &named_values(values)?).map_err(|e| PyValueError::new_err(e.to_string()))
+}
+
+/// The full weights of `game` from a dict of named values (omitted names take their default).
+/// Unknown names and out-of-range values raise ValueError naming them.
+#[pyfunction]
+#[pyo3(signature = (game, values=None))]
+pub fn validate_weights(game: &str, values: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(&'static str, i32)>> {
+    let game = game_kind(game)?;
+    let full = resolve(game, values)?;
+    Ok(weight_table(game).iter().map(|s| s.name).zip(full).collect())
+}
+
+fn limits_from(limits: Option<&Bound<'_, PyDict>>) -> PyResult<Limits> {
+    let mut out = Limits::default();
+    let Some(limits) = limits else { return Ok(out) };
+    for (k, v) in limits.iter() {
+        let key: String = k.extract()?;
+        if v.is_none() {
+            continue;
+        }
+        let n: u64 = v.extract().map_err(|_| PyValueError::new_err(format!("limit {key} = {v} is not a positive integer")))?;
+        if n == 0 {
+            return Err(PyValueError::new_err(format!("limit {key} must be positive")));
+        }
+        match key.as_str() {
+            "depth" => out.depth = Some(n.min(100) as u32),
+            "nodes" => out.nodes = Some(n),
+            "movetime_ms" => out.movetime_ms = Some(n),
+            _ => return Err(PyValueError::new_err(format!("unknown limit {key:?}: expected depth, nodes or movetime_ms"))),
+        }
+    }
+    Ok(out)
+}
+
+fn adjudication_from(adj: Option<&Bound<'_, PyDict>>) -> PyResult<Adjudication> {
+    let mut out = Adjudication::default();
+    let Some(adj) = adj else { return Ok(out) };
+    for (k, v) in adj.iter() {
+        let key: String = k.extract()?;
+        let bad = |what: &str| PyValueError::new_err(format!("adjudication {key} = {v} is not {what}"));
+        match key.as_str() {
+            "max_plies" => out.max_plies = v.extract::<Option<u32>>().map_err(|_| bad("a ply count"))?,
+            "repetition" => out.repetition = v.extract().map_err(|_| bad("true or false"))?,
+            "bare_lions" => out.bare_lions = v.extract().map_err(|_| bad("true or false"))?,
+            "resign_score" => out.resign_score = v.extract::<Option<i32>>().map_err(|_| bad("a score in centipawns"))?,
+            "resign_plies" => out.resign_plies = v.extract().map_err(|_| bad("a ply count"))?,
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown adjudication {key:?}: expected max_plies, repetition, bare_lions, resign_score or resign_plies"
+                )))
+            }
+        }
+    }
+    Ok(out)
+}
+
+fn result_dict<'py, M: std::fmt::Display>(py: Python<'py>, r: &SearchResult<M>) -> PyResult<Bound<'py, PyDict>> {
+    let d = PyDict::new(py);
+    d.set_item("best_move", r.best_move.as_ref().map(|m| m.to_string()))?;
+    d.set_item("score", r.score)?;
+    d.set_item("depth", r.depth)?;
+    d.set_item("nodes", r.nodes)?;
+    d.set_item("pv", r.pv.iter().map(|m| m.to_string()).collect::<Vec<_>>())?;
+    d.set_item("time_ms", r.elapsed.as_secs_f64() * 1000.0)?;
+    let iterations = PyList::empty(py);
+    for it in &r.iterations {
+        let row = PyDict::new(py);
+        row.set_item("depth", it.depth)?;
+        row.set_item("score", it.score)?;
+        row.set_item("nodes", it.nodes)?;
+        row.set_item("time_ms", it.elapsed.as_secs_f64() * 1000.0)?;
+        row.set_item("pv", it.pv.iter().map(|m| m.to_string()).collect::<Vec<_>>())?;
+        iterations.append(row)?;
+    }
+    d.set_item("iterations", iterations)?;
+    Ok(d)
+}
+
+fn search_one<P: Evaluate>(py: Python<'_>, pos: P, w: Vec<i32>, limits: Limits, hash_mb: usize) -> SearchResult<P::Move> {
+    py.detach(|| Searcher::<P>::new(w, hash_mb).search(&pos, limits, &[]))
+}
+
+/// Searches `position` with a fresh table; returns best_move, score (centipawns for the side to
+/// move; beyond 29000 a forced win), depth, nodes, pv, time_ms and the iterations.
+#[pyfunction]
+#[pyo3(signature = (position, weights=None, limits=None, hash_mb=16))]
+pub fn search<'py>(
+    py: Python<'py>,
+    position: &Position,
+    weights: Option<&Bound<'py, PyDict>>,
+    limits: Option<&Bound<'py, PyDict>>,
+    hash_mb: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let pos = position.core();
+    let w = resolve(pos.game(), weights)?;
+    let mut limits = limits_from(limits)?;
+    if limits == Limits::default() {
+        limits.depth = Some(6);
+    }
+    match pos {
+        AnyPosition::Congo(p) => result_dict(py, &search_one(py, p, w, limits, hash_mb)),
+        AnyPosition::Congress(p) => result_dict(py, &search_one(py, p, w, limits, hash_mb)),
+    }
+}
+
+fn play_one<'py, P: Evaluate>(
+    py: Python<'py>,
+    opening: P,
+    weights: [Vec<i32>; 2],
+    limits: Limits,
+    adjudication: Adjudication,
+    hash_mb: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let [white, black] = weights;
+    let record = py.detach(|| {
+        let mut engines = [Searcher::<P>::new(white, hash_mb), Searcher::<P>::new(black, hash_mb)];
+        core_play(&opening, &mut engines, limits, adjudication)
+    });
+    let d = PyDict::new(py);
+    d.set_item("opening", &record.opening)?;
+    d.set_item("moves", record.moves.iter().map(|m| m.to_string()).collect::<Vec<_>>())?;
+    d.set_item("result", record.result.text())?;
+    d.set_item("reason", record.reason)?;
+    d.set_item("plies", record.moves.len())?;
+    d.set_item("nodes", record.nodes.to_vec())?;
+    Ok(d)
+}
+
+/// Plays one whole game in Rust from the `opening` position string and returns its record:
+/// opening, moves, result ("1-0", "0-1", "1/2-1/2"), reason, plies and nodes per side.
+#[pyfunction]
+#[pyo3(signature = (game, white_weights, black_weights, opening, limits, adjudication=None, hash_mb=16))]
+pub fn play_game<'py>(
+    py: Python<'py>,
+    game: &str,
+    white_weights: Option<&Bound<'py, PyDict>>,
+    black_weights: Option<&Bound<'py, PyDict>>,
+    opening: &str,
+    limits: &Bound<'py, PyDict>,
+    adjudication: Option<&Bound<'py, PyDict>>,
+    hash_mb: usize,
+) -> PyResult<Bound<'py, PyDict>> {
+    let kind = game_kind(game)?;
+    let weights = [resolve(kind, white_weights)?, resolve(kind, black_weights)?];
+    let limits = limits_from(Some(limits))?;
+    if limits == Limits::default() {
+        return Err(PyValueError::new_err("limits must set depth, nodes or movetime_ms"));
+    }
+    let adjudication = adjudication_from(adjudication)?;
+    match AnyPosition::from_fen(kind, opening)? {
+        AnyPosition::Congo(p) => play_one::<congo::Position>(py, p, weights, limits, adjudication, hash_mb),
+        AnyPosition::Congress(p) => play_one::<congress::Position>(py, p, weights, limits, adjudication, hash_mb),
+    }
+}
+
+/// Searches the game's fixed bench positions to a fixed depth; returns (nodes, seconds).
+#[pyfunction]
+#[pyo3(signature = (game, depth=None))]
+pub fn bench(py: Python<'_>, game: &str, depth: Option<u32>) -> PyResult<(u64, f64)> {
+    let kind = game_kind(game)?;
+    let r = py.detach(|| core_bench(kind, depth));
+    Ok((r.nodes, r.elapsed.as_secs_f64()))
+}
+
