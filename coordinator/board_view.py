@@ -40,7 +40,11 @@ def render(game: str, fen: str) -> str:
         if game == "congo":
             body = "".join(_congo_cell(f, rank, row[f]) for f in range(width))
         else:
-            body = "".join(f" {row[f]} " for f in range(4)) + "|" + "".join(f" {row[f]} " for f in range(4, width))
+            body = (
+                "".join(f" {row[f]} " for f in range(4))
+                + "|"
+                + "".join(f" {row[f]} " for f in range(4, width))
+            )
         label = "  river" if game == "congo" and rank == 3 else ""
         lines.append(f"{rank + 1:>2} {body} {rank + 1}{label}")
     lines.append("   " + files)

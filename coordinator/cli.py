@@ -49,9 +49,13 @@ def main() -> None:
 
 
 def _register() -> None:
-    from coordinator import rules_commands
+    from coordinator import engine_commands, rules_commands
 
-    for command in rules_commands.COMMANDS:
+    for command in [*rules_commands.COMMANDS, *engine_commands.COMMANDS]:
+        main.add_command(command)
+    from coordinator import sprt_command
+
+    for command in sprt_command.COMMANDS:
         main.add_command(command)
     try:
         from coordinator.stats_command import stats
@@ -61,3 +65,7 @@ def _register() -> None:
 
 
 _register()
+
+
+if __name__ == "__main__":
+    main()

@@ -49,10 +49,18 @@ pub fn parse_board(
     for (row, rank_text) in ranks.iter().enumerate() {
         let rank = height as usize - 1 - row;
         let mut file = 0usize;
+        let mut after_digit = false;
         for c in rank_text.chars() {
             if let Some(d) = c.to_digit(10).filter(|&d| d >= 1) {
+                if after_digit {
+                    return Err(format!("two digits in a row in rank {}: write one digit per run of empty squares", rank + 1));
+                }
+                after_digit = true;
                 file += d as usize;
-            } else if is_piece(c) {
+                continue;
+            }
+            after_digit = false;
+            if is_piece(c) {
                 if file < width as usize {
                     cells[rank * width as usize + file] = Some(c);
                 }

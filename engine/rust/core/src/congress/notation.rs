@@ -39,6 +39,9 @@ impl Position {
                 return Err(err(PositionField::Board, format!("{color} has {kings} kings, expected at most 2")));
             }
         }
+        if pos.by_kind[Kind::King.index()].is_empty() {
+            return Err(err(PositionField::Board, "neither side has a king (at least one side must have one)".to_string()));
+        }
         Ok(pos)
     }
 

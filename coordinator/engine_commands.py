@@ -1,0 +1,215 @@
+"""Commands that run the search: weights, search, play, bench."""
+
+from __future__ import annotations
+
+import json
+from collections import Counter
+from typing import Any
+
+import click
+
+import engine
+from coordinator.board_view import render
+from coordinator.rules_commands import GAME, fen_option, load_position
+
+MATE_BOUND = 29_000
+
+
+def format_score(score: int) -> str:
+    """Centipawns, or `win in N` / `loss in N` plies for forced results."""
+    if score > MATE_BOUND:
+        return f"win in {30_000 - score}"
+    if score < -MATE_BOUND:
+        return f"loss in {30_000 + score}"
+    return f"{score:+d}"
+
+
+def limit_options(default_nodes: int | None = None) -> Any:
+    """--depth / --nodes / --movetime, at most one of them."""
+
+    def decorate(f: Any) -> Any:
+        f = click.option("--movetime", type=click.IntRange(1), metavar="MS", help="Milliseconds per move.")(f)
+        f = click.option(
+            "--nodes", type=click.IntRange(1), default=default_nodes, metavar="N", help="Nodes per move."
+        )(f)
+        return click.option("--depth", type=click.IntRange(1, 60), metavar="D", help="Depth per move.")(f)
+
+    return decorate
+
+
+def pick_limits(
+    depth: int | None, nodes: int | None, movetime: int | None, default_nodes: int | None = None
+) -> dict[str, int]:
+    """The one limit given; --depth or --movetime replaces a default node limit."""
+    explicit = {k: v for k, v in (("depth", depth), ("movetime_ms", movetime)) if v is not None}
+    if nodes is not None and nodes != default_nodes:
+        explicit["nodes"] = nodes
+    if len(explicit) > 1:
+        raise click.UsageError(
+            f"give at most one of --depth, --nodes, --movetime (got {', '.join(explicit)})"
+        )
+    if explicit:
+        return explicit
+    return {"nodes": nodes} if nodes is not None else {"depth": 6}
+
+
+def load_weights_option(game: str, path: str | None, option: str) -> dict[str, int]:
+    try:
+        return engine.validate_weights(game, path)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint=f"'{option}'") from None
+
+
+weights_path = click.Path(dir_okay=False, path_type=str)
+
+
+@click.command()
+@click.argument("game", type=GAME, metavar="GAME")
+@click.option("--json", "as_json", is_flag=True, help="Print the defaults as a weights file.")
+def weights(game: str, as_json: bool) -> None:
+    """Show GAME's tunable evaluation weights: name, default, range, meaning."""
+    table = engine.weights(game.lower())
+    if as_json:
+        click.echo(json.dumps({w.name: w.default for w in table}, indent=2))
+        return
+    width = max(len(w.name) for w in table)
+    click.echo(f"{'name':<{width}}  {'default':>7}  {'min':>6}  {'max':>6}  meaning")
+    for w in table:
+        click.echo(f"{w.name:<{width}}  {w.default:>7}  {w.min:>6}  {w.max:>6}  {w.description}")
+
+
+@click.command()
+@click.argument("game", type=GAME, metavar="GAME")
+@fen_option
+@limit_options()
+@click.option("--weights", "weights_file", type=weights_path, metavar="FILE", help="JSON weights file.")
+@click.option(
+    "--hash",
+    "hash_mb",
+    type=click.IntRange(1, 4096),
+    default=16,
+    show_default=True,
+    help="Table size in MiB.",
+)
+def search(
+    game: str,
+    fen: str | None,
+    depth: int | None,
+    nodes: int | None,
+    movetime: int | None,
+    weights_file: str | None,
+    hash_mb: int,
+) -> None:
+    """Search a position; one line per completed iteration, then the best move."""
+    pos = load_position(game, fen)
+    w = load_weights_option(pos.game, weights_file, "--weights")
+    limits = pick_limits(depth, nodes, movetime)
+    result = engine.search(pos, w, hash_mb=hash_mb, **limits)
+    for it in result["iterations"]:
+        seconds = max(it["time_ms"], 1e-3) / 1000
+        click.echo(
+            f"depth {it['depth']:>2}  score {format_score(it['score']):>11}  nodes {it['nodes']:>10}"
+            f"  nps {it['nodes'] / seconds:>10.0f}  pv {' '.join(it['pv'])}"
+        )
+    click.echo(f"bestmove {result['best_move'] or '(none)'}")
+
+
+def ask_move(pos: engine.Position) -> str:
+    """Prompt until the human enters a legal move (or 'quit')."""
+    while True:
+        text = click.prompt(f"{pos.turn} to move", prompt_suffix="> ").strip()
+        if text in ("quit", "resign"):
+            return text
+        if text in ("moves", "?"):
+            click.echo(" ".join(pos.legal_moves()))
+            continue
+        try:
+            pos.play(text)
+        except ValueError as e:
+            click.echo(f"{e}. Type 'moves' to list the legal moves.")
+            continue
+        return text
+
+
+@click.command()
+@click.argument("game", type=GAME, metavar="GAME")
+@click.option(
+    "--white", "white_file", type=weights_path, metavar="FILE", help="White's weights (default: defaults)."
+)
+@click.option(
+    "--black", "black_file", type=weights_path, metavar="FILE", help="Black's weights (default: defaults)."
+)
+@limit_options(default_nodes=20_000)
+@fen_option
+@click.option("--human", type=click.Choice(["white", "black"]), help="Play this side yourself.")
+@click.option(
+    "--max-plies",
+    type=click.IntRange(1),
+    default=400,
+    show_default=True,
+    help="Adjudicate a draw after this.",
+)
+def play(
+    game: str,
+    white_file: str | None,
+    black_file: str | None,
+    depth: int | None,
+    nodes: int | None,
+    movetime: int | None,
+    fen: str | None,
+    human: str | None,
+    max_plies: int,
+) -> None:
+    """Watch the engine play itself move by move, or play against it with --human."""
+    pos = load_position(game, fen)
+    side_weights = {
+        "white": load_weights_option(pos.game, white_file, "--white"),
+        "black": load_weights_option(pos.game, black_file, "--black"),
+    }
+    limits = pick_limits(depth, nodes, movetime, default_nodes=20_000)
+    seen = Counter([pos.fen()])
+    click.echo(render(pos.game, pos.fen()))
+    for ply in range(1, max_plies + 1):
+        outcome = pos.outcome()
+        if outcome is not None:
+            click.echo(f"game over: {outcome.winner} wins ({outcome.reason.replace('_', ' ')})")
+            return
+        if pos.turn == human:
+            move = ask_move(pos)
+            if move in ("quit", "resign"):
+                click.echo(f"{pos.turn} resigns")
+                return
+            note = ""
+        else:
+            result = engine.search(pos, side_weights[pos.turn], **limits)
+            move = result["best_move"]
+            note = (
+                f"  (score {format_score(result['score'])}, depth {result['depth']}, {result['nodes']} nodes)"
+            )
+        click.echo(f"\n{(ply + 1) // 2}{'.' if pos.turn == 'white' else '...'} {move}{note}")
+        pos = pos.play(move)
+        click.echo(render(pos.game, pos.fen()))
+        seen[pos.fen()] += 1
+        if pos.game == "congo" and seen[pos.fen()] >= 3:
+            click.echo("game over: draw by threefold repetition")
+            return
+    click.echo(f"game over: draw after {max_plies} plies")
+
+
+@click.command()
+@click.argument("game", type=GAME, metavar="GAME", required=False)
+@click.option("--depth", type=click.IntRange(1, 30), help=f"Search depth (default {engine.BENCH_DEPTH}).")
+def bench(game: str | None, depth: int | None) -> None:
+    """Search the fixed bench positions; the node count is the engine's signature."""
+    total_nodes, total_seconds = 0, 0.0
+    for g in [game.lower()] if game else engine.GAMES:
+        nodes, seconds = engine.bench(g, depth)
+        total_nodes += nodes
+        total_seconds += seconds
+        click.echo(f"{g:<9} nodes {nodes:>10}  seconds {seconds:7.3f}  nodes/s {nodes / seconds:>10.0f}")
+    rate = total_nodes / total_seconds
+    click.echo(f"{'total':<9} nodes {total_nodes:>10}  seconds {total_seconds:7.3f}  nodes/s {rate:>10.0f}")
+    click.echo(f"engine {engine.ENGINE_VERSION}")
+
+
+COMMANDS = [weights, search, play, bench]
