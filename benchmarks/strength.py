@@ -4,7 +4,7 @@ Plays game pairs (each opening twice, colours reversed) from seeded random openi
 default weights against material-only weights at a node limit, and depth d+1 against depth d.
 Also reports bench nodes/s and CPU seconds per game at 2,000 nodes per move.
 
-    python benchmarks/strength.py [--pairs 100] [--nodes 2000] [--depth 3] [--seed 1]
+    python benchmarks/strength.py [--pairs 100] [--nodes 2000] [--depth 4] [--seed 1]
 """
 
 from __future__ import annotations
@@ -97,7 +97,7 @@ def main() -> None:
     )
     parser.add_argument("--pairs", type=int, default=100)
     parser.add_argument("--nodes", type=int, default=2000)
-    parser.add_argument("--depth", type=int, default=3)
+    parser.add_argument("--depth", type=int, default=4)
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
 

@@ -49,9 +49,9 @@ def main() -> None:
 
 
 def _register() -> None:
-    from coordinator import engine_commands, rules_commands
+    from coordinator import engine_commands, openings_command, rules_commands
 
-    for command in [*rules_commands.COMMANDS, *engine_commands.COMMANDS]:
+    for command in [*rules_commands.COMMANDS, *engine_commands.COMMANDS, *openings_command.COMMANDS]:
         main.add_command(command)
     from coordinator import sprt_command
 
