@@ -27,7 +27,7 @@ fen_option = click.option("--fen", metavar="TEXT", help="Position string (defaul
 
 @click.command()
 @click.argument("game", type=GAME, metavar="GAME")
-@click.argument("depth", type=click.IntRange(0, 30))
+@click.argument("depth", type=click.IntRange(0, 12))
 @fen_option
 @click.option("--divide", is_flag=True, help="Also print the node count under each first move.")
 def perft(game: str, depth: int, fen: str | None, divide: bool) -> None:

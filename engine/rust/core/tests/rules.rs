@@ -256,10 +256,7 @@ fn random_games_end_by_the_rules() {
         let last = game.last().unwrap();
         if last.is_decided() {
             lion_captures += 1;
-            assert_eq!(
-                last.outcome(),
-                Some(Outcome { winner: last.turn().other(), reason: EndReason::LionCaptured })
-            );
+            assert_eq!(last.outcome(), Some(Outcome { winner: last.turn().other(), reason: EndReason::LionCaptured }));
             assert_eq!(last.count_moves(), 0);
         }
     }
@@ -331,6 +328,9 @@ fn congo_board_errors() {
     expect_error::<congo::Position>("gmelecx/ppppppp/7/7/7/PPPPPPP/GMELECZ w", Board, "'x'");
     expect_error::<congo::Position>("gmelecz/ppppppp/7/3?3/7/PPPPPPP/GMELECZ w", Board, "'?'");
     expect_error::<congo::Position>("gmelecz/ppppppp/07/7/7/PPPPPPP/GMELECZ w", Board, "'0'");
+    // one digit per run of empty squares
+    expect_error::<congo::Position>("gmelecz/ppppppp/34/7/7/PPPPPPP/GMELECZ w", Board, "two digits");
+    expect_error::<congo::Position>("gmelecz/ppppppp/7/7/11p1111/PPPPPPP/GMELECZ w", Board, "two digits");
     // pawns on their last rank
     expect_error::<congo::Position>("3l2P/7/7/7/7/7/3L3 w", Board, "last rank");
     expect_error::<congo::Position>("3l3/7/7/7/7/7/p2L3 b", Board, "last rank");
@@ -376,9 +376,13 @@ fn congress_board_errors() {
     // Congo letters are not Congress pieces.
     expect_error::<congress::Position>("hh1kk1bb/1pppppp1/8/8/1PPPPPP1/HH1LK1BB w", Board, "'L'");
     expect_error::<congress::Position>("hh1kk1bb/1pppppp1/8/8/1PPPPPP1/MH1KK1BB w", Board, "'M'");
-    // three kings of one side
+    // one digit per run of empty squares
+    expect_error::<congress::Position>("hh1kk1bb/1pppppp1/44/8/1PPPPPP1/HH1KK1BB w", Board, "two digits");
+    // three kings of one side; no king on either side
     expect_error::<congress::Position>("hhkkk1bb/1pppppp1/8/8/1PPPPPP1/HH1KK1BB w", Board, "3 kings");
     expect_error::<congress::Position>("hh1kk1bb/1pppppp1/8/8/1PPPKPP1/HH1KK1BB b", Board, "3 kings");
+    expect_error::<congress::Position>("hh2bb2/8/8/8/8/HH2BB2 w", Board, "king");
+    expect_error::<congress::Position>("8/8/8/8/8/8 b", Board, "king");
 }
 
 #[test]
@@ -391,8 +395,8 @@ fn congress_turn_errors() {
 
 #[test]
 fn congress_accepts_positions_the_page_allows() {
-    // A pawn on its last rank stays there (no promotion); one king is enough; zero kings is a
-    // finished game, not a malformed string.
+    // A pawn on its last rank stays there (no promotion); one king is enough; one side without
+    // kings is a finished game, not a malformed string.
     let pos = parse::<congress::Position>("hhPk2bb/1ppppp2/8/8/1PPPPPP1/HH1K2BB b");
     assert_eq!(pos.outcome(), None);
     let pos = parse::<congress::Position>("hh4bb/1pppppp1/8/8/1PPPPPP1/HH1KK1BB b");
@@ -430,7 +434,10 @@ fn expect_illegal<P: Rules>(pos: &P, text: &str) {
 #[test]
 fn congo_malformed_moves_are_invalid() {
     let pos = congo::Position::start();
-    for text in ["", " ", "d2", "h1h2", "a1a8", "a0a1", "d2d", "d2d3d", "d2d34", "hello", "zz99", "2d3d", "d2 d3", "--", "xx", "d2d3!", "é2d3"] {
+    for text in [
+        "", " ", "d2", "h1h2", "a1a8", "a0a1", "d2d", "d2d3d", "d2d34", "hello", "zz99", "2d3d", "d2 d3", "--", "xx",
+        "d2d3!", "é2d3",
+    ] {
         expect_invalid(&pos, text);
     }
 }
@@ -801,9 +808,9 @@ fn congress_politicians_change_with_wing_and_seniority() {
 // ---------------------------------------------------------------------------------------------
 
 const ALPHABET: &[char] = &[
-    'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'k', 'l', 'm', 'p', 's', 'z', 'x', 'w', 'K', 'L', 'M',
-    'P', 'S', 'Z', 'G', 'E', 'C', 'H', 'B', 'X', 'W', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9',
-    '/', ' ', '-', '\t', '\n', '\0', 'é', '♞', '\u{7f}', '\\', '"',
+    'a', 'b', 'c', 'd', 'e', 'f', 'g', 'h', 'i', 'k', 'l', 'm', 'p', 's', 'z', 'x', 'w', 'K', 'L', 'M', 'P', 'S', 'Z',
+    'G', 'E', 'C', 'H', 'B', 'X', 'W', '0', '1', '2', '3', '4', '5', '6', '7', '8', '9', '/', ' ', '-', '\t', '\n',
+    '\0', 'é', '♞', '\u{7f}', '\\', '"',
 ];
 
 fn random_text(rng: &mut Rng) -> String {

@@ -53,6 +53,13 @@ impl AnyPosition {
     }
 }
 
+fn check_depth(depth: i64) -> PyResult<u32> {
+    u32::try_from(depth)
+        .ok()
+        .filter(|&d| d <= 64)
+        .ok_or_else(|| PyValueError::new_err(format!("perft depth {depth} is out of range, expected 0..=64")))
+}
+
 /// Maps a core move error to the matching Python exception, naming move and position.
 pub fn move_error(e: MoveError, fen: &str) -> PyErr {
     match e {
@@ -140,15 +147,17 @@ impl Position {
     }
 
     /// Leaf nodes of the legal move tree at `depth` (the GIL is released while counting).
-    fn perft(&self, py: Python<'_>, depth: u32) -> u64 {
+    fn perft(&self, py: Python<'_>, depth: i64) -> PyResult<u64> {
+        let depth = check_depth(depth)?;
         let pos = self.core();
-        py.detach(|| with_pos!(pos, p => perft(&p, depth)))
+        Ok(py.detach(|| with_pos!(pos, p => perft(&p, depth))))
     }
 
     /// Perft split by first move: a list of (move, nodes).
-    fn divide(&self, py: Python<'_>, depth: u32) -> Vec<(String, u64)> {
+    fn divide(&self, py: Python<'_>, depth: i64) -> PyResult<Vec<(String, u64)>> {
+        let depth = check_depth(depth)?;
         let pos = self.core();
-        py.detach(|| with_pos!(pos, p => divide(&p, depth)))
+        Ok(py.detach(|| with_pos!(pos, p => divide(&p, depth))))
     }
 
     fn __eq__(&self, other: &Bound<'_, PyAny>) -> bool {
