@@ -78,6 +78,13 @@ fn limits_from(limits: Option<&Bound<'_, PyDict>>) -> PyResult<Limits> {
     let Some(limits) = limits else { return Ok(out) };
     for (k, v) in limits.iter() {
         let key: String = k.extract()?;
+        // Check the name first: a misspelt key must fail even when its value is None.
+        let slot = match key.as_str() {
+            "depth" => 0,
+            "nodes" => 1,
+            "movetime_ms" => 2,
+            _ => return Err(PyValueError::new_err(format!("unknown limit {key:?}: expected depth, nodes or movetime_ms"))),
+        };
         if v.is_none() {
             continue;
         }
@@ -85,11 +92,10 @@ fn limits_from(limits: Option<&Bound<'_, PyDict>>) -> PyResult<Limits> {
         if n == 0 {
             return Err(PyValueError::new_err(format!("limit {key} must be positive")));
         }
-        match key.as_str() {
-            "depth" => out.depth = Some(n.min(100) as u32),
-            "nodes" => out.nodes = Some(n),
-            "movetime_ms" => out.movetime_ms = Some(n),
-            _ => return Err(PyValueError::new_err(format!("unknown limit {key:?}: expected depth, nodes or movetime_ms"))),
+        match slot {
+            0 => out.depth = Some(n.min(100) as u32),
+            1 => out.nodes = Some(n),
+            _ => out.movetime_ms = Some(n),
         }
     }
     Ok(out)
