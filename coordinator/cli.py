@@ -6,6 +6,7 @@ traceback.
 
 from __future__ import annotations
 
+import importlib
 import sys
 from typing import Any
 
@@ -42,29 +43,44 @@ class ArbiterGroup(click.Group):
         sys.exit(result if isinstance(result, int) else 0)
 
 
-@click.group(cls=ArbiterGroup, context_settings={"help_option_names": ["-h", "--help"]})
+#: Every command, imported only when it is run (so `arbiter perft` does not load Optuna).
+COMMANDS = {
+    "perft": "coordinator.rules_commands:perft",
+    "moves": "coordinator.rules_commands:moves",
+    "show": "coordinator.rules_commands:show",
+    "weights": "coordinator.engine_commands:weights",
+    "search": "coordinator.engine_commands:search",
+    "play": "coordinator.engine_commands:play",
+    "bench": "coordinator.engine_commands:bench",
+    "openings": "coordinator.openings_command:openings",
+    "stats": "coordinator.stats_command:stats",
+    "sprt": "coordinator.sprt_command:sprt",
+    "status": "coordinator.sprt_command:status",
+    "resume": "coordinator.sprt_command:resume",
+    "tune": "coordinator.tune_command:tune",
+    "worker": "coordinator.worker_command:worker",
+}
+
+
+class LazyArbiterGroup(ArbiterGroup):
+    """Looks commands up in :data:`COMMANDS` and imports their module on first use."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attribute = target.split(":")
+        command: click.Command = getattr(importlib.import_module(module_name), attribute)
+        return command
+
+
+@click.group(cls=LazyArbiterGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="arbiter")
 def main() -> None:
     """arbiter: test and tune engines for Congo and Congress Chess."""
-
-
-def _register() -> None:
-    from coordinator import engine_commands, openings_command, rules_commands
-
-    for command in [*rules_commands.COMMANDS, *engine_commands.COMMANDS, *openings_command.COMMANDS]:
-        main.add_command(command)
-    from coordinator import sprt_command
-
-    for command in sprt_command.COMMANDS:
-        main.add_command(command)
-    try:
-        from coordinator.stats_command import stats
-    except ImportError:  # pragma: no cover - the stats command lands separately
-        return
-    main.add_command(stats)
-
-
-_register()
 
 
 if __name__ == "__main__":

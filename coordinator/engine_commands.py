@@ -210,6 +210,3 @@ def bench(game: str | None, depth: int | None) -> None:
     rate = total_nodes / total_seconds
     click.echo(f"{'total':<9} nodes {total_nodes:>10}  seconds {total_seconds:7.3f}  nodes/s {rate:>10.0f}")
     click.echo(f"engine {engine.ENGINE_VERSION}")
-
-
-COMMANDS = [weights, search, play, bench]

@@ -40,6 +40,3 @@ def openings(game: str, count: int, plies: int, seed: int, max_score: int, depth
         f.write(format_book(game, book, header))
     os.replace(tmp, target)
     click.echo(f"wrote {len(book)} openings to {target}")
-
-
-COMMANDS = [openings]

@@ -80,6 +80,3 @@ def show(game: str, moves: tuple[str, ...], fen: str | None) -> None:
         click.echo(f"{pos.turn} to move, {len(pos.legal_moves())} legal moves")
     else:
         click.echo(f"game over: {outcome.winner} wins ({outcome.reason.replace('_', ' ')})")
-
-
-COMMANDS = [perft, moves, show]

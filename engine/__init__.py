@@ -58,12 +58,13 @@ def play_game(
     opening: str,
     limits: dict[str, int],
     adjudication: dict[str, Any] | None = None,
-    hash_mb: int = 16,
+    hash_mb: int | None = None,
 ) -> dict[str, Any]:
     """Plays a whole game in Rust; returns opening, moves, result, reason, plies, nodes per side.
 
     `limits`: {"nodes": N} | {"depth": D} | {"movetime_ms": MS}. `adjudication` (all off unless
-    given): max_plies, repetition, bare_lions, resign_score, resign_plies.
+    given): max_plies, repetition, bare_lions, resign_score, resign_plies. `hash_mb` sets each
+    side's table size; by default it is sized to the node limit (16 MiB without one).
     """
     return _engine.play_game(
         game,

@@ -55,6 +55,6 @@ def play_game(
     opening: str,
     limits: dict[str, int],
     adjudication: dict[str, Any] | None = None,
-    hash_mb: int = 16,
+    hash_mb: int | None = None,
 ) -> dict[str, Any]: ...
 def bench(game: str, depth: int | None = None) -> tuple[int, float]: ...

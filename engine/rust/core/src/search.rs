@@ -77,9 +77,16 @@ pub struct Searcher<P: Evaluate> {
 impl<P: Evaluate> Searcher<P> {
     pub fn new(weights: Vec<i32>, hash_mb: usize) -> Searcher<P> {
         let entry = std::mem::size_of::<Option<Entry<P::Move>>>().max(1);
-        let size = ((hash_mb.max(1) << 20) / entry).next_power_of_two() / 2;
+        Searcher::with_entries(weights, ((hash_mb.max(1) << 20) / entry).next_power_of_two() / 2)
+    }
+
+    /// A searcher whose table has `entries` slots (rounded to a power of two, at least 1024).
+    /// Small node-limited searches use a small table: allocating a large one costs more than the
+    /// search itself.
+    pub fn with_entries(weights: Vec<i32>, entries: usize) -> Searcher<P> {
+        let size = entries.max(1024).next_power_of_two();
         Searcher {
-            table: vec![None; size.max(1024)],
+            table: vec![None; size],
             killers: vec![[None; 2]; MAX_PLY + 1],
             history: vec![0; 64 * 64],
             weights,

@@ -172,17 +172,27 @@ pub fn search<'py>(
     }
 }
 
+/// A searcher for one side of a game: `hash_mb` if given, else a table sized to the node limit
+/// (16 MiB without one).
+fn game_searcher<P: Evaluate>(weights: Vec<i32>, limits: Limits, hash_mb: Option<usize>) -> Searcher<P> {
+    match (hash_mb, limits.nodes) {
+        (Some(mb), _) => Searcher::new(weights, mb),
+        (None, Some(nodes)) => Searcher::with_entries(weights, (nodes as usize).saturating_mul(2).min(1 << 22)),
+        (None, None) => Searcher::new(weights, 16),
+    }
+}
+
 fn play_one<'py, P: Evaluate>(
     py: Python<'py>,
     opening: P,
     weights: [Vec<i32>; 2],
     limits: Limits,
     adjudication: Adjudication,
-    hash_mb: usize,
+    hash_mb: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let [white, black] = weights;
     let record = py.detach(|| {
-        let mut engines = [Searcher::<P>::new(white, hash_mb), Searcher::<P>::new(black, hash_mb)];
+        let mut engines = [game_searcher::<P>(white, limits, hash_mb), game_searcher::<P>(black, limits, hash_mb)];
         core_play(&opening, &mut engines, limits, adjudication)
     });
     let d = PyDict::new(py);
@@ -198,7 +208,7 @@ fn play_one<'py, P: Evaluate>(
 /// Plays one whole game in Rust from the `opening` position string and returns its record:
 /// opening, moves, result ("1-0", "0-1", "1/2-1/2"), reason, plies and nodes per side.
 #[pyfunction]
-#[pyo3(signature = (game, white_weights, black_weights, opening, limits, adjudication=None, hash_mb=16))]
+#[pyo3(signature = (game, white_weights, black_weights, opening, limits, adjudication=None, hash_mb=None))]
 pub fn play_game<'py>(
     py: Python<'py>,
     game: &str,
@@ -207,7 +217,7 @@ pub fn play_game<'py>(
     opening: &str,
     limits: &Bound<'py, PyDict>,
     adjudication: Option<&Bound<'py, PyDict>>,
-    hash_mb: usize,
+    hash_mb: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let kind = game_kind(game)?;
     let weights = [resolve(kind, white_weights)?, resolve(kind, black_weights)?];

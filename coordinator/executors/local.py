@@ -1,0 +1,132 @@
+"""The local executor: a process pool over this machine's cores, playing batches in-process.
+
+Each worker process runs ``worker.games.play_batch`` (the engine releases the GIL, but separate
+processes also keep Python's own per-game work parallel). Worker processes ignore SIGINT so that a
+Ctrl-C reaches only the coordinator, which then stores what arrived and closes the pool; they end
+themselves when the coordinator dies without closing them (kill -9). A pool broken by a dead worker
+is replaced on the next submission; the batches it held come back as errors.
+"""
+
+from __future__ import annotations
+
+import multiprocessing
+import os
+import signal
+import threading
+import time
+from collections.abc import Callable, Iterator
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from typing import Any
+
+from coordinator.executors.base import BatchOutcome, Executor
+
+#: Batches kept in flight per worker process: one playing, one queued behind it.
+IN_FLIGHT_PER_WORKER = 2
+
+Task = Callable[[dict[str, Any]], dict[str, Any]]
+
+
+#: How often a worker process checks that the coordinator is still alive (seconds).
+PARENT_CHECK_SECONDS = 1.0
+
+
+def _exit_with_parent(parent: int) -> None:
+    """Worker-side watchdog: end this process once the coordinator is gone (e.g. after kill -9)."""
+    while os.getppid() == parent:
+        time.sleep(PARENT_CHECK_SECONDS)
+    os._exit(1)
+
+
+def _init_worker() -> None:
+    """Pool initializer: leave Ctrl-C to the coordinator, and never outlive it."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+
+
+def default_task() -> Task:
+    """``worker.games.play_batch`` (imported late so that importing executors stays cheap)."""
+    from worker.games import play_batch
+
+    return play_batch
+
+
+def _describe(error: BaseException) -> str:
+    """One-line description of a failed batch."""
+    text = " ".join(str(error).split())
+    return f"{type(error).__name__}: {text}" if text else type(error).__name__
+
+
+class LocalExecutor(Executor):
+    """A ``ProcessPoolExecutor`` of ``concurrency`` processes (default: every core)."""
+
+    def __init__(self, concurrency: int | None = None, task: Task | None = None) -> None:
+        """Start nothing yet; processes are spawned on the first submission.
+
+        ``task`` must be picklable (a module-level function); it defaults to ``play_batch``.
+        """
+        self.concurrency = concurrency or os.cpu_count() or 1
+        if self.concurrency < 1:
+            raise ValueError(f"concurrency: expected a positive number of processes, got {concurrency}")
+        self.slots = IN_FLIGHT_PER_WORKER * self.concurrency
+        self.task = task or default_task()
+        self._pool: ProcessPoolExecutor | None = None
+        self._futures: dict[Future[dict[str, Any]], tuple[Any, int]] = {}
+
+    def _ensure_pool(self) -> ProcessPoolExecutor:
+        """The live pool, creating one if there is none."""
+        if self._pool is None:
+            self._pool = ProcessPoolExecutor(
+                max_workers=self.concurrency,
+                mp_context=multiprocessing.get_context("spawn"),
+                initializer=_init_worker,
+            )
+        return self._pool
+
+    def submit(self, payload: dict[str, Any]) -> None:
+        """Queue one batch on the pool (replacing a broken pool first)."""
+        pool = self._ensure_pool()
+        try:
+            future = pool.submit(self.task, payload)
+        except RuntimeError:  # BrokenProcessPool: a worker died; start afresh
+            self._terminate()
+            future = self._ensure_pool().submit(self.task, payload)
+        self._futures[future] = (payload["run_id"], int(payload["batch_index"]))
+
+    def in_flight(self) -> int:
+        """Batches submitted and not yet delivered."""
+        return len(self._futures)
+
+    def completed(self, timeout: float | None = None) -> Iterator[BatchOutcome]:
+        """Outcomes of finished batches (waits up to ``timeout`` for the first)."""
+        if not self._futures:
+            return
+        done, _ = wait(list(self._futures), timeout=timeout, return_when=FIRST_COMPLETED)
+        for future in done:
+            run_id, batch_index = self._futures.pop(future)
+            error = future.exception()
+            if error is not None:
+                yield BatchOutcome(run_id, batch_index, error=_describe(error))
+            else:
+                yield BatchOutcome(run_id, batch_index, result=future.result())
+
+    def _terminate(self) -> None:
+        """Stop the worker processes now, whatever they are doing."""
+        pool, self._pool = self._pool, None
+        if pool is None:
+            return
+        processes = list(getattr(pool, "_processes", {}).values())
+        for process in processes:
+            if process.is_alive():
+                process.kill()
+        pool.shutdown(wait=True, cancel_futures=True)
+        for process in processes:
+            process.join(timeout=5)
+
+    def cancel(self) -> None:
+        """Drop everything in flight and stop the workers (a later submit starts new ones)."""
+        self._futures.clear()
+        self._terminate()
+
+    def close(self) -> None:
+        """Cancel and release the pool."""
+        self.cancel()

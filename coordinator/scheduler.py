@@ -1,0 +1,371 @@
+"""Runs an SPRT: keeps batches in flight, stores each result once, counts them in batch order.
+
+Determinism. With node (or depth) limits a batch's result depends only on its payload, and the
+payload of batch ``i`` only on the configuration (see :mod:`coordinator.sprt_plan`). Results may
+arrive in any order; each is validated and stored as soon as it arrives, but it is *counted* only
+when every earlier batch is counted too: the SPRT is updated after each batch of the contiguous
+prefix ``0, 1, 2, ...``, and the run stops at the first prefix length where the SPRT decides or the
+game budget is used up. Later results are kept in the store but never counted. So the final counts
+are the same whatever the timing, the concurrency or the interruptions: a resumed run reloads the
+stored results, replays the same prefix computation and plays only the batches still missing.
+
+Counted once. The store keeps one result per (run, batch), and the prefix computation reads each
+batch's counts exactly once, so a duplicate delivery can never count twice.
+"""
+
+from __future__ import annotations
+
+import heapq
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from coordinator.executors.base import BatchOutcome, Executor
+from coordinator.sprt_plan import BatchPlan, SprtConfig
+from coordinator.stats import SprtState, update_sprt, wdl_to_ldw
+from coordinator.store import BatchResult, Store
+from worker.games import validate_result
+
+#: A batch whose result is refused this many times fails the run (it would block the prefix).
+MAX_ATTEMPTS = 3
+#: How long to wait for a result before reporting progress anyway (seconds).
+POLL_SECONDS = 0.5
+
+RUN_KIND = "sprt"
+
+
+class RunFailed(RuntimeError):
+    """A batch could not be completed; the run is marked ``failed`` in the store."""
+
+
+@dataclass
+class Progress:
+    """Where a run stands, for progress lines and summaries."""
+
+    run_id: int
+    counted_batches: int
+    pentanomial: list[int]
+    wdl: list[int]
+    llr: float
+    lower_bound: float
+    upper_bound: float
+    decision: str | None
+    stored_batches: int
+    in_flight: int
+    elapsed: float
+    games_played_here: int
+    max_games: int | None
+
+    @property
+    def games(self) -> int:
+        """Games counted."""
+        return sum(self.wdl)
+
+
+class PrefixCounter:
+    """The counted prefix of a run's batches and the SPRT state after it.
+
+    :meth:`advance` extends the prefix with every stored result that continues it, updating the
+    SPRT after each batch, and stops for good at the first decision or when the budget is used.
+    """
+
+    def __init__(self, config: SprtConfig) -> None:
+        """An empty prefix for ``config``'s SPRT settings and budget."""
+        self.params = config.sprt_params
+        self.max_batches = config.max_batches
+        self.batches = 0
+        self.pentanomial = [0] * 5
+        self.wdl = [0, 0, 0]
+        self.sprt = SprtState()
+        self.decision: str | None = None
+
+    def advance(self, results: Mapping[int, BatchResult]) -> None:
+        """Count every result in ``results`` that extends the contiguous prefix."""
+        while self.decision is None:
+            if self.max_batches is not None and self.batches >= self.max_batches:
+                self.decision = "budget"
+                break
+            result = results.get(self.batches)
+            if result is None:
+                break
+            self.pentanomial = [a + b for a, b in zip(self.pentanomial, result.pentanomial, strict=True)]
+            self.wdl = [a + b for a, b in zip(self.wdl, result.wdl, strict=True)]
+            self.batches += 1
+            ldw = wdl_to_ldw(self.wdl) if self.params.elo_model == "BayesElo" else None
+            self.sprt = update_sprt(self.params, self.sprt, self.pentanomial, ldw=ldw)
+            if self.sprt.state != "continue":
+                self.decision = self.sprt.state
+            elif self.max_batches is not None and self.batches >= self.max_batches:
+                self.decision = "budget"
+
+
+def decision_label(decision: str | None) -> str:
+    """Human wording of a stored decision."""
+    return {
+        "accepted": "H1 accepted",
+        "rejected": "H0 accepted (H1 rejected)",
+        "budget": "budget reached",
+    }.get(decision or "", "undecided")
+
+
+class SprtRunner:
+    """Drives one SPRT run of the store to its decision with an executor."""
+
+    def __init__(
+        self,
+        store: Store,
+        run_id: int,
+        config: SprtConfig,
+        executor: Executor,
+        on_progress: Callable[[Progress], None] | None = None,
+        replay_moves: bool = True,
+    ) -> None:
+        """Load what the store already has for ``run_id`` and replay its counted prefix."""
+        self.store = store
+        self.run_id = run_id
+        self.config = config
+        self.executor = executor
+        self.on_progress = on_progress
+        self.replay_moves = replay_moves
+        self.plan = BatchPlan(config)
+        self.params = config.sprt_params
+        self.max_batches = config.max_batches
+        self.results: dict[int, BatchResult] = {r.batch_index: r for r in store.results(run_id)}
+        self.prefix = PrefixCounter(config)
+        self.in_flight: set[int] = set()
+        self.retry: list[int] = []
+        self.cursor = 0
+        self.started = time.monotonic()
+        self.games_played_here = 0
+        self._advance()
+
+    # counting ---------------------------------------------------------------------------------
+
+    def _advance(self) -> None:
+        """Extend the counted prefix with the results that continue it."""
+        self.prefix.advance(self.results)
+
+    def progress(self) -> Progress:
+        """A snapshot of the run."""
+        return snapshot(
+            self.run_id,
+            self.config,
+            self.prefix,
+            stored_batches=len(self.results),
+            in_flight=self.executor.in_flight(),
+            elapsed=time.monotonic() - self.started,
+            games_played_here=self.games_played_here,
+        )
+
+    # dispatching ------------------------------------------------------------------------------
+
+    def payload(self, batch_index: int) -> dict[str, Any]:
+        """The JSON-safe payload of batch ``batch_index`` (see ``worker.games.play_batch``)."""
+        c = self.config
+        return {
+            "run_id": self.run_id,
+            "batch_index": batch_index,
+            "game": c.game,
+            "candidate": c.candidate,
+            "baseline": c.baseline,
+            "openings": self.plan.openings_for(batch_index),
+            "limits": c.limits,
+            "adjudication": c.adjudication,
+            "seed": self.plan.seed_for(batch_index),
+            "engine_version": c.engine_version,
+        }
+
+    def _next_batch(self) -> int | None:
+        """The next batch to send: a refused one to retry first, else the next one not stored."""
+        if self.retry:
+            return heapq.heappop(self.retry)
+        while self.cursor in self.results or self.cursor in self.in_flight:
+            self.cursor += 1
+        if self.max_batches is not None and self.cursor >= self.max_batches:
+            return None
+        index = self.cursor
+        self.cursor += 1
+        return index
+
+    def _fill(self) -> None:
+        """Send batches until the executor has as many in flight as it wants."""
+        while self.prefix.decision is None and self.executor.in_flight() < self.executor.slots:
+            index = self._next_batch()
+            if index is None:
+                return
+            payload = self.payload(index)
+            self.store.start_batch(self.run_id, index, payload["openings"], payload["seed"])
+            self.in_flight.add(index)
+            self.executor.submit(payload)
+
+    # receiving --------------------------------------------------------------------------------
+
+    def _refusal(self, outcome: BatchOutcome) -> str | None:
+        """Why ``outcome`` cannot count, or None if it can."""
+        if outcome.error is not None:
+            return f"batch failed: {outcome.error}"
+        try:
+            validate_result(
+                outcome.result,
+                self.config.batch_pairs,
+                self.run_id,
+                outcome.batch_index,
+                self.config.engine_version,
+                openings=self.plan.openings_for(outcome.batch_index),
+                game=self.config.game if self.replay_moves else None,
+            )
+        except ValueError as e:
+            return str(e)
+        return None
+
+    def _receive(self, outcome: BatchOutcome) -> None:
+        """Validate and store one outcome; queue a retry or fail the run if it is refused."""
+        index = outcome.batch_index
+        if outcome.run_id != self.run_id or index in self.results:
+            return  # not ours, or a duplicate of a stored result
+        outstanding = index in self.in_flight
+        self.in_flight.discard(index)
+        reason = self._refusal(outcome)
+        if reason is not None:
+            if not outstanding:
+                return  # a stale copy of an attempt already refused; the retry is under way
+            worker = outcome.result.get("worker") if isinstance(outcome.result, dict) else None
+            self.store.refuse_batch(self.run_id, index, reason, worker=worker)
+            attempts = self.store.batch_attempts(self.run_id, index)
+            if attempts >= MAX_ATTEMPTS:
+                message = f"batch {index} refused {attempts} times; last reason: {reason}"
+                self.store.update_run(self.run_id, state="failed", error=message, finished=True)
+                raise RunFailed(message)
+            heapq.heappush(self.retry, index)
+            return
+        assert outcome.result is not None
+        if self.store.record_result(self.run_id, index, outcome.result):
+            self.games_played_here += sum(outcome.result["wdl"])
+        stored = self.store.result(self.run_id, index)  # what counts is what the store kept
+        if stored is not None:
+            self.results[index] = stored
+
+    def _save_prefix(self) -> None:
+        """Persist the counted prefix (and the decision, once there is one)."""
+        decision = self.prefix.decision
+        self.store.update_run(
+            self.run_id,
+            state="finished" if decision else "running",
+            counted_batches=self.prefix.batches,
+            decision=decision,
+            finished=decision is not None,
+        )
+
+    # the loop ---------------------------------------------------------------------------------
+
+    # stepping (also used by the tuner, which shares one executor between several runs) ---------
+
+    @property
+    def decided(self) -> bool:
+        """True once the SPRT has decided or the budget is used up."""
+        return self.prefix.decision is not None
+
+    def fill(self) -> None:
+        """Send batches while the executor has free slots and this run still needs any."""
+        self._fill()
+
+    def receive(self, outcome: BatchOutcome) -> None:
+        """Validate and store one outcome of this run (duplicates and strays are ignored)."""
+        self._receive(outcome)
+
+    def count(self) -> bool:
+        """Extend the counted prefix with what arrived and persist it; True if it grew or decided."""
+        before = self.prefix.batches
+        self._advance()
+        changed = self.prefix.batches != before or self.prefix.decision is not None
+        if changed:
+            self._save_prefix()
+        return changed
+
+    def release(self) -> None:
+        """Forget this run's batches in flight (their outcomes may still arrive and are ignored)."""
+        self.in_flight.clear()
+        self.store.release_batches(self.run_id)
+
+    # the loop ---------------------------------------------------------------------------------
+
+    def run(self) -> Progress:
+        """Play until the SPRT decides or the budget is used; the final progress.
+
+        KeyboardInterrupt marks the run ``interrupted`` (results that arrived are kept) and is
+        re-raised; a batch refused :data:`MAX_ATTEMPTS` times raises :class:`RunFailed`.
+        """
+        self.store.update_run(self.run_id, state="running", counted_batches=self.prefix.batches)
+        try:
+            while not self.decided:
+                self.fill()
+                if self.executor.in_flight() == 0:
+                    raise RunFailed("nothing left to play but the SPRT has not decided")  # unreachable
+                for outcome in self.executor.completed(timeout=POLL_SECONDS):
+                    self.receive(outcome)
+                self.count()
+                if self.on_progress is not None:
+                    self.on_progress(self.progress())
+        except KeyboardInterrupt:
+            self._keep_arrived()
+            self._stop()
+            self.store.update_run(self.run_id, state="interrupted", counted_batches=self.prefix.batches)
+            raise
+        except BaseException:
+            self._stop()
+            raise
+        self._stop()
+        self._save_prefix()
+        return self.progress()
+
+    def _keep_arrived(self) -> None:
+        """Store the results that already arrived (at an interruption), without waiting for more."""
+        try:
+            for outcome in self.executor.completed(timeout=0):
+                self.receive(outcome)
+            self._advance()
+        except RunFailed:
+            pass
+
+    def _stop(self) -> None:
+        """Drop the work in flight and mark its batches pending again."""
+        self.executor.cancel()
+        self.release()
+
+
+def snapshot(
+    run_id: int,
+    config: SprtConfig,
+    prefix: PrefixCounter,
+    *,
+    stored_batches: int,
+    in_flight: int = 0,
+    elapsed: float = 0.0,
+    games_played_here: int = 0,
+) -> Progress:
+    """A :class:`Progress` from a counted prefix."""
+    lower, upper = config.sprt_params.bounds
+    return Progress(
+        run_id=run_id,
+        counted_batches=prefix.batches,
+        pentanomial=list(prefix.pentanomial),
+        wdl=list(prefix.wdl),
+        llr=prefix.sprt.llr,
+        lower_bound=lower,
+        upper_bound=upper,
+        decision=prefix.decision,
+        stored_batches=stored_batches,
+        in_flight=in_flight,
+        elapsed=elapsed,
+        games_played_here=games_played_here,
+        max_games=config.max_games,
+    )
+
+
+def stored_progress(store: Store, run_id: int, config: SprtConfig) -> Progress:
+    """Where a run stands according to the store alone (its counted prefix replayed)."""
+    stored = {r.batch_index: r for r in store.results(run_id)}
+    prefix = PrefixCounter(config)
+    prefix.advance(stored)
+    return snapshot(run_id, config, prefix, stored_batches=len(stored))

@@ -1,0 +1,140 @@
+"""The full configuration of an SPRT run and its deterministic batch plan.
+
+Everything that decides which games are played is in :class:`SprtConfig` and is stored with the run
+as JSON (the openings themselves included, so that a resumed run does not depend on the book file
+still being the same). Batch ``i`` is a pure function of the configuration and ``i``: which openings
+it plays and its seed never depend on timing, concurrency or interruptions.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import random
+from dataclasses import asdict, dataclass, field
+from functools import cached_property
+from typing import Any
+
+from coordinator.stats import SprtParams
+
+#: Tournament adjudication used unless a run says otherwise (see the engine's ``play_game``).
+DEFAULT_ADJUDICATION: dict[str, Any] = {
+    "max_plies": 400,
+    "repetition": True,
+    "bare_lions": True,
+    "resign_score": None,
+    "resign_plies": 0,
+}
+
+DEFAULT_BATCH_PAIRS = 8
+DEFAULT_NODES = 2000
+
+
+def derive_seed(seed: int, *labels: object) -> int:
+    """A 63-bit seed derived from ``seed`` and ``labels`` (stable across Python versions)."""
+    text = ":".join(str(part) for part in (seed, *labels))
+    return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
+
+
+@dataclass(frozen=True)
+class SprtConfig:
+    """Everything that defines an SPRT run (JSON round-trips through :meth:`to_json`)."""
+
+    game: str
+    candidate: dict[str, float]
+    baseline: dict[str, float]
+    openings: list[str]
+    engine_version: str
+    elo0: float = 0.0
+    elo1: float = 5.0
+    elo_model: str = "normalized"
+    alpha: float = 0.05
+    beta: float = 0.05
+    limits: dict[str, int] = field(default_factory=lambda: {"nodes": DEFAULT_NODES})
+    adjudication: dict[str, Any] = field(default_factory=lambda: dict(DEFAULT_ADJUDICATION))
+    batch_pairs: int = DEFAULT_BATCH_PAIRS
+    max_games: int | None = None
+    seed: int = 0
+    book: str = ""
+    candidate_source: str = ""
+    baseline_source: str = "default"
+
+    def __post_init__(self) -> None:
+        """Reject settings no run could use (the SPRT settings are checked by ``SprtParams``)."""
+        if self.batch_pairs < 1:
+            raise ValueError(f"batch_pairs: expected a positive number of pairs, got {self.batch_pairs}")
+        if self.max_games is not None and self.max_games < 1:
+            raise ValueError(f"max_games: expected a positive number of games, got {self.max_games}")
+        if not self.openings:
+            raise ValueError("openings: the run needs at least one opening")
+        self.sprt_params  # noqa: B018 - validates elo0 < elo1, alpha, beta and the model
+
+    @cached_property
+    def sprt_params(self) -> SprtParams:
+        """SPRT settings; one update per batch, so the batch size is the pairs per batch."""
+        return SprtParams(
+            elo0=self.elo0,
+            elo1=self.elo1,
+            alpha=self.alpha,
+            beta=self.beta,
+            elo_model=self.elo_model,  # type: ignore[arg-type]
+            batch_size=self.batch_pairs,
+        )
+
+    @property
+    def max_batches(self) -> int | None:
+        """Batches the game budget allows (rounded up to whole batches), or None without a budget."""
+        if self.max_games is None:
+            return None
+        return math.ceil(self.max_games / (2 * self.batch_pairs))
+
+    def to_json(self) -> dict[str, Any]:
+        """The configuration as a JSON-safe dict."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> SprtConfig:
+        """Inverse of :meth:`to_json` (unknown keys are an error)."""
+        return cls(**data)
+
+    def fingerprint(self) -> str:
+        """SHA-256 of the canonical JSON: equal for runs that would play the same games."""
+        return hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()
+
+
+class BatchPlan:
+    """Which openings batch ``i`` plays and with which seed, from the run's seed alone.
+
+    The book is walked in passes; each pass visits every opening once in an order shuffled from
+    ``(seed, pass)``, and batch ``i`` takes the ``batch_pairs`` openings at positions
+    ``i * batch_pairs ...`` of that endless sequence.
+    """
+
+    def __init__(self, config: SprtConfig) -> None:
+        """Plan for ``config``'s openings, seed and batch size."""
+        self.openings = list(config.openings)
+        self.seed = config.seed
+        self.batch_pairs = config.batch_pairs
+        self._passes: dict[int, list[str]] = {}
+
+    def _pass(self, number: int) -> list[str]:
+        """The shuffled book for pass ``number``."""
+        order = self._passes.get(number)
+        if order is None:
+            order = list(self.openings)
+            random.Random(derive_seed(self.seed, "pass", number)).shuffle(order)
+            self._passes = {number: order}  # only the current pass is ever needed again
+        return order
+
+    def openings_for(self, batch_index: int) -> list[str]:
+        """The openings of batch ``batch_index``, one per game pair."""
+        size = len(self.openings)
+        chosen = []
+        for k in range(batch_index * self.batch_pairs, (batch_index + 1) * self.batch_pairs):
+            chosen.append(self._pass(k // size)[k % size])
+        return chosen
+
+    def seed_for(self, batch_index: int) -> int:
+        """The seed sent with batch ``batch_index``."""
+        return derive_seed(self.seed, "batch", batch_index)

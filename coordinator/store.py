@@ -1,0 +1,530 @@
+"""The store: runs, batches, results and game records behind one SQLAlchemy URL.
+
+Everything a run needs to be resumed or reported lives here, so that killing the coordinator at any
+moment loses nothing. Every write is one transaction; a result, its game records and its batch's
+state change commit together. Results are keyed by (run, batch): a second result for the same batch
+(a redelivery, a duplicate, a second coordinator) is ignored, so each batch counts at most once.
+
+Which results count is decided by the scheduler: the contiguous prefix of batches ``0 ..
+counted_batches - 1`` of a run. Totals are always computed from the stored results of that prefix.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import (
+    Column,
+    DateTime,
+    Engine,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    Text,
+    create_engine,
+    event,
+    func,
+    insert,
+    select,
+    update,
+)
+from sqlalchemy.engine import Connection, make_url
+from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
+
+DEFAULT_URL = "sqlite:///arbiter.db"
+STORE_ENV = "ARBITER_STORE"
+SQLITE_BUSY_TIMEOUT_MS = 30_000
+
+RUN_STATES = ("running", "interrupted", "finished", "failed")
+BATCH_STATES = ("pending", "running", "done", "refused")
+
+metadata = MetaData()
+
+runs = Table(
+    "runs",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("kind", String(16), nullable=False),
+    Column("game", String(32), nullable=False),
+    Column("config", Text, nullable=False),
+    Column("fingerprint", String(64), nullable=False, index=True),
+    Column("state", String(16), nullable=False),
+    Column("counted_batches", Integer, nullable=False, default=0),
+    Column("decision", String(16)),
+    Column("error", Text),
+    Column("created_at", DateTime, nullable=False),
+    Column("updated_at", DateTime, nullable=False),
+    Column("finished_at", DateTime),
+)
+
+batches = Table(
+    "batches",
+    metadata,
+    Column("run_id", Integer, ForeignKey("runs.id"), nullable=False),
+    Column("batch_index", Integer, nullable=False),
+    Column("openings", Text, nullable=False),
+    Column("seed", Integer, nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("worker", String(255)),
+    Column("refusal", Text),
+    Column("updated_at", DateTime, nullable=False),
+    PrimaryKeyConstraint("run_id", "batch_index"),
+)
+
+results = Table(
+    "results",
+    metadata,
+    Column("run_id", Integer, ForeignKey("runs.id"), nullable=False),
+    Column("batch_index", Integer, nullable=False),
+    Column("ll", Integer, nullable=False),
+    Column("ld", Integer, nullable=False),
+    Column("dd_wl", Integer, nullable=False),
+    Column("wd", Integer, nullable=False),
+    Column("ww", Integer, nullable=False),
+    Column("wins", Integer, nullable=False),
+    Column("draws", Integer, nullable=False),
+    Column("losses", Integer, nullable=False),
+    Column("nodes", Text, nullable=False),
+    Column("cpu_seconds", Float, nullable=False),
+    Column("worker", String(255)),
+    Column("engine_version", String(64), nullable=False),
+    Column("created_at", DateTime, nullable=False),
+    PrimaryKeyConstraint("run_id", "batch_index"),
+)
+
+game_records = Table(
+    "game_records",
+    metadata,
+    Column("run_id", Integer, ForeignKey("runs.id"), nullable=False),
+    Column("batch_index", Integer, nullable=False),
+    Column("game_number", Integer, nullable=False),
+    Column("record", Text, nullable=False),
+    PrimaryKeyConstraint("run_id", "batch_index", "game_number"),
+)
+
+PENTANOMIAL_COLUMNS = ("ll", "ld", "dd_wl", "wd", "ww")
+WDL_COLUMNS = ("wins", "draws", "losses")
+
+
+def now() -> datetime:
+    """The current UTC time without tzinfo (portable across SQLite and PostgreSQL)."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One row of ``runs``, with its configuration decoded."""
+
+    id: int
+    kind: str
+    game: str
+    config: dict[str, Any]
+    fingerprint: str
+    state: str
+    counted_batches: int
+    decision: str | None
+    error: str | None
+    created_at: datetime
+    updated_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """The counts of one stored result."""
+
+    batch_index: int
+    pentanomial: list[int]
+    wdl: list[int]
+    cpu_seconds: float
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Counts summed over the counted batches of a run."""
+
+    pentanomial: list[int]
+    wdl: list[int]
+    batches: int
+    cpu_seconds: float
+
+    @property
+    def games(self) -> int:
+        """Number of games counted."""
+        return sum(self.wdl)
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A batch that a result was refused for, and why."""
+
+    batch_index: int
+    attempts: int
+    state: str
+    reason: str
+
+
+def store_url(url: str | None) -> str:
+    """The store URL in force: ``url``, else ``$ARBITER_STORE``, else ``sqlite:///arbiter.db``."""
+    return url or os.environ.get(STORE_ENV) or DEFAULT_URL
+
+
+def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
+    """WAL journal (readers never block the writer) and a generous busy timeout."""
+    cursor = dbapi_connection.cursor()
+    cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
+    cursor.execute("PRAGMA journal_mode = WAL")
+    cursor.execute("PRAGMA synchronous = NORMAL")
+    cursor.execute("PRAGMA foreign_keys = ON")
+    cursor.close()
+
+
+def _check_sqlite_path(url: str, database: str | None) -> None:
+    """A SQLite file URL must name a file whose folder exists and is writable."""
+    if not database or database == ":memory:" or database.startswith("file:"):
+        return
+    path = Path(database)
+    folder = path.parent if str(path.parent) else Path(".")
+    if path.is_dir():
+        raise ValueError(f"store {url}: {path} is a folder, not a database file")
+    if not folder.is_dir():
+        raise ValueError(f"store {url}: folder {folder} does not exist")
+    target = path if path.exists() else folder
+    if not os.access(target, os.W_OK):
+        raise ValueError(f"store {url}: {target} is not writable")
+
+
+def _open_engine(url: str) -> Engine:
+    """A SQLAlchemy engine for ``url``, with the tables created; ValueError naming a bad URL."""
+    try:
+        parsed = make_url(url)
+    except ArgumentError:
+        raise ValueError(f"store {url}: not a database URL (expected e.g. {DEFAULT_URL})") from None
+    is_sqlite = parsed.get_backend_name() == "sqlite"
+    if is_sqlite:
+        _check_sqlite_path(url, parsed.database)
+    try:
+        connect_args: dict[str, Any] = {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000} if is_sqlite else {}
+        db = create_engine(url, connect_args=connect_args)
+    except (ArgumentError, ImportError, SQLAlchemyError) as e:
+        raise ValueError(f"store {url}: cannot open: {' '.join(str(e).split())}") from None
+    if is_sqlite:
+        event.listen(db, "connect", _sqlite_pragmas)
+    try:
+        metadata.create_all(db)
+    except (SQLAlchemyError, sqlite3.Error) as e:
+        db.dispose()
+        reason = getattr(e, "orig", None) or e
+        raise ValueError(f"store {url}: cannot open: {' '.join(str(reason).split())}") from None
+    return db
+
+
+def _run_from_row(row: Any) -> Run:
+    """Decode a ``runs`` row."""
+    return Run(
+        id=row.id,
+        kind=row.kind,
+        game=row.game,
+        config=json.loads(row.config),
+        fingerprint=row.fingerprint,
+        state=row.state,
+        counted_batches=row.counted_batches,
+        decision=row.decision,
+        error=row.error,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        finished_at=row.finished_at,
+    )
+
+
+def _result_from_row(row: Any) -> BatchResult:
+    """Decode a ``results`` row."""
+    return BatchResult(
+        batch_index=row.batch_index,
+        pentanomial=[getattr(row, col) for col in PENTANOMIAL_COLUMNS],
+        wdl=[getattr(row, col) for col in WDL_COLUMNS],
+        cpu_seconds=row.cpu_seconds,
+    )
+
+
+class Store:
+    """Transactional access to the runs, batches, results and game records of one URL."""
+
+    def __init__(self, url: str | None = None) -> None:
+        """Open (and create if needed) the store at ``url`` (see :func:`store_url`)."""
+        self.url = store_url(url)
+        self.engine = _open_engine(self.url)
+
+    def close(self) -> None:
+        """Release the connection pool."""
+        self.engine.dispose()
+
+    @contextmanager
+    def transaction(self) -> Iterator[Connection]:
+        """One transaction: committed when the block ends, rolled back if it raises."""
+        with self.engine.begin() as connection:
+            yield connection
+
+    # runs -------------------------------------------------------------------------------------
+
+    def create_run(self, kind: str, game: str, config: dict[str, Any], fingerprint: str) -> int:
+        """Insert a new run in state ``running``; its id."""
+        stamp = now()
+        with self.transaction() as c:
+            inserted = c.execute(
+                insert(runs).values(
+                    kind=kind,
+                    game=game,
+                    config=json.dumps(config, sort_keys=True),
+                    fingerprint=fingerprint,
+                    state="running",
+                    counted_batches=0,
+                    created_at=stamp,
+                    updated_at=stamp,
+                )
+            )
+            key = inserted.inserted_primary_key
+            assert key is not None
+            return int(key[0])
+
+    def get_run(self, run_id: int) -> Run | None:
+        """The run with ``run_id``, or None."""
+        with self.engine.connect() as c:
+            row = c.execute(select(runs).where(runs.c.id == run_id)).first()
+        return _run_from_row(row) if row is not None else None
+
+    def list_runs(self, kind: str | None = None) -> list[Run]:
+        """All runs (of ``kind`` if given), oldest first."""
+        query = select(runs).order_by(runs.c.id)
+        if kind is not None:
+            query = query.where(runs.c.kind == kind)
+        with self.engine.connect() as c:
+            return [_run_from_row(row) for row in c.execute(query)]
+
+    def find_unfinished(self, kind: str, fingerprint: str) -> Run | None:
+        """The latest running or interrupted run with this configuration fingerprint, if any."""
+        query = (
+            select(runs)
+            .where(runs.c.kind == kind, runs.c.fingerprint == fingerprint)
+            .where(runs.c.state.in_(("running", "interrupted")))
+            .order_by(runs.c.id.desc())
+        )
+        with self.engine.connect() as c:
+            row = c.execute(query).first()
+        return _run_from_row(row) if row is not None else None
+
+    def update_run(
+        self,
+        run_id: int,
+        *,
+        state: str | None = None,
+        counted_batches: int | None = None,
+        decision: str | None = None,
+        error: str | None = None,
+        finished: bool = False,
+    ) -> None:
+        """Change a run's state / counted prefix / decision in one transaction."""
+        values: dict[str, Any] = {"updated_at": now()}
+        if state is not None:
+            if state not in RUN_STATES:
+                raise ValueError(f"state: unknown run state {state!r}")
+            values["state"] = state
+        if counted_batches is not None:
+            values["counted_batches"] = counted_batches
+        if decision is not None:
+            values["decision"] = decision
+        if error is not None:
+            values["error"] = error
+        values["finished_at"] = values["updated_at"] if finished else None
+        with self.transaction() as c:
+            c.execute(update(runs).where(runs.c.id == run_id).values(**values))
+
+    # batches ----------------------------------------------------------------------------------
+
+    def start_batch(self, run_id: int, batch_index: int, openings: Sequence[str], seed: int) -> int:
+        """Mark a batch as sent (inserting it on first use); the number of attempts so far."""
+        stamp = now()
+        with self.transaction() as c:
+            row = c.execute(
+                select(batches.c.attempts).where(
+                    batches.c.run_id == run_id, batches.c.batch_index == batch_index
+                )
+            ).first()
+            if row is None:
+                c.execute(
+                    insert(batches).values(
+                        run_id=run_id,
+                        batch_index=batch_index,
+                        openings=json.dumps(list(openings)),
+                        seed=seed,
+                        state="running",
+                        attempts=1,
+                        updated_at=stamp,
+                    )
+                )
+                return 1
+            c.execute(
+                update(batches)
+                .where(batches.c.run_id == run_id, batches.c.batch_index == batch_index)
+                .where(batches.c.state != "done")
+                .values(state="running", attempts=batches.c.attempts + 1, updated_at=stamp)
+            )
+            return int(row.attempts) + 1
+
+    def refuse_batch(self, run_id: int, batch_index: int, reason: str, worker: str | None = None) -> None:
+        """Record that a batch's result was refused (or its work failed), with the reason."""
+        with self.transaction() as c:
+            c.execute(
+                update(batches)
+                .where(batches.c.run_id == run_id, batches.c.batch_index == batch_index)
+                .where(batches.c.state != "done")
+                .values(state="refused", refusal=reason, worker=worker, updated_at=now())
+            )
+
+    def release_batches(self, run_id: int) -> None:
+        """Put a run's batches still marked ``running`` back to ``pending`` (their work was dropped)."""
+        with self.transaction() as c:
+            c.execute(
+                update(batches)
+                .where(batches.c.run_id == run_id, batches.c.state == "running")
+                .values(state="pending", updated_at=now())
+            )
+
+    def refusals(self, run_id: int) -> list[Refusal]:
+        """Batches of a run that had a result refused, with the last reason."""
+        query = (
+            select(batches.c.batch_index, batches.c.attempts, batches.c.state, batches.c.refusal)
+            .where(batches.c.run_id == run_id, batches.c.refusal.is_not(None))
+            .order_by(batches.c.batch_index)
+        )
+        with self.engine.connect() as c:
+            return [Refusal(r.batch_index, r.attempts, r.state, r.refusal) for r in c.execute(query)]
+
+    def batch_attempts(self, run_id: int, batch_index: int) -> int:
+        """How many times a batch was sent (0 if never)."""
+        query = select(batches.c.attempts).where(
+            batches.c.run_id == run_id, batches.c.batch_index == batch_index
+        )
+        with self.engine.connect() as c:
+            value = c.execute(query).scalar()
+        return int(value or 0)
+
+    # results ----------------------------------------------------------------------------------
+
+    def record_result(self, run_id: int, batch_index: int, result: dict[str, Any]) -> bool:
+        """Store a validated result, its game records and the batch's ``done`` state together.
+
+        Returns False (and changes nothing) when the batch already has a result: each (run, batch)
+        is stored, and so counted, at most once.
+        """
+        pentanomial, wdl = result["pentanomial"], result["wdl"]
+        stamp = now()
+        try:
+            with self.transaction() as c:
+                exists = c.execute(
+                    select(results.c.batch_index).where(
+                        results.c.run_id == run_id, results.c.batch_index == batch_index
+                    )
+                ).first()
+                if exists is not None:
+                    return False
+                c.execute(
+                    insert(results).values(
+                        run_id=run_id,
+                        batch_index=batch_index,
+                        **dict(zip(PENTANOMIAL_COLUMNS, pentanomial, strict=True)),
+                        **dict(zip(WDL_COLUMNS, wdl, strict=True)),
+                        nodes=json.dumps(result.get("nodes", {})),
+                        cpu_seconds=float(result.get("cpu_seconds", 0.0)),
+                        worker=result.get("worker"),
+                        engine_version=result["engine_version"],
+                        created_at=stamp,
+                    )
+                )
+                games = result.get("games", [])
+                if games:
+                    c.execute(
+                        insert(game_records),
+                        [
+                            {
+                                "run_id": run_id,
+                                "batch_index": batch_index,
+                                "game_number": n,
+                                "record": json.dumps(record),
+                            }
+                            for n, record in enumerate(games)
+                        ],
+                    )
+                c.execute(
+                    update(batches)
+                    .where(batches.c.run_id == run_id, batches.c.batch_index == batch_index)
+                    .values(state="done", worker=result.get("worker"), updated_at=stamp)
+                )
+        except IntegrityError:  # another writer stored the same batch first
+            return False
+        return True
+
+    def results(self, run_id: int) -> list[BatchResult]:
+        """Every stored result of a run, in batch order (counted or not)."""
+        query = select(results).where(results.c.run_id == run_id).order_by(results.c.batch_index)
+        with self.engine.connect() as c:
+            return [_result_from_row(row) for row in c.execute(query)]
+
+    def result(self, run_id: int, batch_index: int) -> BatchResult | None:
+        """The stored result of one batch, or None."""
+        query = select(results).where(results.c.run_id == run_id, results.c.batch_index == batch_index)
+        with self.engine.connect() as c:
+            row = c.execute(query).first()
+        return _result_from_row(row) if row is not None else None
+
+    def totals(self, run_id: int, counted_batches: int | None = None) -> Totals:
+        """Counts summed over batches ``0 .. counted_batches - 1`` (default: the run's counted prefix)."""
+        with self.engine.connect() as c:
+            if counted_batches is None:
+                counted_batches = (
+                    c.execute(select(runs.c.counted_batches).where(runs.c.id == run_id)).scalar() or 0
+                )
+            columns = [*PENTANOMIAL_COLUMNS, *WDL_COLUMNS, "cpu_seconds"]
+            row = c.execute(
+                select(
+                    *[func.coalesce(func.sum(results.c[col]), 0) for col in columns],
+                    func.count(),
+                ).where(results.c.run_id == run_id, results.c.batch_index < counted_batches)
+            ).one()
+        values = list(row)
+        return Totals(
+            pentanomial=[int(v) for v in values[0:5]],
+            wdl=[int(v) for v in values[5:8]],
+            batches=int(values[9]),
+            cpu_seconds=float(values[8]),
+        )
+
+    def game_records(self, run_id: int, batch_index: int | None = None) -> list[dict[str, Any]]:
+        """Game records of a run (or one batch), in batch and game order."""
+        query = select(game_records).where(game_records.c.run_id == run_id)
+        if batch_index is not None:
+            query = query.where(game_records.c.batch_index == batch_index)
+        query = query.order_by(game_records.c.batch_index, game_records.c.game_number)
+        with self.engine.connect() as c:
+            return [json.loads(row.record) for row in c.execute(query)]
+
+    def row_counts(self) -> dict[str, int]:
+        """Rows per table (for checks that a failed command left the store unchanged)."""
+        with self.engine.connect() as c:
+            return {
+                table.name: int(c.execute(select(func.count()).select_from(table)).scalar() or 0)
+                for table in (runs, batches, results, game_records)
+            }

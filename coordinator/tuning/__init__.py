@@ -1,0 +1,1 @@
+"""Tuning evaluation weights with Optuna, with SPRT acceptance of every new champion."""

@@ -1,0 +1,251 @@
+"""coordinator.scheduler: deterministic counts whatever the order, duplicates, concurrency or stops."""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Iterator
+from functools import partial
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sprt_testkit import book_positions, standin_play_game
+
+import engine
+from coordinator.executors.base import BatchOutcome, Executor
+from coordinator.executors.local import LocalExecutor
+from coordinator.scheduler import RUN_KIND, RunFailed, SprtRunner, stored_progress
+from coordinator.sprt_plan import BatchPlan, SprtConfig
+from coordinator.store import Store
+from worker.games import play_batch
+
+
+class ShuffledExecutor(Executor):
+    """Plays batches in-process with the stand-in engine and delivers them shuffled and twice.
+
+    Optionally raises KeyboardInterrupt after delivering ``interrupt_after`` outcomes, or corrupts
+    the first delivery of a batch, to exercise interruption and refusal.
+    """
+
+    def __init__(
+        self,
+        seed: int,
+        slots: int = 6,
+        interrupt_after: int | None = None,
+        corrupt: set[int] | None = None,
+    ) -> None:
+        self.rng = random.Random(seed)
+        self.slots = slots
+        self.queue: list[dict[str, Any]] = []
+        self.delivered = 0
+        self.interrupt_after = interrupt_after
+        self.corrupt = set(corrupt or ())
+
+    def submit(self, payload: dict[str, Any]) -> None:
+        self.queue.append(payload)
+
+    def in_flight(self) -> int:
+        return len(self.queue)
+
+    def completed(self, timeout: float | None = None) -> Iterator[BatchOutcome]:
+        self.rng.shuffle(self.queue)
+        take = self.rng.randint(1, max(1, len(self.queue)))
+        chosen, self.queue = self.queue[:take], self.queue[take:]
+        for payload in chosen:
+            result = play_batch(payload, play_game=standin_play_game)
+            index = payload["batch_index"]
+            if index in self.corrupt:
+                self.corrupt.discard(index)
+                result["wdl"] = [sum(result["wdl"]), 0, 0]
+            outcome = BatchOutcome(payload["run_id"], index, result=result)
+            yield outcome
+            yield outcome  # a duplicate delivery, as a broker may redeliver
+            self.delivered += 1
+            if self.interrupt_after is not None and self.delivered >= self.interrupt_after:
+                self.interrupt_after = None
+                raise KeyboardInterrupt
+
+    def cancel(self) -> None:
+        self.queue.clear()
+
+    def close(self) -> None:
+        self.cancel()
+
+
+def config(openings: list[str], **overrides: Any) -> SprtConfig:
+    """A stand-in-friendly configuration: the candidate has a bigger pawn weight."""
+    values: dict[str, Any] = {
+        "game": "congo",
+        "candidate": {"pawn": 130},
+        "baseline": {"pawn": 100},
+        "openings": openings,
+        "engine_version": engine.ENGINE_VERSION,
+        "elo0": 0.0,
+        "elo1": 10.0,
+        "batch_pairs": 4,
+        "seed": 3,
+    }
+    return SprtConfig(**(values | overrides))
+
+
+@pytest.fixture(scope="module")
+def openings() -> list[str]:
+    return book_positions("congo", 10)
+
+
+def fresh_run(tmp_path: Path, name: str, cfg: SprtConfig) -> tuple[Store, int]:
+    store = Store(f"sqlite:///{tmp_path / name}")
+    run_id = store.create_run(RUN_KIND, cfg.game, cfg.to_json(), cfg.fingerprint())
+    return store, run_id
+
+
+def run_with(store: Store, run_id: int, cfg: SprtConfig, executor: Executor) -> Any:
+    return SprtRunner(store, run_id, cfg, executor, replay_moves=False).run()
+
+
+def test_batch_plan_is_a_function_of_seed_and_index(openings: list[str]) -> None:
+    cfg = config(openings)
+    plan, again = BatchPlan(cfg), BatchPlan(cfg)
+    assert [again.openings_for(i) for i in (5, 0, 3)] == [plan.openings_for(i) for i in (5, 0, 3)]
+    assert plan.seed_for(2) == again.seed_for(2) != plan.seed_for(3)
+    # Consecutive batches walk the whole book before any opening repeats.
+    first_pass = plan.openings_for(0) + plan.openings_for(1) + plan.openings_for(2)[:2]
+    assert sorted(first_pass) == sorted(openings)
+    other = BatchPlan(config(openings, seed=4))
+    assert [other.openings_for(i) for i in range(3)] != [plan.openings_for(i) for i in range(3)]
+
+
+def test_config_round_trips_and_validates(openings: list[str]) -> None:
+    cfg = config(openings, max_games=100)
+    assert SprtConfig.from_json(cfg.to_json()) == cfg
+    assert SprtConfig.from_json(cfg.to_json()).fingerprint() == cfg.fingerprint()
+    assert cfg.max_batches == 13  # 100 games / 8 games per batch, rounded up
+    with pytest.raises(ValueError, match="elo1"):
+        config(openings, elo0=5.0, elo1=5.0)
+    with pytest.raises(ValueError, match="batch_pairs"):
+        config(openings, batch_pairs=0)
+
+
+def test_counts_do_not_depend_on_delivery_order_or_duplicates(tmp_path: Path, openings: list[str]) -> None:
+    cfg = config(openings)
+    outcomes = []
+    for seed in (1, 2, 3):
+        store, run_id = fresh_run(tmp_path, f"order{seed}.db", cfg)
+        progress = run_with(store, run_id, cfg, ShuffledExecutor(seed, slots=2 + 3 * seed))
+        run = store.get_run(run_id)
+        assert run is not None and run.state == "finished" and run.decision == progress.decision
+        assert store.totals(run_id).pentanomial == progress.pentanomial
+        outcomes.append((progress.pentanomial, progress.wdl, progress.counted_batches, progress.decision))
+    assert outcomes[0][3] in ("accepted", "rejected")
+    assert outcomes.count(outcomes[0]) == 3
+
+
+def test_budget_stops_at_the_same_batch(tmp_path: Path, openings: list[str]) -> None:
+    cfg = config(openings, max_games=20, elo1=200.0, elo0=100.0)
+    store, run_id = fresh_run(tmp_path, "budget.db", cfg)
+    progress = run_with(store, run_id, cfg, ShuffledExecutor(5, slots=8))
+    assert progress.decision == "budget"
+    assert progress.counted_batches == 3 and progress.games == 24
+    assert store.totals(run_id).games == 24
+    # Results of later batches may be stored, but they do not count.
+    assert len(store.results(run_id)) >= 3
+
+
+def test_interrupted_then_resumed_run_equals_an_uninterrupted_one(
+    tmp_path: Path, openings: list[str]
+) -> None:
+    cfg = config(openings)
+    store, run_id = fresh_run(tmp_path, "whole.db", cfg)
+    whole = run_with(store, run_id, cfg, ShuffledExecutor(9))
+
+    store, run_id = fresh_run(tmp_path, "split.db", cfg)
+    with pytest.raises(KeyboardInterrupt):
+        run_with(store, run_id, cfg, ShuffledExecutor(10, interrupt_after=3))
+    run = store.get_run(run_id)
+    assert run is not None and run.state == "interrupted"
+    assert 1 <= len(store.results(run_id)) < whole.counted_batches
+    resumed = run_with(store, run_id, cfg, ShuffledExecutor(11, slots=3))
+    assert (resumed.pentanomial, resumed.wdl, resumed.decision) == (
+        whole.pentanomial,
+        whole.wdl,
+        whole.decision,
+    )
+    assert stored_progress(store, run_id, cfg).pentanomial == whole.pentanomial
+
+
+def test_refused_result_is_retried_and_recorded(tmp_path: Path, openings: list[str]) -> None:
+    cfg = config(openings)
+    store, run_id = fresh_run(tmp_path, "refused.db", cfg)
+    progress = run_with(store, run_id, cfg, ShuffledExecutor(4, corrupt={0, 2}))
+    store_reference, reference_id = fresh_run(tmp_path, "reference.db", cfg)
+    reference = run_with(store_reference, reference_id, cfg, ShuffledExecutor(4))
+    assert progress.pentanomial == reference.pentanomial
+    refused = store.refusals(run_id)
+    assert [r.batch_index for r in refused] == [0, 2]
+    assert all("wdl" in r.reason and r.state == "done" and r.attempts == 2 for r in refused)
+
+
+def test_a_batch_refused_every_time_fails_the_run(tmp_path: Path, openings: list[str]) -> None:
+    cfg = config(openings)
+    store, run_id = fresh_run(tmp_path, "failed.db", cfg)
+
+    class AlwaysCorrupt(ShuffledExecutor):
+        def submit(self, payload: dict[str, Any]) -> None:
+            if payload["batch_index"] == 1:
+                self.corrupt.add(1)
+            super().submit(payload)
+
+    with pytest.raises(RunFailed, match="batch 1 refused 3 times"):
+        run_with(store, run_id, cfg, AlwaysCorrupt(6))
+    run = store.get_run(run_id)
+    assert run is not None and run.state == "failed" and "batch 1" in (run.error or "")
+
+
+def real_config(openings: list[str]) -> SprtConfig:
+    """A real-engine configuration small enough for a test: 5 batches of 2 pairs at 300 nodes."""
+    return config(
+        openings,
+        candidate=dict(engine.validate_weights("congo", {"pawn": 160})),
+        baseline=dict(engine.validate_weights("congo", None)),
+        limits={"nodes": 300},
+        batch_pairs=2,
+        max_games=20,
+        elo0=0.0,
+        elo1=5.0,
+    )
+
+
+def test_same_seed_same_counts_with_concurrency_1_and_2(tmp_path: Path, openings: list[str]) -> None:
+    cfg = real_config(openings)
+    seen = []
+    for concurrency in (1, 2):
+        store, run_id = fresh_run(tmp_path, f"c{concurrency}.db", cfg)
+        with LocalExecutor(concurrency) as executor:
+            progress = SprtRunner(store, run_id, cfg, executor).run()
+        seen.append((progress.pentanomial, progress.wdl, progress.counted_batches, progress.decision))
+        records = store.game_records(run_id)
+        assert len(records) >= 20 and all(r["moves"] for r in records)
+    assert seen[0] == seen[1]
+    assert seen[0][2] * 4 == sum(seen[0][1])
+
+
+def test_local_executor_delivers_results_errors_and_cancels() -> None:
+    with LocalExecutor(2, task=dict) as executor:  # ``dict`` echoes the payload back
+        for index in range(5):
+            executor.submit({"run_id": 1, "batch_index": index})
+        assert executor.in_flight() == 5 and executor.slots == 4
+        got: list[BatchOutcome] = []
+        for _ in range(50):
+            got.extend(executor.completed(timeout=5))
+            if not executor.in_flight():
+                break
+        assert sorted(o.batch_index for o in got) == list(range(5))
+        assert all(o.result == {"run_id": 1, "batch_index": o.batch_index} for o in got)
+    with LocalExecutor(1, task=partial(int)) as failing:  # int(dict) raises TypeError
+        failing.submit({"run_id": 1, "batch_index": 0})
+        (outcome,) = list(failing.completed(timeout=30))
+        assert outcome.result is None and outcome.error is not None and "TypeError" in outcome.error
+        failing.submit({"run_id": 1, "batch_index": 1})
+        failing.cancel()
+        assert failing.in_flight() == 0
+        assert list(failing.completed(timeout=0)) == []

@@ -1,0 +1,165 @@
+"""coordinator.store: URLs, transactions, and each (run, batch) result counted once."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from coordinator.store import Store, store_url
+
+
+def result(pentanomial: list[int], wdl: list[int], games: int | None = None) -> dict[str, Any]:
+    """A minimal result dict as the store takes it (already validated)."""
+    records = [{"result": "1/2-1/2", "n": i} for i in range(games if games is not None else sum(wdl))]
+    return {
+        "pentanomial": pentanomial,
+        "wdl": wdl,
+        "games": records,
+        "nodes": {"candidate": 1, "baseline": 1},
+        "cpu_seconds": 0.5,
+        "worker": "host:1",
+        "engine_version": "test",
+    }
+
+
+@pytest.fixture
+def store(tmp_path: Path) -> Store:
+    """A fresh SQLite store in a temporary folder."""
+    return Store(f"sqlite:///{tmp_path / 'arbiter.db'}")
+
+
+def new_run(store: Store) -> int:
+    """A run with a trivial configuration."""
+    return store.create_run("sprt", "congo", {"seed": 1}, "f" * 64)
+
+
+def test_store_url_precedence(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ARBITER_STORE", raising=False)
+    assert store_url(None) == "sqlite:///arbiter.db"
+    monkeypatch.setenv("ARBITER_STORE", "sqlite:///env.db")
+    assert store_url(None) == "sqlite:///env.db"
+    assert store_url("sqlite:///flag.db") == "sqlite:///flag.db"
+
+
+def test_sqlite_store_uses_wal_and_busy_timeout(store: Store) -> None:
+    with store.engine.connect() as c:
+        assert c.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
+        assert int(c.exec_driver_sql("PRAGMA busy_timeout").scalar() or 0) >= 1000
+
+
+@pytest.mark.parametrize(
+    ("url", "message"),
+    [
+        ("not a url", "not a database URL"),
+        ("nosuchdialect://x/y", "cannot open"),
+    ],
+)
+def test_bad_url_is_a_value_error_naming_it(url: str, message: str) -> None:
+    with pytest.raises(ValueError, match=message) as info:
+        Store(url)
+    assert url in str(info.value)
+    assert "\n" not in str(info.value)
+
+
+def test_missing_folder_is_a_value_error_naming_the_url(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'missing' / 'arbiter.db'}"
+    with pytest.raises(ValueError, match="does not exist") as info:
+        Store(url)
+    assert url in str(info.value)
+
+
+def test_folder_instead_of_file_is_a_value_error(tmp_path: Path) -> None:
+    with pytest.raises(ValueError, match="is a folder"):
+        Store(f"sqlite:///{tmp_path}")
+
+
+def test_same_batch_is_stored_and_counted_once(store: Store) -> None:
+    run_id = new_run(store)
+    store.start_batch(run_id, 0, ["a"], 5)
+    assert store.record_result(run_id, 0, result([0, 0, 1, 0, 0], [0, 2, 0])) is True
+    # A redelivery, even with different counts, changes nothing.
+    assert store.record_result(run_id, 0, result([0, 0, 0, 0, 1], [2, 0, 0])) is False
+    assert store.row_counts()["results"] == 1
+    assert store.row_counts()["game_records"] == 2
+    store.update_run(run_id, counted_batches=1)
+    totals = store.totals(run_id)
+    assert totals.pentanomial == [0, 0, 1, 0, 0]
+    assert totals.wdl == [0, 2, 0]
+    assert totals.batches == 1
+
+
+def test_a_second_store_object_cannot_count_a_batch_again(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'shared.db'}"
+    first, second = Store(url), Store(url)
+    run_id = new_run(first)
+    assert first.record_result(run_id, 3, result([1, 0, 0, 0, 0], [0, 0, 2])) is True
+    assert second.record_result(run_id, 3, result([1, 0, 0, 0, 0], [0, 0, 2])) is False
+    assert len(second.results(run_id)) == 1
+
+
+def test_totals_cover_only_the_counted_prefix(store: Store) -> None:
+    run_id = new_run(store)
+    for index, penta in enumerate(([0, 0, 1, 0, 0], [0, 0, 0, 1, 0], [0, 0, 0, 0, 1])):
+        wdl = [penta.index(1) // 2, 2 - 2 * (penta.index(1) // 2), 0] if index < 2 else [2, 0, 0]
+        store.record_result(run_id, index, result(penta, wdl))
+    store.update_run(run_id, counted_batches=2)
+    assert store.totals(run_id).pentanomial == [0, 0, 1, 1, 0]
+    assert store.totals(run_id, counted_batches=3).pentanomial == [0, 0, 1, 1, 1]
+    assert [r.batch_index for r in store.results(run_id)] == [0, 1, 2]
+
+
+def test_a_failed_write_leaves_nothing_behind(store: Store) -> None:
+    run_id = new_run(store)
+    store.start_batch(run_id, 0, ["a"], 5)
+    bad = result([0, 0, 1, 0, 0], [0, 2, 0])
+    bad["games"] = [{"result": object()}]  # not JSON: fails after the results row was inserted
+    before = store.row_counts()
+    with pytest.raises(TypeError):
+        store.record_result(run_id, 0, bad)
+    assert store.row_counts() == before
+    with store.engine.connect() as c:
+        state = c.exec_driver_sql("SELECT state FROM batches WHERE run_id = ?", (run_id,)).scalar()
+    assert state == "running"
+    # The batch can still be stored afterwards.
+    assert store.record_result(run_id, 0, result([0, 0, 1, 0, 0], [0, 2, 0])) is True
+
+
+def test_result_and_batch_state_commit_together(store: Store) -> None:
+    run_id = new_run(store)
+    store.start_batch(run_id, 0, ["a", "b"], 5)
+    store.record_result(run_id, 0, result([0, 0, 2, 0, 0], [0, 4, 0]))
+    raw = sqlite3.connect(store.engine.url.database)
+    try:
+        assert raw.execute("SELECT state, worker FROM batches").fetchall() == [("done", "host:1")]
+    finally:
+        raw.close()
+
+
+def test_batch_attempts_refusals_and_release(store: Store) -> None:
+    run_id = new_run(store)
+    assert store.start_batch(run_id, 4, ["a"], 9) == 1
+    store.refuse_batch(run_id, 4, "wdl: counts add up to 3, expected 2", worker="w:1")
+    assert store.start_batch(run_id, 4, ["a"], 9) == 2
+    assert store.batch_attempts(run_id, 4) == 2
+    (refusal,) = store.refusals(run_id)
+    assert refusal.batch_index == 4 and "counts add up" in refusal.reason
+    store.release_batches(run_id)
+    assert store.refusals(run_id)[0].state == "pending"
+
+
+def test_runs_round_trip_and_unfinished_lookup(store: Store) -> None:
+    run_id = store.create_run("sprt", "congress", {"elo1": 5, "openings": ["x"]}, "a" * 64)
+    run = store.get_run(run_id)
+    assert run is not None and run.config == {"elo1": 5, "openings": ["x"]} and run.state == "running"
+    assert store.find_unfinished("sprt", "a" * 64) == run
+    store.update_run(run_id, state="finished", decision="accepted", finished=True)
+    assert store.find_unfinished("sprt", "a" * 64) is None
+    finished = store.get_run(run_id)
+    assert finished is not None and finished.finished_at is not None and finished.decision == "accepted"
+    with pytest.raises(ValueError, match="unknown run state"):
+        store.update_run(run_id, state="exploded")
+    assert [r.id for r in store.list_runs()] == [run_id]
+    assert store.get_run(run_id + 1) is None

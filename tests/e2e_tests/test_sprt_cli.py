@@ -1,0 +1,245 @@
+"""``arbiter sprt / status / resume`` end to end with the real engine, including kill -9 and resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sprt_testkit import CLI_TIMEOUT, cli_command, run_cli, write_book, write_weights
+
+from coordinator.store import Store
+
+GAME = "congo"
+#: Small and fast: 2 pairs per batch.
+SMALL = ("--batch-pairs", "2", "--seed", "5")
+#: A run long enough to be killed in the middle (12 batches at 1500 nodes, one process).
+LONG = ("--max-games", "48", "--concurrency", "1", "--nodes", "1500")
+
+
+@pytest.fixture
+def files(tmp_path: Path) -> dict[str, Path]:
+    """A book, a candidate weights file and a store URL's file in ``tmp_path``."""
+    return {
+        "book": write_book(tmp_path / "book.txt", GAME, count=12),
+        "candidate": write_weights(tmp_path / "candidate.json", {"pawn": 150, "mobility": 6}),
+        "db": tmp_path / "arbiter.db",
+    }
+
+
+def store_arg(path: Path) -> str:
+    return f"sqlite:///{path}"
+
+
+def sprt_args(files: dict[str, Path], db: Path, *extra: str) -> list[str]:
+    """``sprt`` arguments for the test book and candidate; 300 nodes unless ``extra`` says otherwise."""
+    nodes = () if "--nodes" in extra else ("--nodes", "300")
+    return [
+        "sprt",
+        GAME,
+        "--candidate",
+        str(files["candidate"]),
+        "--book",
+        str(files["book"]),
+        *SMALL,
+        *nodes,
+        "--store",
+        store_arg(db),
+        *extra,
+    ]
+
+
+def status_json(db: Path, run_id: int) -> dict[str, Any]:
+    done = run_cli("status", str(run_id), "--json", "--store", store_arg(db))
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_sprt_small_budget_then_status(files: dict[str, Path]) -> None:
+    done = run_cli(*sprt_args(files, files["db"], "--max-games", "16", "--concurrency", "2"))
+    assert done.returncode == 0, done.stderr
+    assert "budget reached" in done.stdout or "accepted" in done.stdout
+    for needle in ("LLR", "Elo:", "SPRT Elo", "LOS", "nElo", "games: 16", "time:"):
+        assert needle in done.stdout
+    assert "LLR" in done.stderr and "penta" in done.stderr  # progress on stderr
+
+    data = status_json(files["db"], 1)
+    assert {"id", "game", "state", "games", "pentanomial", "wdl", "llr", "elo", "elo95", "decision"} <= set(
+        data
+    )
+    assert data["state"] == "finished" and data["games"] == 16
+    assert sum(data["pentanomial"]) == 8 and sum(data["wdl"]) == 16
+    assert data["refused"] == []
+
+    listing = run_cli("status", "--store", store_arg(files["db"]))
+    assert listing.returncode == 0
+    assert "finished" in listing.stdout and "sprt" in listing.stdout
+
+    shown = run_cli("status", "1", "--store", store_arg(files["db"]))
+    assert shown.returncode == 0 and "pentanomial" in shown.stdout
+
+    # Resuming a finished run only reports it.
+    again = run_cli("resume", "1", "--store", store_arg(files["db"]))
+    assert again.returncode == 0 and "already finished" in again.stderr
+    assert Store(store_arg(files["db"])).row_counts()["runs"] == 1
+
+
+def wait_for_results(db: Path, process: subprocess.Popen[str], deadline: float) -> int:
+    """Poll the store until it holds at least one result (bounded by ``deadline``)."""
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the coordinator ended before it could be killed"
+        if db.exists():
+            connection = sqlite3.connect(db, timeout=5)
+            try:
+                count = connection.execute("SELECT COUNT(*) FROM results").fetchone()[0]
+            except sqlite3.OperationalError:  # tables not created yet
+                count = 0
+            finally:
+                connection.close()
+            if count >= 1:
+                return int(count)
+        time.sleep(0.02)  # polling interval, not synchronisation: the deadline bounds the wait
+    raise AssertionError("no result was stored before the deadline")
+
+
+def test_kill_9_then_resume_equals_an_uninterrupted_run(files: dict[str, Path], tmp_path: Path) -> None:
+    budget = LONG
+    reference = run_cli(*sprt_args(files, tmp_path / "reference.db", *budget))
+    assert reference.returncode == 0, reference.stderr
+    expected = status_json(tmp_path / "reference.db", 1)
+
+    db = files["db"]
+    process = subprocess.Popen(
+        cli_command(*sprt_args(files, db, *budget)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        wait_for_results(db, process, time.monotonic() + CLI_TIMEOUT)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)  # the coordinator and its worker processes
+        process.wait(timeout=30)
+    killed = status_json(db, 1)
+    assert killed["state"] == "running"
+    assert killed["games"] < expected["games"]
+
+    resumed = run_cli("resume", "1", "--store", store_arg(db))
+    assert resumed.returncode == 0, resumed.stderr
+    final = status_json(db, 1)
+    for key in ("state", "games", "pentanomial", "wdl", "decision", "counted_batches", "llr"):
+        assert final[key] == expected[key], key
+    # No batch counted twice: one result row per counted batch, and the totals are theirs.
+    store = Store(store_arg(db))
+    indexes = [r.batch_index for r in store.results(1)]
+    assert len(indexes) == len(set(indexes))
+    assert indexes[: final["counted_batches"]] == list(range(final["counted_batches"]))
+    assert store.totals(1).games == final["games"]
+
+
+def test_same_command_again_continues_an_interrupted_run(files: dict[str, Path]) -> None:
+    args = sprt_args(files, files["db"], "--max-games", "12", "--concurrency", "1")
+    store = Store(store_arg(files["db"]))
+    first = run_cli(*args)
+    assert first.returncode == 0, first.stderr
+    store.update_run(1, state="interrupted")  # as if Ctrl-C had stopped it before the end
+    again = run_cli(*args)
+    assert again.returncode == 0, again.stderr
+    assert "resuming run 1" in again.stderr
+    assert store.row_counts()["runs"] == 1
+
+
+def test_sigint_stops_cleanly_and_resume_finishes(files: dict[str, Path], tmp_path: Path) -> None:
+    db = files["db"]
+    process = subprocess.Popen(
+        cli_command(*sprt_args(files, db, *LONG)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        wait_for_results(db, process, time.monotonic() + CLI_TIMEOUT)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=CLI_TIMEOUT)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+    if process.returncode == 0:
+        pytest.skip("the run finished before the interrupt arrived")
+    assert process.returncode == 130, stderr
+    assert "arbiter resume 1" in stderr
+    assert status_json(db, 1)["state"] == "interrupted"
+    resumed = run_cli("resume", "1", "--store", store_arg(db))
+    assert resumed.returncode == 0, resumed.stderr
+    assert status_json(db, 1)["state"] == "finished"
+
+
+def bad_input_cases(files: dict[str, Path], tmp_path: Path) -> dict[str, list[str]]:
+    unknown = write_weights(tmp_path / "unknown.json", {"pawn": 120, "dragon": 900})
+    out_of_range = write_weights(tmp_path / "range.json", {"pawn": 10**9})
+    not_json = tmp_path / "not.json"
+    not_json.write_text("{pawn: 1")
+    broken_book = tmp_path / "broken.txt"
+    broken_book.write_text(files["book"].read_text() + "this is not a position\n")
+    return {
+        "unknown weight": [*sprt_args(files, files["db"]), "--candidate", str(unknown)],
+        "out of range weight": [*sprt_args(files, files["db"]), "--candidate", str(out_of_range)],
+        "weights not json": [*sprt_args(files, files["db"]), "--baseline", str(not_json)],
+        "missing weights": [*sprt_args(files, files["db"]), "--candidate", str(tmp_path / "nope.json")],
+        "malformed book": [*sprt_args(files, files["db"]), "--book", str(broken_book)],
+        "missing book": [*sprt_args(files, files["db"]), "--book", str(tmp_path / "nope.txt")],
+        "elo1 <= elo0": sprt_args(files, files["db"], "--elo0", "5", "--elo1", "5"),
+        "bad alpha": sprt_args(files, files["db"], "--alpha", "1.5"),
+        "two limits": sprt_args(files, files["db"], "--depth", "3"),
+        "unknown game": [
+            "sprt",
+            "chess",
+            "--candidate",
+            str(files["candidate"]),
+            "--store",
+            store_arg(files["db"]),
+        ],
+        "unwritable store": [*sprt_args(files, files["db"]), "--store", store_arg(tmp_path / "no" / "x.db")],
+        "bad store url": [*sprt_args(files, files["db"]), "--store", "not a url"],
+        "unknown run": ["resume", "99", "--store", store_arg(files["db"])],
+        "unknown status run": ["status", "99", "--store", store_arg(files["db"])],
+    }
+
+
+def test_bad_input_exits_2_with_one_line_and_leaves_the_store_unchanged(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    store = Store(store_arg(files["db"]))
+    store.create_run("sprt", GAME, {"seed": 0}, "0" * 64)
+    before = store.row_counts()
+    failures = []
+    for name, args in bad_input_cases(files, tmp_path).items():
+        done = run_cli(*args)
+        lines = done.stderr.strip().splitlines()
+        if done.returncode != 2 or len(lines) != 1 or not lines[0].startswith("arbiter: error:"):
+            failures.append(f"{name}: exit {done.returncode}, stderr {done.stderr!r}")
+        if store.row_counts() != before:
+            failures.append(f"{name}: the store changed")
+    assert not failures, "\n".join(failures)
+
+
+def test_bad_input_messages_name_the_input(files: dict[str, Path], tmp_path: Path) -> None:
+    cases = bad_input_cases(files, tmp_path)
+    expectations = {
+        "unknown weight": "dragon",
+        "malformed book": "broken.txt:",
+        "elo1 <= elo0": "elo1",
+        "unwritable store": "no/x.db",
+        "unknown game": "chess",
+    }
+    for name, needle in expectations.items():
+        done = run_cli(*cases[name])
+        assert needle in done.stderr, (name, done.stderr)

@@ -1,0 +1,83 @@
+"""Helpers shared by the match-play tests: small books, weights files and the ``arbiter`` CLI.
+
+Not a test module; importable from every test folder because ``tests`` is on pytest's pythonpath.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import random
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import engine
+
+#: Bound on any CLI call of the tests (seconds).
+CLI_TIMEOUT = 240
+
+
+def book_positions(game: str, count: int, seed: int = 1) -> list[str]:
+    """``count`` distinct positions a few random plies from the start (deterministic)."""
+    rng = random.Random(seed)
+    seen: list[str] = []
+    while len(seen) < count:
+        position = engine.Position.start(game)
+        for _ in range(rng.randint(2, 4)):
+            position = position.play(rng.choice(position.legal_moves()))
+        if position.outcome() is None and position.fen() not in seen:
+            seen.append(position.fen())
+    return seen
+
+
+def write_book(path: Path, game: str, count: int = 12, seed: int = 1) -> Path:
+    """A book file of ``count`` positions, with a comment and a blank line."""
+    path.write_text("# test book\n\n" + "\n".join(book_positions(game, count, seed)) + "\n")
+    return path
+
+
+def write_weights(path: Path, weights: dict[str, Any]) -> Path:
+    """A weights JSON file."""
+    path.write_text(json.dumps(weights))
+    return path
+
+
+def cli_command(*args: str) -> list[str]:
+    """argv that runs ``arbiter ARGS`` with this interpreter."""
+    return [sys.executable, "-c", "from coordinator.cli import main; main()", *args]
+
+
+def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    """Run ``arbiter ARGS`` to completion (bounded by :data:`CLI_TIMEOUT`)."""
+    env = {k: v for k, v in os.environ.items() if k != "ARBITER_STORE"}
+    return subprocess.run(
+        cli_command(*args), capture_output=True, text=True, timeout=CLI_TIMEOUT, cwd=cwd, env=env
+    )
+
+
+def standin_play_game(
+    game: str,
+    white_weights: dict[str, float] | None,
+    black_weights: dict[str, float] | None,
+    opening: str,
+    limits: dict[str, int],
+    adjudication: dict[str, Any] | None = None,
+) -> dict[str, Any]:
+    """A deterministic stand-in for ``engine.play_game`` (no search): the side whose ``pawn``
+    weight is larger wins more often; the outcome is a hash of the inputs."""
+    key = json.dumps([game, white_weights, black_weights, opening, limits], sort_keys=True)
+    u = int.from_bytes(hashlib.sha256(key.encode()).digest()[:4], "big") / 2**32
+    edge = ((white_weights or {}).get("pawn", 100) - (black_weights or {}).get("pawn", 100)) / 400
+    p_white = 0.35 + edge
+    result = "1-0" if u < p_white else "0-1" if u > 0.7 + edge else "1/2-1/2"
+    return {
+        "opening": opening,
+        "moves": [],
+        "result": result,
+        "reason": "standin",
+        "plies": 0,
+        "nodes": [1, 1],
+    }

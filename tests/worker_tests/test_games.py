@@ -1,0 +1,151 @@
+"""worker.games: a batch of pairs with the real engine, the counts, and the result validation."""
+
+from __future__ import annotations
+
+import copy
+import json
+from typing import Any
+
+import pytest
+from sprt_testkit import book_positions
+
+import engine
+from worker.games import candidate_score, play_batch, tally, validate_result
+
+GAME = "congo"
+
+
+def payload(openings: list[str], **overrides: Any) -> dict[str, Any]:
+    """A small valid batch payload: default baseline, a candidate with a different pawn value."""
+    base = {
+        "run_id": 7,
+        "batch_index": 3,
+        "game": GAME,
+        "candidate": {"pawn": 140},
+        "baseline": None,
+        "openings": openings,
+        "limits": {"nodes": 300},
+        "adjudication": {"max_plies": 200, "repetition": True, "bare_lions": True},
+        "seed": 11,
+        "engine_version": engine.ENGINE_VERSION,
+    }
+    return base | overrides
+
+
+@pytest.fixture(scope="module")
+def batch() -> tuple[dict[str, Any], dict[str, Any]]:
+    """A played batch of three pairs and its payload."""
+    sent = payload(book_positions(GAME, 3))
+    return sent, play_batch(sent)
+
+
+def test_candidate_score_by_colour() -> None:
+    assert candidate_score("1-0", "white") == 1.0
+    assert candidate_score("1-0", "black") == 0.0
+    assert candidate_score("0-1", "black") == 1.0
+    assert candidate_score("1/2-1/2", "white") == 0.5
+
+
+def test_tally_pentanomial_from_pairs() -> None:
+    records = [
+        {"result": "1-0", "candidate_color": "white"},  # W
+        {"result": "1-0", "candidate_color": "black"},  # L  -> WL
+        {"result": "0-1", "candidate_color": "white"},  # L
+        {"result": "0-1", "candidate_color": "black"},  # W  -> WL
+        {"result": "1-0", "candidate_color": "white"},  # W
+        {"result": "1/2-1/2", "candidate_color": "black"},  # D  -> WD
+        {"result": "0-1", "candidate_color": "white"},  # L
+        {"result": "1-0", "candidate_color": "black"},  # L  -> LL
+    ]
+    assert tally(records) == ([1, 0, 2, 1, 0], [3, 1, 4])
+
+
+def test_play_batch_counts_with_the_engine(batch: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    sent, result = batch
+    json.dumps(result)  # JSON-safe
+    assert result["run_id"] == 7 and result["batch_index"] == 3
+    assert result["engine_version"] == engine.ENGINE_VERSION
+    assert sum(result["pentanomial"]) == 3
+    assert sum(result["wdl"]) == 6
+    games = result["games"]
+    assert [g["candidate_color"] for g in games] == ["white", "black"] * 3
+    assert [g["opening"] for g in games] == [o for o in sent["openings"] for _ in range(2)]
+    assert (result["pentanomial"], result["wdl"]) == tally(games)
+    assert all(g["result"] in ("1-0", "0-1", "1/2-1/2") and g["moves"] for g in games)
+    assert result["nodes"]["candidate"] > 0 and result["nodes"]["baseline"] > 0
+    assert result["cpu_seconds"] >= 0
+    host, pid = result["worker"].rsplit(":", 1)
+    assert host and pid.isdigit()
+    validate_result(result, 3, 7, 3, engine.ENGINE_VERSION, openings=sent["openings"], game=GAME)
+
+
+def test_play_batch_is_deterministic_with_node_limits(batch: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    sent, result = batch
+    again = play_batch(sent)
+    assert again["games"] == result["games"]
+    assert again["pentanomial"] == result["pentanomial"]
+
+
+def test_play_batch_refuses_another_engine_version() -> None:
+    with pytest.raises(ValueError, match="engine version"):
+        play_batch(payload(book_positions(GAME, 1), engine_version="0.0.0-other"))
+
+
+def test_play_batch_refuses_a_payload_without_openings() -> None:
+    with pytest.raises(ValueError, match="openings"):
+        play_batch(payload([]))
+
+
+def forged(result: dict[str, Any], **changes: Any) -> dict[str, Any]:
+    """A deep copy of ``result`` with some fields replaced."""
+    return copy.deepcopy(result) | changes
+
+
+@pytest.mark.parametrize(
+    ("change", "message"),
+    [
+        ({"pentanomial": [0, 0, 0, 0, 4]}, "pentanomial: counts add up to 4, expected 3"),
+        ({"wdl": [6, 0, 0]}, "wdl"),
+        ({"engine_version": "9.9.9"}, "engine_version"),
+        ({"run_id": 8}, "run_id"),
+        ({"batch_index": 4}, "batch_index"),
+        ({"pentanomial": [-1, 0, 2, 1, 1]}, "non-negative"),
+        ({"games": []}, "expected 6 game records"),
+    ],
+)
+def test_validate_result_refuses_forgeries(
+    batch: tuple[dict[str, Any], dict[str, Any]], change: dict[str, Any], message: str
+) -> None:
+    _, result = batch
+    with pytest.raises(ValueError, match=message.replace("[", r"\[")):
+        validate_result(forged(result, **change), 3, 7, 3, engine.ENGINE_VERSION)
+
+
+def test_validate_result_refuses_counts_that_disagree_with_the_records(
+    batch: tuple[dict[str, Any], dict[str, Any]],
+) -> None:
+    _, result = batch
+    fake = forged(result)
+    # Move one pair from its true cell to another: totals still add up, records disagree.
+    cell = next(i for i, n in enumerate(fake["pentanomial"]) if n > 0)
+    fake["pentanomial"][cell] -= 1
+    fake["pentanomial"][(cell + 1) % 5] += 1
+    with pytest.raises(ValueError, match="does not match the game records"):
+        validate_result(fake, 3, 7, 3, engine.ENGINE_VERSION)
+
+
+def test_validate_result_checks_openings_and_moves(batch: tuple[dict[str, Any], dict[str, Any]]) -> None:
+    sent, result = batch
+    other = list(reversed(sent["openings"]))
+    if other != sent["openings"]:
+        with pytest.raises(ValueError, match="opening differs"):
+            validate_result(result, 3, 7, 3, engine.ENGINE_VERSION, openings=other)
+    fake = forged(result)
+    fake["games"][0]["moves"] = ["zz9zz9", *fake["games"][0]["moves"]]
+    with pytest.raises(ValueError, match=r"games\[0\]: ply 1"):
+        validate_result(fake, 3, 7, 3, engine.ENGINE_VERSION, game=GAME)
+
+
+def test_validate_result_refuses_a_non_dict() -> None:
+    with pytest.raises(ValueError, match="expected a dict"):
+        validate_result(["not", "a", "result"], 1, 7, 3, engine.ENGINE_VERSION)
