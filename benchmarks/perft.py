@@ -17,8 +17,8 @@ from pathlib import Path
 import engine
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "tests"))
-from rules_oracle import congo as oracle_congo  # noqa: E402
-from rules_oracle import congress as oracle_congress  # noqa: E402
+from rules_oracle import congo as oracle_congo
+from rules_oracle import congress as oracle_congress
 
 ORACLES = {"congo": oracle_congo, "congress": oracle_congress}
 EXPECTED = {("congo", 6): 247_900_251, ("congress", 7): 63_438_398}
@@ -31,7 +31,9 @@ def timed(f, *args):  # type: ignore[no-untyped-def]
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser = argparse.ArgumentParser(
+        description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter
+    )
     parser.add_argument("--congo-depth", type=int, default=6)
     parser.add_argument("--congress-depth", type=int, default=7)
     parser.add_argument("--oracle-depth", type=int, default=3)
