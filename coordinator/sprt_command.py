@@ -20,6 +20,7 @@ from typing import Any
 import click
 
 import engine
+from coordinator.executors.base import Executor
 from coordinator.executors.select import broker_option, make_executor
 from coordinator.openings import default_book_path, load_book
 from coordinator.scheduler import RUN_KIND, Progress, RunFailed, SprtRunner
@@ -52,7 +53,8 @@ store_option = click.option(
 concurrency_option = click.option(
     "--concurrency",
     type=click.IntRange(min=1),
-    help="Worker processes (default: one per core).",
+    help="Worker processes: local ones (default: one per core), or with --broker the total across all "
+    "Celery workers (default: discovered from them).",
 )
 
 
@@ -134,12 +136,22 @@ def sigterm_as_interrupt() -> Iterator[None]:
         signal.signal(signal.SIGTERM, previous)
 
 
-def play(store: Store, run: Run, config: SprtConfig, concurrency: int | None, broker: str | None) -> None:
+def open_executor(broker: str | None, concurrency: int | None) -> Executor:
+    """The executor a command plays on, announced on stderr. Opened before any run is created,
+    so that an unreachable broker leaves the store untouched."""
+    executor = make_executor(broker, concurrency)
+    describe = getattr(executor, "describe", None)
+    if callable(describe):
+        click.echo(f"arbiter: {describe()}", err=True)
+    return executor
+
+
+def play(store: Store, run: Run, config: SprtConfig, executor: Executor) -> None:
     """Run ``run`` to its decision with live progress, then print the summary on stdout."""
     printer = ProgressPrinter()
     started = time.monotonic()
     try:
-        with make_executor(broker, concurrency) as executor, sigterm_as_interrupt():
+        with executor, sigterm_as_interrupt():
             runner = SprtRunner(store, run.id, config, executor, on_progress=printer)
             progress = runner.run()
     except KeyboardInterrupt:
@@ -247,7 +259,12 @@ def sprt(
         )
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    store = Store(store_url)
+    executor = open_executor(broker, concurrency)
+    try:
+        store = Store(store_url)
+    except BaseException:
+        executor.close()
+        raise
     warn_if_games_repeat(config)
     fingerprint = config.fingerprint()
     run = store.find_unfinished(RUN_KIND, fingerprint)
@@ -258,7 +275,7 @@ def sprt(
         click.echo(f"arbiter: run {run.id} started (store {store.url})", err=True)
     else:
         click.echo(f"arbiter: resuming run {run.id} with the same configuration", err=True)
-    play(store, run, config, concurrency, broker)
+    play(store, run, config, executor)
 
 
 def load_run(store: Store, run_id: int) -> Run:
@@ -298,7 +315,7 @@ def resume(run_id: int, concurrency: int | None, broker: str | None, store_url: 
         click.echo(summary_text(run, config, progress, 0.0, store.totals(run.id).cpu_seconds))
         return
     click.echo(f"arbiter: resuming run {run_id}", err=True)
-    play(store, run, config, concurrency, broker)
+    play(store, run, config, open_executor(broker, concurrency))
 
 
 def stored_progress(store: Store, run: Run) -> Progress | None:

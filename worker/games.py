@@ -113,9 +113,7 @@ def play_batch(payload: Mapping[str, Any], play_game: PlayGame | None = None) ->
             white, black = (
                 ("candidate", "baseline") if candidate_color == "white" else ("baseline", "candidate")
             )
-            played = play(
-                game, sides[white], sides[black], opening, dict(limits), payload["adjudication"]
-            )
+            played = play(game, sides[white], sides[black], opening, dict(limits), payload["adjudication"])
             white_nodes, black_nodes = (int(n) for n in played.get("nodes", (0, 0)))
             nodes[white] += white_nodes
             nodes[black] += black_nodes

@@ -21,5 +21,6 @@ pub use error::{MoveError, PositionError, PositionField};
 pub use rules::Rules;
 pub use types::{Color, EndReason, GameKind, Outcome, Square};
 
-/// The version of the rules and search behaviour; workers must match the coordinator's.
-pub const ENGINE_VERSION: &str = env!("CARGO_PKG_VERSION");
+/// The version of the rules and search behaviour: the crate version and a hash of its sources.
+/// Workers must match the coordinator's exactly.
+pub const ENGINE_VERSION: &str = concat!(env!("CARGO_PKG_VERSION"), "+", env!("ARBITER_SOURCE_HASH"));

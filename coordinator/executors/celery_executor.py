@@ -1,0 +1,494 @@
+"""The Celery executor: batch payloads become JSON tasks on a broker, played by ``arbiter worker``s.
+
+Leases and re-submission. Every submitted batch has a lease: how long its result may take before
+the batch is presumed lost (a worker killed or cut off, Redis restarted without persistence and
+lost its queue, a message dropped). The lease comes from ``lease_seconds`` /
+``$ARBITER_LEASE_SECONDS`` when given, otherwise from the payload's search budget (see
+:class:`LeasePolicy`). It starts when the task is sent and starts afresh when a worker is seen
+starting it, so time spent queued behind other batches does not count against the playing. When
+a lease ends without an outcome the batch is sent again as a new task with a doubled lease, and
+every attempt stays watched: the first outcome of any attempt is delivered, once, and the other
+attempts are revoked (a worker drops a revoked task it has not started). A task also expires
+:data:`EXPIRY_LEASES` leases after it was sent, so copies left behind by a coordinator that went
+away are not played hours later.
+
+Duplicates. A batch may still be played twice (its first worker was only slow). This executor
+delivers one outcome per submission, and the scheduler validates every outcome and stores one
+result per (run, batch), so a duplicate never counts twice.
+
+Polling. Results are read from the result backend with one ``MGET`` over the keys of every task in
+flight per poll, and deleted once delivered. The Redis backend is used without Celery's per-task
+pub/sub subscription (:class:`PolledRedisBackend`), so nothing accumulates unread. Every wait is
+bounded; while the broker or the backend is unreachable, polls and sends fail quietly (one warning)
+and the leases re-send the work once it is back.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import math
+import os
+import time
+import uuid
+from collections import deque
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+import redis.exceptions
+from celery import Celery, states
+from celery.backends.redis import RedisBackend
+from kombu.exceptions import OperationalError
+
+from coordinator.executors.base import BatchOutcome, Executor
+from worker.celery_app import create_app
+from worker.celeryconfig import CONNECT_TIMEOUT, batch_seconds, queue_names
+from worker.connectivity import check_reachable, safe_url
+from worker.tasks import TASK_NAME
+
+log = logging.getLogger(__name__)
+
+LEASE_ENV = "ARBITER_LEASE_SECONDS"
+#: Batches kept in flight per worker process: one playing, one queued behind it.
+IN_FLIGHT_PER_PROCESS = 2
+#: In flight when no worker is known yet (work waits in the queue for the first one).
+MIN_SLOTS = 2
+#: A slow core, for the budget of node-limited games (the bench measures 1-2 M nodes/s).
+ASSUMED_NODES_PER_SECOND = 200_000
+#: Plies per game assumed when the adjudication sets no ply limit.
+DEFAULT_MAX_PLIES = 1000
+#: Seconds added to every budget-derived lease (queueing, transport, start-up).
+LEASE_GRACE = 30.0
+#: No derived lease is shorter.
+MIN_LEASE = 30.0
+#: Once batches of a shape were seen, the lease is this many times the slowest of them ...
+OBSERVED_FACTOR = 4.0
+#: ... after this many observations (the last :data:`OBSERVED_WINDOW` are kept).
+OBSERVATIONS_NEEDED = 3
+OBSERVED_WINDOW = 32
+#: A re-sent batch's lease doubles, up to this many times the first lease.
+MAX_LEASE_GROWTH = 4
+#: A task is dropped by workers that receive it this many leases after it was sent.
+EXPIRY_LEASES = 4
+#: Attempts of one batch watched at once (older ones are revoked).
+MAX_WATCHED_ATTEMPTS = 4
+#: Seconds between two polls of the result backend: short right after a result arrived, doubling
+#: while nothing does (results come in bursts when batches are short, rarely when they are long).
+POLL_INTERVAL = 0.005
+MAX_POLL_INTERVAL = 0.1
+#: Seconds before sending again a batch whose publication failed (broker unreachable).
+RESEND_DELAY = 2.0
+#: Seconds between two worker discoveries (and while none is known).
+WORKER_REFRESH = 30.0
+WORKER_REFRESH_IDLE = 5.0
+INSPECT_TIMEOUT = 1.0
+#: Bounded publishing: a send gives up quickly and the lease logic retries it.
+PUBLISH_RETRY = {"max_retries": 1, "interval_start": 0, "interval_step": 0.5, "interval_max": 0.5}
+
+CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
+    OperationalError,
+    redis.exceptions.ConnectionError,
+    redis.exceptions.TimeoutError,
+    OSError,
+)
+
+
+class PolledRedisBackend(RedisBackend):
+    """Celery's Redis result backend without the pub/sub subscription it makes for each task sent.
+
+    The executor polls every in-flight result with one ``MGET`` instead, so no subscription (and no
+    unread message) piles up over a long run. Keys, encoding and expiry are the stock backend's.
+    """
+
+    def on_task_call(self, producer: Any, task_id: str) -> None:
+        """Subscribe to nothing."""
+
+
+def polled_backend_url(url: str) -> str:
+    """``url`` selecting :class:`PolledRedisBackend` for a Redis URL (others are left as they are)."""
+    scheme = url.partition("://")[0]
+    if scheme in ("redis", "rediss"):
+        return f"{PolledRedisBackend.__module__}:{PolledRedisBackend.__qualname__}+{url}"
+    return url
+
+
+def budget_seconds(payload: Mapping[str, Any]) -> float | None:
+    """Upper bound of a batch's playing time from its limits (None for a depth limit)."""
+    games = 2 * len(payload.get("openings") or [])
+    max_plies = (payload.get("adjudication") or {}).get("max_plies") or DEFAULT_MAX_PLIES
+    limits = payload.get("limits") or {}
+    if limits.get("movetime_ms"):
+        per_move = float(limits["movetime_ms"]) / 1000.0
+    elif limits.get("nodes"):
+        per_move = float(limits["nodes"]) / ASSUMED_NODES_PER_SECOND
+    else:
+        return None
+    return games * max_plies * per_move
+
+
+class LeasePolicy:
+    """How long a batch may take: fixed, or derived from its budget and from batches seen so far.
+
+    Derived: the budget (every game at its ply limit, every move at its full limit on a slow core)
+    plus :data:`LEASE_GRACE`, capped by ``ceiling`` (the task's hard time limit plus the grace). Once
+    :data:`OBSERVATIONS_NEEDED` batches of the same shape (limits, pairs, ply limit) completed, the
+    lease shrinks to :data:`OBSERVED_FACTOR` times the slowest of them (at least :data:`MIN_LEASE`),
+    so that a lost batch is noticed in about four batch-times instead of the worst case.
+    """
+
+    def __init__(self, fixed: float | None = None, ceiling: float | None = None) -> None:
+        """A fixed lease of ``fixed`` seconds, or derived ones no longer than ``ceiling``."""
+        if fixed is not None and fixed <= 0:
+            raise ValueError(f"lease: expected a positive number of seconds, got {fixed}")
+        self.fixed = fixed
+        self.ceiling = ceiling if ceiling is not None else batch_seconds() + LEASE_GRACE
+        self._seen: dict[str, deque[float]] = {}
+
+    @staticmethod
+    def shape(payload: Mapping[str, Any]) -> str:
+        """What makes two batches take about as long."""
+        adjudication = payload.get("adjudication") or {}
+        return json.dumps(
+            [
+                payload.get("game"),
+                payload.get("limits"),
+                len(payload.get("openings") or []),
+                adjudication.get("max_plies"),
+            ],
+            sort_keys=True,
+        )
+
+    def lease(self, payload: Mapping[str, Any]) -> float:
+        """Seconds the first attempt of ``payload`` may take."""
+        if self.fixed is not None:
+            return self.fixed
+        budget = budget_seconds(payload)
+        derived = self.ceiling if budget is None else min(budget + LEASE_GRACE, self.ceiling)
+        seen = self._seen.get(self.shape(payload))
+        if seen is not None and len(seen) >= OBSERVATIONS_NEEDED:
+            derived = min(derived, OBSERVED_FACTOR * max(seen))
+        return max(derived, MIN_LEASE)
+
+    def observe(self, payload: Mapping[str, Any], seconds: float) -> None:
+        """Record that a batch of ``payload``'s shape took ``seconds`` from sending to its result."""
+        seen = self._seen.setdefault(self.shape(payload), deque(maxlen=OBSERVED_WINDOW))
+        seen.append(seconds)
+
+
+def lease_from_env(environ: Mapping[str, str] | None = None) -> float | None:
+    """``$ARBITER_LEASE_SECONDS`` as a positive number, or None when unset."""
+    text = (os.environ if environ is None else environ).get(LEASE_ENV, "").strip()
+    if not text:
+        return None
+    try:
+        value = float(text)
+    except ValueError:
+        value = math.nan
+    if not value > 0:
+        raise ValueError(f"{LEASE_ENV}: expected a positive number of seconds, got {text!r}")
+    return value
+
+
+@dataclass
+class _Attempt:
+    """One task sent for a batch."""
+
+    task_id: str
+    sent_at: float
+    deadline: float
+    sent: bool = True
+    started: bool = False
+    dropped: bool = False
+
+
+@dataclass
+class _Job:
+    """One submitted batch and the tasks sent for it."""
+
+    payload: dict[str, Any]
+    lease: float
+    attempts: list[_Attempt] = field(default_factory=list)
+
+    @property
+    def key(self) -> tuple[Any, int]:
+        """(run, batch) of the payload."""
+        return self.payload["run_id"], int(self.payload["batch_index"])
+
+
+def _describe_failure(value: Any) -> str:
+    """One line for a failed task's stored exception."""
+    if isinstance(value, BaseException):
+        text = " ".join(str(value).split())
+        return f"{type(value).__name__}: {text}" if text else type(value).__name__
+    return " ".join(str(value).split()) or "task failed"
+
+
+class CeleryExecutor(Executor):
+    """Sends batches to Celery workers through a broker and collects their results."""
+
+    def __init__(
+        self,
+        broker: str | None = None,
+        *,
+        result_backend: str | None = None,
+        concurrency: int | None = None,
+        queue: str | None = None,
+        lease_seconds: float | None = None,
+        connect_timeout: float = CONNECT_TIMEOUT,
+        app: Celery | None = None,
+    ) -> None:
+        """Connect to ``broker`` (default ``$ARBITER_BROKER``); Unreachable (a ValueError) if it is down.
+
+        ``concurrency`` is the number of worker processes to keep busy across all workers; without
+        it they are discovered with ``celery inspect stats`` (and rediscovered every
+        :data:`WORKER_REFRESH` seconds). ``queue`` defaults to the first of ``$ARBITER_QUEUES``;
+        ``lease_seconds`` to ``$ARBITER_LEASE_SECONDS``, else derived per batch.
+        """
+        if concurrency is not None and concurrency < 1:
+            raise ValueError(f"concurrency: expected a positive number of processes, got {concurrency}")
+        self.app = app or create_app(broker, result_backend)
+        self.app.conf.update(
+            result_backend=polled_backend_url(str(self.app.conf.result_backend)),
+            result_backend_always_retry=False,  # the coordinator never blocks on a down backend
+        )
+        self.broker = safe_url(self.app.conf.broker_url)
+        try:
+            check_reachable(self.app, connect_timeout)
+        except ValueError:
+            self.app.close()
+            raise
+        self.queue = queue or queue_names()[0]
+        self.concurrency = concurrency
+        self.leases = LeasePolicy(lease_seconds if lease_seconds is not None else lease_from_env())
+        self.workers: dict[str, int] = {}
+        self._discovered_at = -math.inf
+        self._jobs: dict[int, _Job] = {}
+        self._next_job = 0
+        self._poll_interval = POLL_INTERVAL
+        self._outage: str | None = None
+        self._closed = False
+        #: Batches sent again after their lease ran out (for reports and tests).
+        self.resubmissions = 0
+
+    # capacity ---------------------------------------------------------------------------------
+
+    @property
+    def slots(self) -> int:  # type: ignore[override]
+        """Batches to keep in flight: two per worker process (given, or discovered)."""
+        if self.concurrency is not None:
+            return IN_FLIGHT_PER_PROCESS * self.concurrency
+        refresh = WORKER_REFRESH if self.workers else WORKER_REFRESH_IDLE
+        if time.monotonic() - self._discovered_at >= refresh:
+            self.discover_workers()
+        return max(MIN_SLOTS, IN_FLIGHT_PER_PROCESS * sum(self.workers.values()))
+
+    @slots.setter
+    def slots(self, value: int) -> None:
+        """Fix the number of batches in flight (as if ``concurrency`` were ``value / 2``)."""
+        self.concurrency = max(1, value // IN_FLIGHT_PER_PROCESS)
+
+    def discover_workers(self) -> dict[str, int]:
+        """Ask the workers for their pool sizes: ``{node name: processes}`` (kept on failure)."""
+        self._discovered_at = time.monotonic()
+        try:
+            replies = self.app.control.inspect(timeout=INSPECT_TIMEOUT).stats() or {}
+        except CONNECTION_ERRORS as e:
+            self._note_outage(e)
+            return self.workers
+        self.workers = {
+            name: int((stats.get("pool") or {}).get("max-concurrency") or 1)
+            for name, stats in replies.items()
+        }
+        return self.workers
+
+    def in_flight(self) -> int:
+        """Batches submitted and not yet delivered."""
+        return len(self._jobs)
+
+    # sending ----------------------------------------------------------------------------------
+
+    def submit(self, payload: dict[str, Any]) -> None:
+        """Send one batch (a failed send is retried by the lease logic, not raised)."""
+        if self._closed:
+            raise RuntimeError("submit: the executor is closed")
+        job = _Job(payload=payload, lease=self.leases.lease(payload))
+        job_id = self._next_job
+        self._next_job += 1
+        self._jobs[job_id] = job
+        self._send(job)
+
+    def _send(self, job: _Job) -> None:
+        """Publish one more attempt of ``job``."""
+        now = time.monotonic()
+        task_id = str(uuid.uuid4())
+        attempt = _Attempt(task_id=task_id, sent_at=now, deadline=now + job.lease)
+        try:
+            self.app.send_task(
+                TASK_NAME,
+                args=[job.payload],
+                task_id=task_id,
+                queue=self.queue,
+                expires=EXPIRY_LEASES * job.lease,
+                retry=True,
+                retry_policy=PUBLISH_RETRY,
+            )
+        except CONNECTION_ERRORS as e:
+            self._note_outage(e)
+            attempt.sent = False
+            attempt.deadline = now + RESEND_DELAY
+        job.attempts.append(attempt)
+        while len(job.attempts) > MAX_WATCHED_ATTEMPTS:
+            self._discard([job.attempts.pop(0)])
+
+    def _resend_if_due(self, job: _Job, now: float) -> None:
+        """Send ``job`` again if its newest attempt's lease ran out (or every attempt was dropped)."""
+        newest = job.attempts[-1]
+        if now < newest.deadline and not all(a.dropped for a in job.attempts):
+            return
+        if newest.sent:
+            run_id, index = job.key
+            log.warning(
+                "arbiter: batch %s of run %s: no result within its %.0f s lease; sending it again",
+                index,
+                run_id,
+                job.lease,
+            )
+            self.resubmissions += 1
+            job.lease = min(2 * job.lease, MAX_LEASE_GROWTH * self.leases.lease(job.payload))
+        self._send(job)
+
+    # receiving --------------------------------------------------------------------------------
+
+    def _fetch(self, task_ids: list[str]) -> dict[str, dict[str, Any]]:
+        """Stored meta (status, result) of the tasks that have one; {} if the backend is down."""
+        if not task_ids:
+            return {}
+        backend = self.app.backend
+        try:
+            if hasattr(backend, "mget") and hasattr(backend, "get_key_for_task"):
+                values = backend.mget([backend.get_key_for_task(task_id) for task_id in task_ids])
+                metas = {t: backend.decode_result(v) for t, v in zip(task_ids, values, strict=True) if v}
+            else:
+                metas = {t: backend.get_task_meta(t, cache=False) for t in task_ids}
+        except CONNECTION_ERRORS as e:
+            self._note_outage(e)
+            return {}
+        self._note_recovery()
+        return metas
+
+    def _poll(self) -> list[BatchOutcome]:
+        """Outcomes now available; attempts whose lease ran out are sent again."""
+        metas = self._fetch([a.task_id for job in self._jobs.values() for a in job.attempts if a.sent])
+        now = time.monotonic()
+        outcomes: list[BatchOutcome] = []
+        for job_id, job in list(self._jobs.items()):
+            found = self._outcome(job, metas, now)
+            if found is None:
+                self._resend_if_due(job, now)
+                continue
+            outcome, winner = found
+            outcomes.append(outcome)
+            del self._jobs[job_id]
+            self._discard([winner], revoke=False)
+            self._discard([a for a in job.attempts if a is not winner])
+        return outcomes
+
+    def _outcome(
+        self, job: _Job, metas: dict[str, dict[str, Any]], now: float
+    ) -> tuple[BatchOutcome, _Attempt] | None:
+        """The outcome of ``job`` and the attempt that gave it, if one finished; notes the attempts
+        seen starting (their lease starts afresh) and those dropped by a worker (revoked/expired)."""
+        run_id, index = job.key
+        for attempt in job.attempts:
+            meta = metas.get(attempt.task_id)
+            status = meta.get("status") if meta else states.PENDING
+            if status == states.SUCCESS:
+                self.leases.observe(job.payload, now - attempt.sent_at)
+                result = meta.get("result") if meta else None
+                if isinstance(result, dict):
+                    return BatchOutcome(run_id, index, result=result), attempt
+                error = f"the task returned {type(result).__name__}, not a result"
+                return BatchOutcome(run_id, index, error=error), attempt
+            if status == states.FAILURE:
+                error = _describe_failure(meta.get("result") if meta else None)
+                return BatchOutcome(run_id, index, error=error), attempt
+            if status == states.REVOKED:
+                attempt.dropped = True
+            elif status == states.STARTED and not attempt.started:
+                attempt.started = True  # the lease counts from the start of the playing
+                attempt.deadline = max(attempt.deadline, now + job.lease)
+        return None
+
+    def completed(self, timeout: float | None = None) -> Iterator[BatchOutcome]:
+        """Outcomes as they arrive: polls until one is there or ``timeout`` seconds passed."""
+        deadline = math.inf if timeout is None else time.monotonic() + timeout
+        while self._jobs:
+            outcomes = self._poll()
+            if outcomes:
+                self._poll_interval = POLL_INTERVAL
+                yield from outcomes
+                return
+            remaining = deadline - time.monotonic()
+            if remaining <= 0:
+                return
+            time.sleep(min(self._poll_interval, remaining))
+            self._poll_interval = min(2 * self._poll_interval, MAX_POLL_INTERVAL)
+
+    # releasing --------------------------------------------------------------------------------
+
+    def _discard(self, attempts: list[_Attempt], revoke: bool = True) -> None:
+        """Stop watching ``attempts``: revoke them (workers drop them unstarted) and delete their
+        stored results; best effort, since results also expire on their own."""
+        ids = [a.task_id for a in attempts if a.sent]
+        if not ids:
+            return
+        backend = self.app.backend
+        try:
+            if revoke:
+                self.app.control.revoke(ids)
+            if isinstance(backend, RedisBackend):
+                backend.client.delete(*[backend.get_key_for_task(task_id) for task_id in ids])
+            else:
+                for task_id in ids:
+                    backend.forget(task_id)
+        except CONNECTION_ERRORS as e:
+            self._note_outage(e)
+
+    def cancel(self) -> None:
+        """Revoke every batch in flight; their outcomes will not be delivered."""
+        jobs, self._jobs = self._jobs, {}
+        self._discard([a for job in jobs.values() for a in job.attempts])
+
+    def close(self) -> None:
+        """Cancel what is in flight and release the connections (idempotent)."""
+        if self._closed:
+            return
+        self.cancel()
+        self._closed = True
+        self.app.close()
+
+    # outages ----------------------------------------------------------------------------------
+
+    def _note_outage(self, error: BaseException) -> None:
+        """Warn once when the broker or the backend stops answering."""
+        if self._outage is None:
+            self._outage = " ".join(str(error).split()) or type(error).__name__
+            log.warning("arbiter: %s unreachable (%s); retrying", self.broker, self._outage)
+
+    def _note_recovery(self) -> None:
+        """Say so when it answers again."""
+        if self._outage is not None:
+            self._outage = None
+            log.warning("arbiter: %s reachable again", self.broker)
+
+    def describe(self) -> str:
+        """One line for the start of a run: broker, queue, workers known and batches in flight."""
+        slots = self.slots  # discovers the workers first when they are not given
+        processes = sum(self.workers.values())
+        known = (
+            f"{self.concurrency} worker processes (given)"
+            if self.concurrency is not None
+            else f"{len(self.workers)} workers with {processes} processes"
+        )
+        return f"Celery on {self.broker}, queue {self.queue}: {known}, {slots} batches in flight"

@@ -1,0 +1,93 @@
+"""``arbiter worker``: play batches for coordinators as a Celery worker on a broker's queues.
+
+Before it starts, the command checks that the broker answers (an unreachable broker is one line
+and exit status 2 within seconds, instead of Celery's endless retries) and prints the engine
+version with its bench speed, so that a slow or out-of-date machine shows at a glance.
+"""
+
+from __future__ import annotations
+
+import os
+
+import click
+
+import engine
+from worker.celeryconfig import (
+    BROKER_ENV,
+    CONNECT_TIMEOUT,
+    DEFAULT_BROKER,
+    QUEUES_ENV,
+    broker_url,
+    queue_names,
+)
+from worker.connectivity import check_reachable, safe_url
+
+LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
+#: Depth of the start-up bench (quick: a fraction of a second per game).
+BENCH_DEPTH = 6
+
+
+def bench_line() -> str:
+    """``engine VERSION; bench congo N nodes in S s (M Mnps), ...`` at depth :data:`BENCH_DEPTH`."""
+    parts = []
+    for game in engine.GAMES:
+        nodes, seconds = engine.bench(game, depth=BENCH_DEPTH)
+        speed = nodes / seconds / 1e6 if seconds > 0 else float("inf")
+        parts.append(f"{game} {nodes} nodes in {seconds:.2f} s ({speed:.2f} Mnps)")
+    return f"engine {engine.ENGINE_VERSION}; bench depth {BENCH_DEPTH}: " + ", ".join(parts)
+
+
+def worker_argv(concurrency: int, queues: list[str], loglevel: str, name: str) -> list[str]:
+    """The ``celery worker`` arguments this command runs with."""
+    return [
+        "worker",
+        f"--loglevel={loglevel.upper()}",
+        f"--concurrency={concurrency}",
+        f"--queues={','.join(queues)}",
+        f"--hostname={name}",
+    ]
+
+
+@click.command()
+@click.option(
+    "--broker",
+    metavar="URL",
+    envvar=BROKER_ENV,
+    help=f"Broker to take batches from (default: ${BROKER_ENV} or {DEFAULT_BROKER}).",
+)
+@click.option(
+    "--concurrency",
+    type=click.IntRange(min=1),
+    help="Batches played at once, one per process (default: one per core).",
+)
+@click.option(
+    "--queues",
+    metavar="NAMES",
+    help=f"Comma-separated queues to take batches from (default: ${QUEUES_ENV} or 'arbiter').",
+)
+@click.option(
+    "--loglevel", type=click.Choice(LOG_LEVELS, case_sensitive=False), default="info", show_default=True
+)
+@click.option("--name", metavar="NODE", help="Celery node name (default: arbiter-PID@HOSTNAME).")
+def worker(
+    broker: str | None, concurrency: int | None, queues: str | None, loglevel: str, name: str | None
+) -> int:
+    """Play batches for coordinators: a Celery worker on the broker's queues."""
+    from worker.celery_app import create_app  # Celery loads only for this command
+
+    url = broker.strip() if broker and broker.strip() else broker_url()
+    names = queue_names(queues)
+    processes = concurrency or os.cpu_count() or 1
+    node = name or f"arbiter-{os.getpid()}@%h"
+    app = create_app(broker=url)
+    check_reachable(app, CONNECT_TIMEOUT)
+    click.echo(f"arbiter worker: {bench_line()}")
+    click.echo(
+        f"arbiter worker: broker {safe_url(url)}, queues {','.join(names)}, "
+        f"{processes} process{'es' if processes != 1 else ''}, node {node}",
+    )
+    exit_code = app.start(argv=worker_argv(processes, names, loglevel, node))
+    return int(exit_code or 0)
+
+
+COMMANDS = [worker]

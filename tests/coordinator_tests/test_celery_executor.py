@@ -1,0 +1,265 @@
+"""CeleryExecutor's bookkeeping without a broker: leases, re-sending, first outcome wins, outages.
+
+A fake Celery app stands in for the broker and the result backend, and a fake clock for time, so
+that every lease expiry is exact. The same executor against a real redis-server and real workers
+is in ``tests/e2e_tests/test_celery_faults.py``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from kombu.exceptions import OperationalError
+
+from coordinator.executors import celery_executor as ce
+from coordinator.executors.celery_executor import CeleryExecutor, LeasePolicy, budget_seconds
+from coordinator.executors.local import LocalExecutor
+from coordinator.executors.select import make_executor
+
+
+class FakeClock:
+    """``time`` for the executor module: sleeping advances the clock."""
+
+    def __init__(self) -> None:
+        self.now = 1000.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+    def sleep(self, seconds: float) -> None:
+        self.now += seconds
+
+
+class FakeBackend:
+    """Task metas in a dict; ``mget`` over them like the key-value backends."""
+
+    def __init__(self) -> None:
+        self.metas: dict[str, dict[str, Any]] = {}
+        self.forgotten: list[str] = []
+        self.down = False
+
+    def get_key_for_task(self, task_id: str) -> str:
+        return task_id
+
+    def mget(self, keys: list[str]) -> list[Any]:
+        if self.down:
+            raise OperationalError("backend down")
+        return [self.metas.get(k) for k in keys]
+
+    def decode_result(self, value: Any) -> dict[str, Any]:
+        return value
+
+    def forget(self, task_id: str) -> None:
+        self.forgotten.append(task_id)
+        self.metas.pop(task_id, None)
+
+
+class FakeControl:
+    def __init__(self) -> None:
+        self.revoked: list[str] = []
+
+    def revoke(self, ids: list[str]) -> None:
+        self.revoked.extend(ids)
+
+
+class FakeConf(dict[str, Any]):
+    def __getattr__(self, name: str) -> Any:
+        return self[name]
+
+
+class FakeApp:
+    """Records sent tasks; ``down`` makes publishing fail like an unreachable broker."""
+
+    def __init__(self) -> None:
+        self.conf = FakeConf(broker_url="redis://:pw@fake:6379/0", result_backend="redis://fake:6379/0")
+        self.backend = FakeBackend()
+        self.control = FakeControl()
+        self.sent: list[dict[str, Any]] = []
+        self.down = False
+        self.closed = False
+
+    def send_task(self, name: str, args: list[Any], **options: Any) -> None:
+        if self.down:
+            raise OperationalError("broker down")
+        self.sent.append({"name": name, "payload": args[0], **options})
+
+    def close(self) -> None:
+        self.closed = True
+
+
+@pytest.fixture
+def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
+    fake = FakeClock()
+    monkeypatch.setattr(ce, "time", fake)
+    monkeypatch.setattr(ce, "check_reachable", lambda app, timeout: None)
+    return fake
+
+
+def executor(lease: float | None = 10.0, concurrency: int | None = 2) -> tuple[CeleryExecutor, FakeApp]:
+    app = FakeApp()
+    return CeleryExecutor(app=app, concurrency=concurrency, lease_seconds=lease), app  # type: ignore[arg-type]
+
+
+def payload(index: int, **overrides: Any) -> dict[str, Any]:
+    values = {
+        "run_id": 1,
+        "batch_index": index,
+        "game": "congo",
+        "openings": ["x"] * 4,
+        "limits": {"nodes": 2000},
+        "adjudication": {"max_plies": 400},
+    }
+    values.update(overrides)
+    return values
+
+
+def result(index: int) -> dict[str, Any]:
+    return {"run_id": 1, "batch_index": index, "pentanomial": [0, 0, 1, 0, 0]}
+
+
+def succeed(app: FakeApp, task_id: str, index: int) -> None:
+    app.backend.metas[task_id] = {"status": "SUCCESS", "result": result(index), "task_id": task_id}
+
+
+def test_sends_json_tasks_by_name_to_the_queue(clock: FakeClock) -> None:
+    ex, app = executor()
+    assert ex.slots == 4
+    ex.submit(payload(0))
+    (sent,) = app.sent
+    assert sent["name"] == "arbiter.play_batch" and sent["queue"] == "arbiter"
+    assert sent["payload"] == payload(0) and sent["expires"] == ce.EXPIRY_LEASES * 10.0
+    assert ex.in_flight() == 1
+    assert app.conf.result_backend.endswith("PolledRedisBackend+redis://fake:6379/0")
+
+
+def test_outcome_delivered_once_and_result_deleted(clock: FakeClock) -> None:
+    ex, app = executor()
+    ex.submit(payload(0))
+    assert list(ex.completed(timeout=0.2)) == []
+    task_id = app.sent[0]["task_id"]
+    succeed(app, task_id, 0)
+    (outcome,) = ex.completed(timeout=1)
+    assert outcome.batch_index == 0 and outcome.result == result(0) and outcome.error is None
+    assert ex.in_flight() == 0 and app.backend.forgotten == [task_id]
+    assert list(ex.completed(timeout=1)) == []
+
+
+def test_failure_is_an_error_outcome(clock: FakeClock) -> None:
+    ex, app = executor()
+    ex.submit(payload(3))
+    task_id = app.sent[0]["task_id"]
+    app.backend.metas[task_id] = {"status": "FAILURE", "result": ValueError("batch payload: missing seed")}
+    (outcome,) = ex.completed(timeout=1)
+    assert outcome.error == "ValueError: batch payload: missing seed" and outcome.result is None
+
+
+def test_lease_expiry_resends_and_first_attempt_wins(clock: FakeClock) -> None:
+    ex, app = executor(lease=10)
+    ex.submit(payload(0))
+    assert list(ex.completed(timeout=9.9)) == []
+    assert len(app.sent) == 1
+    assert list(ex.completed(timeout=0.2)) == []  # the lease ran out: sent again, lease doubled
+    assert len(app.sent) == 2 and ex.resubmissions == 1
+    first, second = (s["task_id"] for s in app.sent)
+    assert app.sent[1]["expires"] == ce.EXPIRY_LEASES * 20
+    succeed(app, first, 0)  # the first copy was only slow
+    (outcome,) = ex.completed(timeout=1)
+    assert outcome.result == result(0)
+    assert app.control.revoked == [second]  # the other copy is dropped by the workers
+    succeed(app, second, 0)
+    assert list(ex.completed(timeout=1)) == [] and ex.in_flight() == 0
+
+
+def test_started_attempt_gets_a_fresh_lease(clock: FakeClock) -> None:
+    ex, app = executor(lease=10)
+    ex.submit(payload(0))
+    clock.now += 8  # queued for 8 s, then a worker starts it
+    app.backend.metas[app.sent[0]["task_id"]] = {"status": "STARTED", "result": {"hostname": "w@h"}}
+    assert list(ex.completed(timeout=5)) == []
+    assert len(app.sent) == 1  # 13 s after sending, 5 s after starting: still within its lease
+    assert list(ex.completed(timeout=6)) == []
+    assert len(app.sent) == 2
+
+
+def test_revoked_attempt_is_sent_again_at_once(clock: FakeClock) -> None:
+    ex, app = executor(lease=10)
+    ex.submit(payload(0))
+    app.backend.metas[app.sent[0]["task_id"]] = {"status": "REVOKED", "result": None}
+    assert list(ex.completed(timeout=0.1)) == []
+    assert len(app.sent) == 2
+
+
+def test_broker_outage_while_sending_and_polling(clock: FakeClock) -> None:
+    ex, app = executor(lease=10)
+    app.down = app.backend.down = True
+    ex.submit(payload(0))  # does not raise
+    assert app.sent == [] and ex.in_flight() == 1
+    assert list(ex.completed(timeout=ce.RESEND_DELAY + 1)) == []
+    app.down = app.backend.down = False
+    assert list(ex.completed(timeout=ce.RESEND_DELAY + 0.1)) == []
+    assert len(app.sent) == 1 and ex.resubmissions == 0  # never sent is not a re-submission
+    succeed(app, app.sent[0]["task_id"], 0)
+    assert [o.batch_index for o in ex.completed(timeout=1)] == [0]
+
+
+def test_watched_attempts_are_bounded(clock: FakeClock) -> None:
+    ex, app = executor(lease=1)
+    ex.submit(payload(0))
+    for _ in range(10):
+        list(ex.completed(timeout=5))
+    assert len(ex._jobs[0].attempts) == ce.MAX_WATCHED_ATTEMPTS
+    assert len(app.control.revoked) == len(app.sent) - ce.MAX_WATCHED_ATTEMPTS
+
+
+def test_cancel_revokes_everything_and_close_is_idempotent(clock: FakeClock) -> None:
+    ex, app = executor()
+    for i in range(3):
+        ex.submit(payload(i))
+    ex.cancel()
+    assert ex.in_flight() == 0 and sorted(app.control.revoked) == sorted(s["task_id"] for s in app.sent)
+    ex.close()
+    ex.close()
+    assert app.closed
+    with pytest.raises(RuntimeError):
+        ex.submit(payload(5))
+
+
+def test_budget_and_derived_leases() -> None:
+    assert budget_seconds(payload(0)) == pytest.approx(8 * 400 * 2000 / ce.ASSUMED_NODES_PER_SECOND)
+    assert budget_seconds(payload(0, limits={"movetime_ms": 100})) == pytest.approx(8 * 400 * 0.1)
+    assert budget_seconds(payload(0, limits={"depth": 6})) is None
+
+    policy = LeasePolicy(ceiling=600)
+    assert policy.lease(payload(0)) == pytest.approx(32 + ce.LEASE_GRACE)
+    assert policy.lease(payload(0, limits={"depth": 6})) == 600
+    assert policy.lease(payload(0, limits={"nodes": 10**9})) == 600
+    for seconds in (1.0, 2.0, 1.5):
+        policy.observe(payload(0), seconds)
+    assert policy.lease(payload(0)) == ce.MIN_LEASE  # 4 x 2 s, but never under the minimum
+    policy.observe(payload(0), 20.0)
+    assert policy.lease(payload(0)) == pytest.approx(32 + ce.LEASE_GRACE)  # capped by the budget
+    assert LeasePolicy(fixed=7).lease(payload(0)) == 7
+    with pytest.raises(ValueError):
+        LeasePolicy(fixed=0)
+
+
+def test_lease_from_environment(monkeypatch: pytest.MonkeyPatch) -> None:
+    assert ce.lease_from_env({}) is None
+    assert ce.lease_from_env({"ARBITER_LEASE_SECONDS": "45"}) == 45
+    with pytest.raises(ValueError, match="ARBITER_LEASE_SECONDS"):
+        ce.lease_from_env({"ARBITER_LEASE_SECONDS": "-1"})
+
+
+def test_polled_backend_only_for_redis() -> None:
+    assert ce.polled_backend_url("rediss://h:1/0").endswith(":PolledRedisBackend+rediss://h:1/0")
+    assert ce.polled_backend_url("db+postgresql://h/db") == "db+postgresql://h/db"
+
+
+def test_make_executor_is_local_without_a_broker(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.delenv("ARBITER_BROKER", raising=False)
+    for broker in (None, "", "  "):
+        with make_executor(broker, 2) as ex:
+            assert isinstance(ex, LocalExecutor) and ex.concurrency == 2
+    monkeypatch.setenv("ARBITER_BROKER", "")
+    assert isinstance(make_executor(None, 1), LocalExecutor)

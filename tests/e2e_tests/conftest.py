@@ -1,0 +1,43 @@
+"""Fixtures of the end-to-end tests: a real redis-server and real Celery workers, killed at teardown.
+
+The distributed tests never skip in CI: when ``$CI`` is set and ``redis-server`` is missing they
+fail, naming ``scripts/ensure-redis.sh``; elsewhere they skip with the same hint.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from celery_testkit import RedisServer, WorkerPool, redis_server_path
+
+
+@pytest.fixture
+def redis_server(tmp_path: Path) -> Iterator[RedisServer]:
+    """A running redis-server on a free loopback port, persistence off."""
+    executable = redis_server_path()
+    if executable is None:
+        message = "redis-server is not installed (scripts/ensure-redis.sh installs it)"
+        if os.environ.get("CI"):
+            pytest.fail(f"{message}; the distributed tests must run in CI")
+        pytest.skip(message)
+    directory = tmp_path / "redis"
+    directory.mkdir()
+    server = RedisServer(directory, executable)
+    server.start()
+    try:
+        yield server
+    finally:
+        server.kill()
+
+
+@pytest.fixture
+def workers(redis_server: RedisServer, tmp_path: Path) -> Iterator[WorkerPool]:
+    """Starts Celery workers on ``redis_server`` (see :meth:`WorkerPool.start`); kills them after."""
+    pool = WorkerPool(redis_server.url, tmp_path)
+    try:
+        yield pool
+    finally:
+        pool.stop_all()

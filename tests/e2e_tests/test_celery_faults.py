@@ -1,0 +1,314 @@
+"""SPRT runs over real Celery workers and a real redis-server, with the faults a cluster meets.
+
+Every run here is compared with the same run on the local process pool: with node limits the
+counted pentanomial and W/D/L totals must be identical whatever happens on the way (a worker
+SIGKILLed in the middle of a batch, Redis restarted without persistence), and a worker with another
+engine version or one forging its counts must get nothing counted, with the reason in the store and
+in ``arbiter status RUN --json``.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+import time
+from collections.abc import Callable
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import pytest
+from celery_testkit import RedisServer, WorkerPool, free_port, wait_until
+from sprt_testkit import book_positions, run_cli, write_book, write_weights
+
+import engine
+from coordinator.executors.base import Executor
+from coordinator.executors.celery_executor import CeleryExecutor
+from coordinator.executors.local import LocalExecutor
+from coordinator.executors.select import make_executor
+from coordinator.scheduler import RUN_KIND, Progress, RunFailed, SprtRunner
+from coordinator.sprt_plan import SprtConfig
+from coordinator.store import Store
+from worker.connectivity import Unreachable
+from worker.tasks import FAKE_ENGINE_VERSION_ENV, TASK_NAME
+
+GAME = "congo"
+CANDIDATE = {"pawn": 150, "mobility": 6}
+QUEUE = "arbiter"
+#: Bound on one whole run over Celery (seconds).
+RUN_TIMEOUT = 120.0
+#: A small run: 10 batches of 2 pairs at 300 nodes.
+SMALL = {"batch_pairs": 2, "limits": {"nodes": 300}, "max_games": 40}
+#: Longer batches (about half a second each), so that a kill lands in the middle of one.
+LONGER = {"batch_pairs": 3, "limits": {"nodes": 1500}, "max_games": 36}
+
+
+def make_config(**overrides: Any) -> SprtConfig:
+    """A congo SPRT of a candidate with a bigger pawn against the defaults, on a small fixed book."""
+    values: dict[str, Any] = {
+        "game": GAME,
+        "candidate": CANDIDATE,
+        "baseline": {},
+        "openings": book_positions(GAME, 24, seed=3),  # the book write_book(..., 24, seed=3) writes
+        "engine_version": engine.ENGINE_VERSION,
+        "seed": 11,
+        **SMALL,
+    }
+    values.update(overrides)
+    return SprtConfig(**values)
+
+
+def new_run(store: Store, config: SprtConfig) -> int:
+    """Create a run of ``config`` in ``store``."""
+    return store.create_run(RUN_KIND, config.game, config.to_json(), config.fingerprint())
+
+
+def play(store: Store, run_id: int, config: SprtConfig, executor: Executor) -> Progress:
+    """Run ``run_id`` to its end with ``executor``."""
+    return SprtRunner(store, run_id, config, executor).run()
+
+
+@cache
+def local_counts(config_json: str) -> tuple[list[int], list[int], int]:
+    """(pentanomial, W/D/L, batches counted) of a configuration on the local process pool."""
+    config = SprtConfig.from_json(json.loads(config_json))
+    store = Store("sqlite://")
+    with LocalExecutor(2) as executor:
+        progress = play(store, new_run(store, config), config, executor)
+    return progress.pentanomial, progress.wdl, progress.counted_batches
+
+
+def reference(config: SprtConfig) -> tuple[list[int], list[int], int]:
+    """The local pool's counts for ``config``."""
+    return local_counts(json.dumps(config.to_json(), sort_keys=True))
+
+
+def counts(progress: Progress) -> tuple[list[int], list[int], int]:
+    """The comparable part of a progress."""
+    return progress.pentanomial, progress.wdl, progress.counted_batches
+
+
+def assert_counted_once(store: Store, run_id: int, config: SprtConfig) -> None:
+    """Every batch of the budget stored exactly once, and the totals are those of its games."""
+    assert config.max_batches is not None
+    stored = [r.batch_index for r in store.results(run_id)]
+    assert stored == list(range(config.max_batches))
+    totals = store.totals(run_id)
+    assert totals.games == 2 * config.batch_pairs * config.max_batches
+    assert sum(totals.pentanomial) == config.batch_pairs * config.max_batches
+    records = store.game_records(run_id)
+    assert len(records) == totals.games
+
+
+class Background:
+    """Runs a callable in a thread; :meth:`result` joins it (bounded) and re-raises its error."""
+
+    def __init__(self, target: Callable[[], Any]) -> None:
+        """Start ``target`` now."""
+        self.value: Any = None
+        self.error: BaseException | None = None
+
+        def run() -> None:
+            try:
+                self.value = target()
+            except BaseException as e:
+                self.error = e
+
+        self.thread = threading.Thread(target=run, daemon=True)
+        self.thread.start()
+
+    def done(self) -> bool:
+        """True once the callable returned or raised."""
+        return not self.thread.is_alive()
+
+    def result(self, timeout: float = RUN_TIMEOUT) -> Any:
+        """The callable's return value."""
+        self.thread.join(timeout)
+        if self.thread.is_alive():
+            raise AssertionError(f"the run did not finish within {timeout:.0f} s")
+        if self.error is not None:
+            raise self.error
+        return self.value
+
+
+def task_metas(server: RedisServer) -> list[dict[str, Any]]:
+    """Every task state stored in the result backend."""
+    client = server.client()
+    metas = []
+    for key in client.scan_iter("celery-task-meta-*"):
+        value = client.get(key)
+        if value:
+            metas.append(json.loads(value))
+    return metas
+
+
+def status_json(db: Path, run_id: int) -> dict[str, Any]:
+    """``arbiter status RUN --json`` of a SQLite store."""
+    done = run_cli("status", str(run_id), "--json", "--store", f"sqlite:///{db}")
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_two_workers_give_the_local_pools_counts(
+    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+) -> None:
+    """(a) One ``arbiter worker`` and one ``celery worker``: the same counts as the local pool, through
+    the executor and through ``arbiter sprt --broker``."""
+    first = workers.start("a1", via="arbiter")
+    workers.start("a2")
+    out = first.output()
+    assert f"engine {engine.ENGINE_VERSION}" in out and "bench depth 6" in out and "Mnps" in out
+
+    config = make_config()
+    store = Store(f"sqlite:///{tmp_path / 'a.db'}")
+    run_id = new_run(store, config)
+    with make_executor(redis_server.url, 2) as executor:
+        assert isinstance(executor, CeleryExecutor)
+        progress = play(store, run_id, config, executor)
+    assert counts(progress) == reference(config)
+    assert progress.decision == "budget"
+    assert_counted_once(store, run_id, config)
+    assert store.refusals(run_id) == []
+    assert not list(redis_server.client().scan_iter("celery-task-meta-*"))  # results collected
+
+    book = write_book(tmp_path / "book.txt", GAME, count=24, seed=3)
+    candidate = write_weights(tmp_path / "candidate.json", CANDIDATE)
+    db = tmp_path / "cli.db"
+    done = run_cli(
+        *("sprt", GAME, "--candidate", str(candidate), "--book", str(book), "--seed", "11"),
+        *("--nodes", "300", "--batch-pairs", "2", "--max-games", "40", "--concurrency", "2"),
+        *("--broker", redis_server.url, "--store", f"sqlite:///{db}"),
+    )
+    assert done.returncode == 0, done.stderr
+    data = status_json(db, 1)
+    assert (data["pentanomial"], data["wdl"], data["counted_batches"]) == reference(config)
+
+
+def test_sigkill_of_a_worker_in_the_middle_of_a_batch(
+    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+) -> None:
+    """(b) A worker and its pool are SIGKILLed while playing: the batch is re-sent, nothing lost
+    or counted twice, same counts."""
+    victim = workers.start("b1")
+    workers.start("b2")
+    config = make_config(**LONGER)
+    store = Store(f"sqlite:///{tmp_path / 'b.db'}")
+    run_id = new_run(store, config)
+    executor = CeleryExecutor(redis_server.url, concurrency=2, lease_seconds=4)
+    with executor:
+        run = Background(lambda: play(store, run_id, config, executor))
+
+        def victim_playing() -> str | None:
+            for meta in task_metas(redis_server):
+                if (
+                    meta.get("status") == "STARTED"
+                    and (meta.get("result") or {}).get("hostname") == victim.node
+                ):
+                    return str(meta["task_id"])
+            assert not run.done(), "the run ended before the victim started a batch"
+            return None
+
+        task_id = wait_until(victim_playing, 30, "the victim to start a batch", interval=0.02)
+        victim.kill()
+        interrupted = json.loads(redis_server.client().get(f"celery-task-meta-{task_id}") or "{}")
+        progress = run.result()
+    assert counts(progress) == reference(config)
+    assert_counted_once(store, run_id, config)
+    if interrupted.get("status") == "STARTED":  # killed before it could store a result
+        assert executor.resubmissions >= 1
+
+
+def test_redis_restart_in_the_middle_of_a_run(
+    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+) -> None:
+    """(c) Redis is killed and restarted empty mid-run: workers reconnect, the coordinator re-sends
+    what was lost, same counts."""
+    workers.start("c1")
+    workers.start("c2")
+    config = make_config(limits={"nodes": 1000}, max_games=48)
+    db = tmp_path / "c.db"
+    store = Store(f"sqlite:///{db}")
+    run_id = new_run(store, config)
+    watcher = Store(f"sqlite:///{db}")
+    executor = CeleryExecutor(redis_server.url, concurrency=2, lease_seconds=4)
+    with executor:
+        run = Background(lambda: play(store, run_id, config, executor))
+        queue = redis_server.client()
+
+        def work_queued() -> bool:
+            assert not run.done(), "the run ended before Redis could be restarted"
+            return len(watcher.results(run_id)) >= 2 and queue.llen(QUEUE) >= 2
+
+        wait_until(work_queued, 60, "two results, and two batches waiting in the queue")
+        redis_server.restart()
+        progress = run.result()
+    assert executor.resubmissions >= 1  # the batches waiting in the queue were lost, and sent again
+    assert counts(progress) == reference(config)
+    assert_counted_once(store, run_id, config)
+
+
+def test_worker_with_another_engine_version_is_refused(
+    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+) -> None:
+    """(d) Results stamped with another engine version are refused and the status says why; a
+    good worker then completes the run with the local pool's counts."""
+    stale = workers.start("d1", env={FAKE_ENGINE_VERSION_ENV: "0.0.0-stale"})
+    config = make_config()
+    db = tmp_path / "d.db"
+    store = Store(f"sqlite:///{db}")
+    run_id = new_run(store, config)
+    with CeleryExecutor(redis_server.url, concurrency=1) as executor, pytest.raises(RunFailed):
+        play(store, run_id, config, executor)
+    assert store.results(run_id) == [] and store.totals(run_id).games == 0
+
+    data = status_json(db, run_id)
+    assert data["state"] == "failed" and data["games"] == 0
+    assert data["refused"], data
+    for refusal in data["refused"]:
+        assert "engine_version" in refusal["reason"] and "0.0.0-stale" in refusal["reason"]
+    shown = run_cli("status", str(run_id), "--store", f"sqlite:///{db}")
+    assert "refused batch" in shown.stdout and "0.0.0-stale" in shown.stdout
+
+    stale.kill()
+    workers.start("d2")
+    with CeleryExecutor(redis_server.url, concurrency=1) as executor:
+        progress = play(store, run_id, config, executor)
+    assert counts(progress) == reference(config)
+    assert_counted_once(store, run_id, config)
+
+
+def test_forged_counts_are_refused(redis_server: RedisServer, workers: WorkerPool, tmp_path: Path) -> None:
+    """(e) A worker whose counts do not add up gets nothing stored; the reason is in the status."""
+    import forging_worker
+
+    assert forging_worker.TASK_NAME == TASK_NAME
+    workers.start("e1", app="forging_worker")
+    config = make_config()
+    db = tmp_path / "e.db"
+    store = Store(f"sqlite:///{db}")
+    run_id = new_run(store, config)
+    with CeleryExecutor(redis_server.url, concurrency=1) as executor, pytest.raises(RunFailed) as failed:
+        play(store, run_id, config, executor)
+    assert "pentanomial" in str(failed.value)
+    assert store.results(run_id) == [] and store.game_records(run_id) == []
+    data = status_json(db, run_id)
+    assert data["state"] == "failed" and data["games"] == 0
+    reasons = [r["reason"] for r in data["refused"]]
+    assert reasons and all("pentanomial: counts add up to" in r for r in reasons), reasons
+
+
+def test_unreachable_broker_is_one_clear_error_within_seconds() -> None:
+    """The executor and ``arbiter worker`` both fail fast on a port where nothing listens."""
+    url = f"redis://:secret@127.0.0.1:{free_port()}/0"
+    started = time.monotonic()
+    with pytest.raises(Unreachable, match=r"broker redis://:\*\*@127\.0\.0\.1:\d+/0 is unreachable") as e:
+        make_executor(url, 2)
+    assert "secret" not in str(e.value)
+    assert time.monotonic() - started < 6
+
+    started = time.monotonic()
+    done = run_cli("worker", "--broker", url, "--concurrency", "1")
+    assert done.returncode == 2
+    assert time.monotonic() - started < 15
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "is unreachable" in lines[0] and "secret" not in lines[0], done.stderr

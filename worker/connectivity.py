@@ -1,0 +1,52 @@
+"""Is the broker reachable? A short, bounded check run before a worker or a coordinator starts.
+
+Without it, Celery retries an unreachable broker for a long time (workers forever, by design, once
+they are running); a mistyped URL or a server that is down should instead be one clear line within
+a few seconds. Messages never show a password: URLs are printed with it masked.
+"""
+
+from __future__ import annotations
+
+from celery import Celery
+from kombu.utils.url import maybe_sanitize_url
+
+from worker.celeryconfig import CONNECT_TIMEOUT
+
+
+class Unreachable(ValueError):
+    """The broker or the result backend did not answer."""
+
+
+def safe_url(url: object) -> str:
+    """``url`` with any password masked (and without a ``package.module:Class+`` backend prefix)."""
+    text = str(url)
+    scheme = text.partition("://")[0]
+    if "+" in scheme and ":" in scheme.split("+", 1)[0]:
+        text = text.split("+", 1)[1]
+    return str(maybe_sanitize_url(text))
+
+
+def _reason(error: BaseException) -> str:
+    """One line describing ``error``."""
+    text = " ".join(str(error).split())
+    return text or type(error).__name__
+
+
+def check_reachable(app: Celery, timeout: float = CONNECT_TIMEOUT) -> None:
+    """Raise :class:`Unreachable` unless ``app``'s broker and result backend answer within ``timeout``."""
+    broker = app.conf.broker_url
+    try:
+        with app.connection_for_write(connect_timeout=timeout) as connection:
+            connection.ensure_connection(
+                max_retries=1, interval_start=0, interval_step=0.2, interval_max=0.2, timeout=timeout
+            )
+    except Exception as e:  # kombu, redis-py and the socket layer all raise their own types
+        raise Unreachable(f"broker {safe_url(broker)} is unreachable: {_reason(e)}") from None
+    try:
+        client = getattr(app.backend, "client", None)
+        if client is not None and hasattr(client, "ping"):
+            client.ping()
+    except Exception as e:
+        raise Unreachable(
+            f"result backend {safe_url(app.conf.result_backend)} is unreachable: {_reason(e)}"
+        ) from None
