@@ -5,23 +5,28 @@ from __future__ import annotations
 import json
 import os
 import re
+import signal
 import sys
 import tempfile
 import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import click
 
 import engine
-from coordinator.executors.select import broker_option, make_executor
+from coordinator.executors.base import Executor
+from coordinator.executors.select import broker_option
 from coordinator.scheduler import RunFailed
 from coordinator.sprt_command import (
     GAME,
     concurrency_option,
+    open_executor,
     read_book,
     read_weights,
     search_limits,
-    sigterm_as_interrupt,
     store_option,
 )
 from coordinator.sprt_plan import DEFAULT_ADJUDICATION
@@ -70,15 +75,33 @@ def write_json_atomically(path: Path, data: dict[str, int]) -> None:
     os.replace(tmp, path)
 
 
-def drive(
-    store: Store, run: Run, config: TuneConfig, concurrency: int | None, broker: str | None, out: str | None
-) -> None:
+@contextmanager
+def graceful_stop() -> Iterator[Callable[[], bool]]:
+    """While the block runs, Ctrl-C and SIGTERM only ask the tuner to stop, which it does between
+    two steps, never inside a store transaction (a KeyboardInterrupt raised there could leave an
+    SQLite connection holding the write lock); a second signal interrupts at once."""
+    requested: list[int] = []
+
+    def handler(signum: int, _frame: Any) -> None:
+        if requested:
+            raise KeyboardInterrupt
+        requested.append(signum)
+
+    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
+    try:
+        yield lambda: bool(requested)
+    finally:
+        for sig, old in previous.items():
+            signal.signal(sig, old)
+
+
+def drive(store: Store, run: Run, config: TuneConfig, executor: Executor, out: str | None) -> None:
     """Tune ``run`` with live progress; then write the champion and print the champions table."""
     printer = TunePrinter(config.max_trials)
     started = time.monotonic()
     try:
-        with make_executor(broker, concurrency) as executor, sigterm_as_interrupt():
-            tuner = Tuner(store, run.id, config, executor, on_progress=printer)
+        with executor, graceful_stop() as stop:
+            tuner = Tuner(store, run.id, config, executor, on_progress=printer, stop_requested=stop)
             final = tuner.run()
     except KeyboardInterrupt:
         printer.finish()
@@ -219,9 +242,14 @@ def tune(
         )
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    store = Store(store_url)
+    executor = open_executor(broker, concurrency)
+    try:
+        store = Store(store_url)
+    except BaseException:
+        executor.close()
+        raise
     fingerprint = config.fingerprint()
-    run = store.find_unfinished(RUN_KIND, fingerprint)
+    run = same_run(store, fingerprint)
     if run is None:
         run_id = store.create_run(RUN_KIND, game, config.to_json(), fingerprint)
         run = store.get_run(run_id)
@@ -229,7 +257,19 @@ def tune(
         click.echo(f"arbiter: tuning run {run.id} started (store {store.url})", err=True)
     else:
         click.echo(f"arbiter: resuming tuning run {run.id} with the same configuration", err=True)
-    drive(store, run, config, concurrency, broker, out)
+    drive(store, run, config, executor, out)
+
+
+def same_run(store: Store, fingerprint: str) -> Run | None:
+    """The run the same command started before: the latest unfinished one, else the latest
+    finished one (it continues, e.g. for another --time-limit, or only reports when its budget is
+    used). A failed run is not continued."""
+    run = store.find_unfinished(RUN_KIND, fingerprint)
+    if run is not None:
+        return run
+    same = [r for r in store.list_runs(RUN_KIND) if r.fingerprint == fingerprint]
+    finished = [r for r in same if r.state == "finished"]
+    return finished[-1] if finished else None
 
 
 def resume_tune(store: Store, run: Run, concurrency: int | None, broker: str | None) -> None:
@@ -241,7 +281,7 @@ def resume_tune(store: Store, run: Run, concurrency: int | None, broker: str | N
             param_hint="RUN",
         )
     click.echo(f"arbiter: resuming tuning run {run.id}", err=True)
-    drive(store, run, config, concurrency, broker, None)
+    drive(store, run, config, open_executor(broker, concurrency), None)
 
 
 def tune_status(store: Store, run: Run, as_json: bool) -> None:

@@ -4,6 +4,7 @@ names and ranges), and the Optuna samplers and pruner that explore it.
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -41,13 +42,17 @@ def distributions(game: str, names: Sequence[str]) -> dict[str, optuna.distribut
 def make_sampler(name: str, seed: int) -> optuna.samplers.BaseSampler:
     """Multivariate TPE with a constant liar (several trials in flight), CMA-ES, or random."""
     if name == "tpe":
-        return optuna.samplers.TPESampler(
-            seed=seed,
-            multivariate=True,
-            constant_liar=True,
-            n_startup_trials=8,
-            warn_independent_sampling=False,
-        )
+        with warnings.catch_warnings():
+            # Optuna >= 4.9 deprecates the argument (and no longer warns by default): a
+            # FutureWarning on every `arbiter tune` otherwise.
+            warnings.simplefilter("ignore", FutureWarning)
+            return optuna.samplers.TPESampler(
+                seed=seed,
+                multivariate=True,
+                constant_liar=True,
+                n_startup_trials=8,
+                warn_independent_sampling=False,
+            )
     if name == "cmaes":
         return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
     if name == "random":

@@ -108,13 +108,20 @@ class Tuner:
         config: TuneConfig,
         executor: Executor,
         on_progress: Callable[[TuneProgress], None] | None = None,
+        stop_requested: Callable[[], bool] | None = None,
     ) -> None:
-        """Load (or create) the study and the champion history of ``run_id``."""
+        """Load (or create) the study and the champion history of ``run_id``.
+
+        ``stop_requested`` is asked once per step of the loop; when it says yes the run stops as
+        if interrupted, at a point where no store or Optuna transaction is open (a signal handler
+        that raised KeyboardInterrupt anywhere could leave one holding SQLite's write lock).
+        """
         self.store = store
         self.run_id = run_id
         self.config = config
         self.executor = executor
         self.on_progress = on_progress
+        self.stop_requested = stop_requested
         self.records = TuningRecords(store)
         self.tag = f"tune run {run_id}"
         optuna.logging.set_verbosity(optuna.logging.WARNING)
@@ -147,8 +154,11 @@ class Tuner:
         return self.champions[-1]
 
     def asked(self) -> int:
-        """Trials asked so far (every state)."""
-        return len(self.study.trials)
+        """Trials that use the budget: complete, pruned or running. A trial failed because the
+        coordinator stopped does not count; its parameters wait in Optuna's queue to be asked
+        again, and then count once."""
+        counted = (TrialState.COMPLETE, TrialState.PRUNED, TrialState.RUNNING)
+        return len(self.study.get_trials(deepcopy=False, states=counted))
 
     def total_games(self) -> int:
         """Games stored for this tuning run: every trial and acceptance run."""
@@ -174,21 +184,44 @@ class Tuner:
     def _recover(self) -> None:
         """After a kill: fail running trials (and ask their parameters again), resume acceptance."""
         self.total_games_cached = self.total_games()
+        self._fail_unplayed_trials("coordinator stopped")
         for row in self.records.trials(self.run_id):
-            if row.state == "running":
-                self.study.tell(row.trial_number, state=TrialState.FAIL)
-                self.study.enqueue_trial(row.params)
-                self.records.update_trial(self.run_id, row.trial_number, state="failed")
-                self.store.update_run(
-                    row.trial_run_id, state="failed", error="coordinator stopped", finished=True
-                )
-            elif row.accept_run_id is not None:
+            if row.accept_run_id is not None:
                 run = self.store.get_run(row.accept_run_id)
-                if run is not None and run.state != "finished":
+                # An SPRT that accepted just before the kill, its candidate not yet crowned.
+                uncrowned = (
+                    run is not None
+                    and run.decision == "accepted"
+                    and row.champion_number == self.champion.number
+                    and all(c.accept_run_id != run.id for c in self.champions)
+                )
+                if run is not None and (run.state != "finished" or uncrowned):
                     candidate = candidate_weights(self.champion.weights, row.params)
                     self._start_acceptance(row.trial_number, candidate, existing_run=run.id)
             elif self._promising(row.state, row.elo, row.champion_number):
                 self.waiting.append((row.trial_number, candidate_weights(self.champion.weights, row.params)))
+
+    def _fail_unplayed_trials(self, reason: str) -> None:
+        """Fail the trials that no runner of this process plays and ask their parameters again.
+
+        They were started by a coordinator that died, or stopped while being started (an Optuna
+        trial asked but its row not written yet, a row written but the trial not registered yet),
+        or their end was told to Optuna but not written to their row.
+        """
+        rows = {r.trial_number: r for r in self.records.trials(self.run_id) if r.state == "running"}
+        playing = {active.trial.number for active in self.trials.values()}
+        for trial in self.study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
+            if trial.number in playing:
+                continue
+            self.study.tell(trial.number, state=TrialState.FAIL, skip_if_finished=True)
+            if trial.number not in rows and set(trial.params) == set(self.space):
+                self.study.enqueue_trial(dict(trial.params))
+        for number, row in rows.items():
+            if number in playing:
+                continue
+            self.study.enqueue_trial(row.params)
+            self.records.update_trial(self.run_id, number, state="failed")
+            self.store.update_run(row.trial_run_id, state="failed", error=reason, finished=True)
 
     def _promising(self, state: str, elo: float | None, champion: int) -> bool:
         """A finished trial that beat the current champion by the margin deserves a full SPRT."""
@@ -292,6 +325,8 @@ class Tuner:
         if trial.should_prune():
             self.study.tell(trial, state=TrialState.PRUNED)
             self._close_trial(active, "pruned", elo.elo, elo.elo95, p.games)
+            # Its SPRT never decides: end its store run here, or it would stay "running" for good.
+            self.store.update_run(runner.run_id, state="finished", finished=True)
         elif runner.decided:
             self.study.tell(trial, base + elo.elo)
             self._close_trial(active, "complete", elo.elo, elo.elo95, p.games)
@@ -386,6 +421,8 @@ class Tuner:
             while not self._finished():
                 if self._out_of_time():
                     break
+                if self.stop_requested is not None and self.stop_requested():
+                    raise KeyboardInterrupt
                 self._fill()
                 if self.executor.in_flight() == 0 and self._finished():
                     break
@@ -409,10 +446,11 @@ class Tuner:
         keeps its stored results and resumes with the run."""
         self.executor.cancel()
         for active in list(self.trials.values()):
-            self.study.tell(active.trial, state=TrialState.FAIL)
+            self.study.tell(active.trial, state=TrialState.FAIL, skip_if_finished=True)
             self.study.enqueue_trial(dict(active.trial.params))
             self._close_trial(active, "failed", None, None, active.runner.progress().games)
             self.store.update_run(active.runner.run_id, state="failed", error="stopped", finished=True)
+        self._fail_unplayed_trials("stopped")  # stopped while being started
         if self.acceptance is not None:
             self.acceptance.runner.release()
             self.store.update_run(self.acceptance.runner.run_id, state="interrupted")

@@ -1,0 +1,401 @@
+"""``arbiter tune / status / resume`` end to end with the real engine: a tiny tuning run, kill -9
+and resume, the same command again, bad input and the time limit.
+
+Every run starts from ``examples/congress-flat.json`` (every piece worth 100): anything the sampler
+proposes beats it, so the first trials are accepted as new champions, and the later, random ones
+lose against the new champion and are pruned.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import pytest
+from sprt_testkit import write_weights
+from sqlalchemy import select
+
+import engine
+from coordinator.store import Store, results
+from coordinator.tuning.space import candidate_weights
+
+GAME = "congress"
+FLAT = Path(__file__).resolve().parents[2] / "examples" / "congress-flat.json"
+#: Bound on one CLI call (seconds).
+TIMEOUT = 240
+
+
+def tiny(max_trials: int = 16) -> tuple[str, ...]:
+    """A tiny run: trials of at most 12 pairs at 300 nodes. The acceptance SPRT's H1 (30 normalized
+    Elo) is far enough from H0 that it decides in a few hundred games (at most 400), and LOS below
+    0.25 prunes (with the default 0.05 the few batches of a trial seldom get that far)."""
+    return (
+        *("--start", str(FLAT), "--trial-pairs", "12", "--batch-pairs", "2"),
+        *("--max-trials", str(max_trials), "--nodes", "300", "--accept-max-games", "400"),
+        *("--accept-elo1", "30", "--prune-los", "0.25", "--concurrency", "2"),
+    )
+
+
+#: Slower games (a batch takes a while), so that a kill lands while trials are running.
+SLOW = (
+    *("--start", str(FLAT), "--trial-pairs", "8", "--batch-pairs", "2", "--max-trials", "6"),
+    *("--nodes", "1000", "--accept-max-games", "200", "--accept-elo1", "30", "--prune-los", "0.25"),
+    *("--concurrency", "2"),
+)
+
+
+def command(*args: str) -> list[str]:
+    """argv of ``arbiter ARGS`` with this interpreter."""
+    return [sys.executable, "-m", "coordinator.cli", *args]
+
+
+def environment() -> dict[str, str]:
+    """This environment without the variables that would pick another store or a broker."""
+    return {k: v for k, v in os.environ.items() if k not in ("ARBITER_STORE", "ARBITER_BROKER")}
+
+
+def arbiter(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run ``arbiter ARGS`` to its end (bounded by :data:`TIMEOUT`)."""
+    return subprocess.run(
+        command(*args), capture_output=True, text=True, timeout=TIMEOUT, cwd=cwd, env=environment()
+    )
+
+
+def url(db: Path) -> str:
+    return f"sqlite:///{db}"
+
+
+def tune_args(db: Path, out: Path, *options: str, seed: int = 1) -> list[str]:
+    return ["tune", GAME, *options, "--seed", str(seed), "--store", url(db), "--out", str(out)]
+
+
+def status(db: Path, run_id: int, cwd: Path) -> dict[str, Any]:
+    """``arbiter status RUN --json``."""
+    done = arbiter("status", str(run_id), "--json", "--store", url(db), cwd=cwd)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def states(data: dict[str, Any]) -> Counter[str]:
+    return Counter(t["state"] for t in data["trials"])
+
+
+def stored_results(db: Path) -> dict[tuple[int, int], tuple[int, ...]]:
+    """Every stored result: (run, batch) -> its counts."""
+    store = Store(url(db))
+    try:
+        with store.engine.connect() as c:
+            rows = c.execute(select(results)).all()
+    finally:
+        store.close()
+    counts: dict[tuple[int, int], tuple[int, ...]] = {}
+    for r in rows:
+        key = (r.run_id, r.batch_index)
+        assert key not in counts, f"batch {key} stored twice"
+        counts[key] = (r.ll, r.ld, r.dd_wl, r.wd, r.ww, r.wins, r.draws, r.losses)
+    return counts
+
+
+def assert_counted_once(db: Path) -> None:
+    """One result row per (run, batch), and each run's totals are those of its counted prefix."""
+    store = Store(url(db))
+    try:
+        for run in store.list_runs():
+            indexes = [r.batch_index for r in store.results(run.id)]
+            assert len(indexes) == len(set(indexes)), run.id
+            totals = store.totals(run.id)
+            assert totals.batches == run.counted_batches, run.id
+            assert indexes[: run.counted_batches] == list(range(run.counted_batches)), run.id
+    finally:
+        store.close()
+
+
+def assert_nothing_left_running(db: Path) -> None:
+    """After a run that ended, no store run (tuning run, trial or SPRT) still says ``running``."""
+    store = Store(url(db))
+    try:
+        left = [(r.id, r.kind) for r in store.list_runs() if r.state == "running"]
+    finally:
+        store.close()
+    assert not left, f"runs still marked running: {left}"
+
+
+def assert_champions_chain(data: dict[str, Any], db: Path, cwd: Path) -> None:
+    """Champion 0 is the start; each later one is its trial's candidate and passed its own SPRT."""
+    champions = data["champions"]
+    flat = dict(engine.validate_weights(GAME, json.loads(FLAT.read_text())))
+    assert champions[0]["number"] == 0 and champions[0]["parent"] is None
+    assert champions[0]["weights"] == flat
+    trials = {t["number"]: t for t in data["trials"]}
+    for previous, champion in itertools.pairwise(champions):
+        assert champion["parent"] == previous["number"] == champion["number"] - 1
+        trial = trials[champion["trial"]]
+        assert trial["state"] == "complete" and trial["champion"] == previous["number"]
+        assert trial["accept_run"] == champion["accept_run"] is not None
+        assert champion["weights"] == candidate_weights(previous["weights"], trial["params"])
+        accept = status(db, champion["accept_run"], cwd)
+        assert accept["kind"] == "sprt" and accept["state"] == "finished"
+        assert accept["decision"] == "accepted", accept
+        low, high = champion["elo_vs_parent_ci"]
+        assert low <= champion["elo_vs_parent"] <= high
+
+
+def test_tiny_tuning_run(tmp_path: Path) -> None:
+    db, out = tmp_path / "tune.db", tmp_path / "champion.json"
+    done = arbiter(*tune_args(db, out, *tiny()), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr
+    assert "tuning run 1 started" in done.stderr and "trials" in done.stderr  # progress on stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("tuning run 1 (congress): 16 trials")
+    header = next(i for i, line in enumerate(lines) if line.split()[:2] == ["champion", "trial"])
+    assert "Elo vs start" in lines[header] and "games" in lines[header]
+    assert lines[header + 1].split()[:2] == ["#0", "start"]
+    assert lines[header + 2].split()[0] == "#1"
+    assert f"weights written to {out}" in lines[-1] and "above the start weights" in lines[-1]
+
+    written = json.loads(out.read_text())
+    assert engine.validate_weights(GAME, written) == written  # complete and in range
+
+    data = status(db, 1, tmp_path)
+    assert (data["kind"], data["game"], data["state"]) == ("tune", GAME, "finished")
+    counted = states(data)
+    assert counted["complete"] >= 1 and counted["pruned"] >= 1, counted
+    assert counted["complete"] + counted["pruned"] == 16, counted
+    assert all(t["pruned"] == (t["state"] == "pruned") for t in data["trials"])
+    assert all(0 < t["games"] <= 24 for t in data["trials"])
+    assert len(data["champions"]) >= 2
+    assert written == data["champions"][-1]["weights"]
+    assert_champions_chain(data, db, tmp_path)
+    # The champion's Elo against the start: the SPRT gains along the chain, errors in quadrature.
+    gains = [c["elo_vs_parent"] for c in data["champions"][1:]]
+    halves = [(c["elo_vs_parent_ci"][1] - c["elo_vs_parent_ci"][0]) / 2 for c in data["champions"][1:]]
+    assert data["champion_elo"] == pytest.approx(sum(gains))
+    assert data["champion_elo95"] == pytest.approx(math.sqrt(sum(h * h for h in halves)))
+    assert data["champion_elo"] > 0
+    assert data["games"] == sum(sum(c[5:]) for c in stored_results(db).values())
+    assert_counted_once(db)
+    assert_nothing_left_running(db)
+
+
+def wait_for_running_trials(db: Path, process: subprocess.Popen[str], deadline: float) -> None:
+    """Poll the store until the tuning run has at least two trials, one of them running.
+
+    Reads the SQLite file read-only (opening a Store would create missing tables, racing with the
+    coordinator doing the same).
+    """
+    while time.monotonic() < deadline:
+        assert process.poll() is None, "the coordinator ended before it could be killed"
+        if db.exists():
+            connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
+            try:
+                found = [row[0] for row in connection.execute("SELECT state FROM tune_trials")]
+            except sqlite3.OperationalError:  # tables not created yet
+                found = []
+            finally:
+                connection.close()
+            if len(found) >= 2 and "running" in found:
+                return
+        time.sleep(0.02)  # polling interval, not synchronisation: the deadline bounds the wait
+    raise AssertionError("no two trials before the deadline")
+
+
+def test_kill_9_then_resume(tmp_path: Path) -> None:
+    db, out = tmp_path / "tune.db", tmp_path / "champion.json"
+    process = subprocess.Popen(
+        command(*tune_args(db, out, *SLOW, seed=3)),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=tmp_path,
+        env=environment(),
+        start_new_session=True,
+    )
+    try:
+        wait_for_running_trials(db, process, time.monotonic() + TIMEOUT)
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)  # the coordinator and its pool processes
+        process.wait(timeout=30)
+    assert not out.exists()
+
+    killed = status(db, 1, tmp_path)
+    assert killed["state"] == "running"
+    running = {t["number"]: t["params"] for t in killed["trials"] if t["state"] == "running"}
+    assert running, "no trial was running at the kill"
+    before = stored_results(db)
+
+    resumed = arbiter("resume", "1", "--store", url(db), cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming tuning run 1" in resumed.stderr and "Traceback" not in resumed.stderr
+    assert "champion" in resumed.stdout and (tmp_path / "1-champion.json").is_file()
+
+    final = status(db, 1, tmp_path)
+    assert final["state"] == "finished"
+    trials = {t["number"]: t for t in final["trials"]}
+    for number, params in running.items():
+        assert trials[number]["state"] == "failed", number
+        again = [t for t in final["trials"] if t["number"] > number and t["params"] == params]
+        assert again, f"the parameters of trial {number} were not asked again"
+    # Failed trials do not use the budget of 6 trials.
+    assert sum(t["state"] in ("complete", "pruned") for t in final["trials"]) == 6
+    # Champions and stored games survive; nothing is counted twice.
+    kept = [c["number"] for c in killed["champions"]]
+    assert [c for c in final["champions"] if c["number"] in kept] == killed["champions"]
+    assert final["games"] >= killed["games"]
+    after = stored_results(db)
+    assert {k: after.get(k) for k in before} == before
+    assert_counted_once(db)
+    assert_champions_chain(final, db, tmp_path)
+    assert_nothing_left_running(db)
+    assert json.loads((tmp_path / "1-champion.json").read_text()) == final["champions"][-1]["weights"]
+
+
+def tune_runs(db: Path) -> list[int]:
+    store = Store(url(db))
+    try:
+        return [r.id for r in store.list_runs("tune")]
+    finally:
+        store.close()
+
+
+def test_same_command_again_after_completion_resumes(tmp_path: Path) -> None:
+    db, out = tmp_path / "tune.db", tmp_path / "champion.json"
+    args = tune_args(db, out, *tiny(max_trials=3), seed=4)
+    first = arbiter(*args, cwd=tmp_path)
+    assert first.returncode == 0, first.stderr
+    done = status(db, 1, tmp_path)
+    rows = Store(url(db)).row_counts()
+    out.unlink()
+
+    again = arbiter(*args, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "resuming tuning run 1" in again.stderr
+    assert tune_runs(db) == [1]
+    assert Store(url(db)).row_counts() == rows  # its budget was used: nothing more is played
+    assert status(db, 1, tmp_path) == done
+    assert json.loads(out.read_text()) == done["champions"][-1]["weights"]
+    assert "champion" in again.stdout
+
+
+def test_same_command_again_after_an_interruption_resumes(tmp_path: Path) -> None:
+    db, out = tmp_path / "tune.db", tmp_path / "champion.json"
+    args = tune_args(db, out, *SLOW, seed=5)
+    process = subprocess.Popen(
+        command(*args),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        cwd=tmp_path,
+        env=environment(),
+    )
+    try:
+        wait_for_running_trials(db, process, time.monotonic() + TIMEOUT)
+        process.send_signal(signal.SIGINT)
+        _, stderr = process.communicate(timeout=TIMEOUT)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+    assert process.returncode == 130, stderr
+    assert "arbiter resume 1" in stderr and "Traceback" not in stderr
+    interrupted = status(db, 1, tmp_path)
+    assert interrupted["state"] == "interrupted"
+    assert "running" not in states(interrupted)  # stopped trials are failed at once
+
+    again = arbiter(*args, cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "resuming tuning run 1" in again.stderr
+    assert tune_runs(db) == [1]
+    final = status(db, 1, tmp_path)
+    assert final["state"] == "finished"
+    assert sum(t["state"] in ("complete", "pruned") for t in final["trials"]) == 6
+    assert final["games"] >= interrupted["games"]
+    assert_counted_once(db)
+    assert_nothing_left_running(db)
+
+
+def bad_inputs(tmp_path: Path) -> dict[str, tuple[list[str], tuple[str, ...]]]:
+    """Name -> (the tune arguments, texts the error line must contain)."""
+    out_of_range = write_weights(tmp_path / "range.json", {"pawn": 10**6})
+    not_json = tmp_path / "not.json"
+    not_json.write_text("{pawn: 1")
+    return {
+        "unknown --params name": ([GAME, "--params", "pawn,dragon"], ("--params", "dragon")),
+        "--start out of range": ([GAME, "--start", str(out_of_range)], ("--start", "range.json", "pawn")),
+        "--start not JSON": ([GAME, "--start", str(not_json)], ("--start", "not.json", "not JSON")),
+        "--accept-elo1 below --accept-elo0": (
+            [GAME, "--accept-elo0", "5", "--accept-elo1", "2"],
+            ("--accept-elo1", "--accept-elo0"),
+        ),
+        "--accept-elo1 equal to --accept-elo0": (
+            [GAME, "--accept-elo0", "3", "--accept-elo1", "3"],
+            ("--accept-elo1", "--accept-elo0"),
+        ),
+        "--time-limit abc": ([GAME, "--time-limit", "abc"], ("--time-limit", "abc")),
+        "--sampler foo": ([GAME, "--sampler", "foo"], ("--sampler", "foo")),
+        "unknown game": (["chess"], ("GAME", "chess")),
+    }
+
+
+def check_bad_input(args: list[str], needles: tuple[str, ...], tmp_path: Path) -> list[str]:
+    """Run one bad command; what is wrong with its exit status and stderr."""
+    done = arbiter(*args, cwd=tmp_path)
+    lines = done.stderr.strip().splitlines()
+    problems = []
+    if done.returncode != 2:
+        problems.append(f"exit {done.returncode}")
+    if len(lines) != 1 or not lines[0].startswith("arbiter: error:"):
+        problems.append(f"stderr {done.stderr!r}")
+    elif not all(needle in lines[0] for needle in needles):
+        problems.append(f"{lines[0]!r} does not name {needles}")
+    if "Traceback" in done.stderr + done.stdout:
+        problems.append("a traceback")
+    return problems
+
+
+def test_bad_input_exits_2_with_one_line_and_leaves_the_store_unchanged(tmp_path: Path) -> None:
+    existing, fresh = tmp_path / "existing.db", tmp_path / "fresh.db"
+    store = Store(url(existing))
+    store.create_run("sprt", GAME, {"seed": 0}, "0" * 64)
+    before = store.row_counts()
+    # Small settings elsewhere, so that a bad input that slipped through would still end soon.
+    small = ["--max-trials", "1", "--trial-pairs", "1", "--nodes", "50", "--accept-max-games", "2"]
+    failures = []
+    for name, (args, needles) in bad_inputs(tmp_path).items():
+        for db in (existing, fresh):
+            full = ["tune", *args, *small, "--store", url(db), "--out", str(tmp_path / "c.json")]
+            failures += [f"{name} ({db.name}): {p}" for p in check_bad_input(full, needles, tmp_path)]
+        if store.row_counts() != before:
+            failures.append(f"{name}: the store changed")
+        if fresh.exists() and tune_runs(fresh):
+            failures.append(f"{name}: a tuning run was created")
+    assert not failures, "\n".join(failures)
+    assert not (tmp_path / "c.json").exists()
+
+
+def test_time_limit_stops_a_long_run_and_writes_the_champion(tmp_path: Path) -> None:
+    db, out = tmp_path / "tune.db", tmp_path / "champion.json"
+    args = tune_args(db, out, *tiny(max_trials=1000), "--time-limit", "5s", seed=6)
+    started = time.monotonic()
+    done = arbiter(*args, cwd=tmp_path)
+    elapsed = time.monotonic() - started
+    assert done.returncode == 0, done.stderr
+    assert elapsed < 45, f"a 5 s time limit took {elapsed:.0f} s"
+    written = json.loads(out.read_text())
+    assert engine.validate_weights(GAME, written) == written
+    data = status(db, 1, tmp_path)
+    assert data["state"] == "finished"
+    assert written == data["champions"][-1]["weights"]
+    assert 0 < len(data["trials"]) < 1000
+    assert "running" not in states(data)
+    assert_counted_once(db)
