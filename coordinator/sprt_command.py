@@ -146,6 +146,19 @@ def open_executor(broker: str | None, concurrency: int | None) -> Executor:
     return executor
 
 
+def open_executor_and_store(
+    broker: str | None, concurrency: int | None, store_url: str | None
+) -> tuple[Executor, Store]:
+    """The executor, then the store (so a bad broker never touches the store); the executor is
+    closed again if the store cannot be opened."""
+    executor = open_executor(broker, concurrency)
+    try:
+        return executor, Store(store_url)
+    except BaseException:
+        executor.close()
+        raise
+
+
 def play(store: Store, run: Run, config: SprtConfig, executor: Executor) -> None:
     """Run ``run`` to its decision with live progress, then print the summary on stdout."""
     printer = ProgressPrinter()
@@ -259,12 +272,7 @@ def sprt(
         )
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    executor = open_executor(broker, concurrency)
-    try:
-        store = Store(store_url)
-    except BaseException:
-        executor.close()
-        raise
+    executor, store = open_executor_and_store(broker, concurrency, store_url)
     warn_if_games_repeat(config)
     fingerprint = config.fingerprint()
     run = store.find_unfinished(RUN_KIND, fingerprint)
@@ -342,6 +350,15 @@ def stored_progress(store: Store, run: Run) -> Progress | None:
     )
 
 
+def games_of(store: Store, run: Run) -> int:
+    """Games stored for a run that is not an SPRT (a tuning run: all its trials and SPRTs)."""
+    if run.kind == TUNE_KIND:
+        from coordinator.tuning.records import TuningRecords
+
+        return TuningRecords(store).games(run.id)
+    return store.totals(run.id).games
+
+
 @click.command()
 @click.argument("run_id", type=int, metavar="[RUN]", required=False)
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object (with RUN).")
@@ -356,7 +373,7 @@ def status(run_id: int | None, as_json: bool, store_url: str | None) -> None:
         for run in store.list_runs():
             p = stored_progress(store, run)
             if p is None:
-                click.echo(status_row(run, store.totals(run.id).games, "-", "-"))
+                click.echo(status_row(run, games_of(store, run), "-", "-"))
                 continue
             s = summary_of(SprtConfig.from_json(run.config), p.pentanomial, p.wdl)
             elo = f"{s['elo']:+.1f} +- {s['elo95']:.1f}" if p.games else "-"

@@ -24,6 +24,7 @@ from coordinator.sprt_command import (
     GAME,
     concurrency_option,
     open_executor,
+    open_executor_and_store,
     read_book,
     read_weights,
     search_limits,
@@ -242,12 +243,7 @@ def tune(
         )
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    executor = open_executor(broker, concurrency)
-    try:
-        store = Store(store_url)
-    except BaseException:
-        executor.close()
-        raise
+    executor, store = open_executor_and_store(broker, concurrency, store_url)
     fingerprint = config.fingerprint()
     run = same_run(store, fingerprint)
     if run is None:
