@@ -10,6 +10,7 @@ import click
 
 import engine
 from coordinator.board_view import render
+from coordinator.limits import search_limits
 from coordinator.rules_commands import GAME, fen_option, load_position
 
 MATE_BOUND = 29_000
@@ -24,33 +25,17 @@ def format_score(score: int) -> str:
     return f"{score:+d}"
 
 
-def limit_options(default_nodes: int | None = None) -> Any:
-    """--depth / --nodes / --movetime, at most one of them."""
+def limit_options(default: str) -> Any:
+    """--depth / --nodes / --movetime, at most one of them (`default` names the limit without any)."""
 
     def decorate(f: Any) -> Any:
         f = click.option("--movetime", type=click.IntRange(1), metavar="MS", help="Milliseconds per move.")(f)
-        f = click.option(
-            "--nodes", type=click.IntRange(1), default=default_nodes, metavar="N", help="Nodes per move."
+        f = click.option("--nodes", type=click.IntRange(1), metavar="N", help="Nodes per move.")(f)
+        return click.option(
+            "--depth", type=click.IntRange(1, 60), metavar="D", help=f"Depth per move (default: {default})."
         )(f)
-        return click.option("--depth", type=click.IntRange(1, 60), metavar="D", help="Depth per move.")(f)
 
     return decorate
-
-
-def pick_limits(
-    depth: int | None, nodes: int | None, movetime: int | None, default_nodes: int | None = None
-) -> dict[str, int]:
-    """The one limit given; --depth or --movetime replaces a default node limit."""
-    explicit = {k: v for k, v in (("depth", depth), ("movetime_ms", movetime)) if v is not None}
-    if nodes is not None and nodes != default_nodes:
-        explicit["nodes"] = nodes
-    if len(explicit) > 1:
-        raise click.UsageError(
-            f"give at most one of --depth, --nodes, --movetime (got {', '.join(explicit)})"
-        )
-    if explicit:
-        return explicit
-    return {"nodes": nodes} if nodes is not None else {"depth": 6}
 
 
 def load_weights_option(game: str, path: str | None, option: str) -> dict[str, int]:
@@ -81,7 +66,7 @@ def weights(game: str, as_json: bool) -> None:
 @click.command()
 @click.argument("game", type=GAME, metavar="GAME")
 @fen_option
-@limit_options()
+@limit_options("depth 6")
 @click.option("--weights", "weights_file", type=weights_path, metavar="FILE", help="JSON weights file.")
 @click.option(
     "--hash",
@@ -103,7 +88,7 @@ def search(
     """Search a position; one line per completed iteration, then the best move."""
     pos = load_position(game, fen)
     w = load_weights_option(pos.game, weights_file, "--weights")
-    limits = pick_limits(depth, nodes, movetime)
+    limits = search_limits(nodes, depth, movetime, {"depth": 6})
     result = engine.search(pos, w, hash_mb=hash_mb, **limits)
     for it in result["iterations"]:
         seconds = max(it["time_ms"], 1e-3) / 1000
@@ -139,7 +124,7 @@ def ask_move(pos: engine.Position) -> str:
 @click.option(
     "--black", "black_file", type=weights_path, metavar="FILE", help="Black's weights (default: defaults)."
 )
-@limit_options(default_nodes=20_000)
+@limit_options("20000 nodes")
 @fen_option
 @click.option("--human", type=click.Choice(["white", "black"]), help="Play this side yourself.")
 @click.option(
@@ -166,7 +151,7 @@ def play(
         "white": load_weights_option(pos.game, white_file, "--white"),
         "black": load_weights_option(pos.game, black_file, "--black"),
     }
-    limits = pick_limits(depth, nodes, movetime, default_nodes=20_000)
+    limits = search_limits(nodes, depth, movetime, {"nodes": 20_000})
     seen = Counter([pos.fen()])
     click.echo(render(pos.game, pos.fen()))
     for ply in range(1, max_plies + 1):

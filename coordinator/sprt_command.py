@@ -22,6 +22,7 @@ import click
 import engine
 from coordinator.executors.base import Executor
 from coordinator.executors.select import broker_option, make_executor
+from coordinator.limits import search_limits
 from coordinator.openings import default_book_path, load_book
 from coordinator.scheduler import RUN_KIND, Progress, RunFailed, SprtRunner
 from coordinator.sprt_plan import DEFAULT_ADJUDICATION, DEFAULT_BATCH_PAIRS, DEFAULT_NODES, SprtConfig
@@ -77,18 +78,6 @@ def read_weights(game: str, source: str, option: str) -> dict[str, float]:
         return dict(engine.validate_weights(game, data))
     except ValueError as e:
         raise click.BadParameter(f"{source}: {e}", param_hint=option) from None
-
-
-def search_limits(nodes: int | None, depth: int | None, movetime: int | None) -> dict[str, int]:
-    """The one search limit given (default: ``--nodes 2000``)."""
-    given = {
-        name: value
-        for name, value in (("nodes", nodes), ("depth", depth), ("movetime_ms", movetime))
-        if value is not None
-    }
-    if len(given) > 1:
-        raise click.UsageError("give at most one of --nodes, --depth and --movetime")
-    return given or {"nodes": DEFAULT_NODES}
 
 
 def read_book(game: str, book: str | None) -> tuple[str, list[str]]:
@@ -245,7 +234,7 @@ def sprt(
 ) -> None:
     """Play game pairs of a candidate against a baseline until the SPRT decides."""
     game = game.lower()
-    limits = search_limits(nodes, depth, movetime)
+    limits = search_limits(nodes, depth, movetime, {"nodes": DEFAULT_NODES})
     candidate_weights = read_weights(game, candidate, "'--candidate'")
     baseline_weights = read_weights(game, baseline, "'--baseline'")
     book_path, openings = read_book(game, book)

@@ -19,6 +19,7 @@ import click
 import engine
 from coordinator.executors.base import Executor
 from coordinator.executors.select import broker_option
+from coordinator.limits import search_limits
 from coordinator.scheduler import RunFailed
 from coordinator.sprt_command import (
     GAME,
@@ -27,7 +28,6 @@ from coordinator.sprt_command import (
     open_executor_and_store,
     read_book,
     read_weights,
-    search_limits,
     store_option,
 )
 from coordinator.sprt_plan import DEFAULT_ADJUDICATION
@@ -211,11 +211,7 @@ def tune(
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="'--params'") from None
     start = {k: int(v) for k, v in read_weights(game, start_file, "'--start'").items()}
-    limits = (
-        search_limits(nodes, depth, movetime)
-        if (nodes or depth or movetime)
-        else {"nodes": DEFAULT_TUNE_NODES}
-    )
+    limits = search_limits(nodes, depth, movetime, {"nodes": DEFAULT_TUNE_NODES})
     book_path, openings = read_book(game, book)
     try:
         config = TuneConfig(
