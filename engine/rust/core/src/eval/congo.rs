@@ -6,10 +6,6 @@ use crate::congo::tables::{CASTLES, ELEPHANT, GIRAFFE_LEAP, JUMP, KING, KNIGHT, 
 use crate::congo::{Kind, Move, Position};
 use crate::types::{Color, Square};
 
-const fn w(name: &'static str, default: i32, min: i32, max: i32, description: &'static str) -> WeightSpec {
-    WeightSpec { name, default, min, max, description }
-}
-
 // Indices into the table below.
 const PAWN: usize = 0;
 const SUPERPAWN: usize = 1;
@@ -28,21 +24,21 @@ const MONKEY_THREAT: usize = 13;
 const LION_OPEN_LINES: usize = 14;
 
 static TABLE: [WeightSpec; 15] = [
-    w("pawn", 100, 20, 300, "value of a pawn"),
-    w("superpawn", 260, 50, 700, "value of a superpawn"),
-    w("monkey", 330, 50, 900, "value of a monkey"),
-    w("zebra", 300, 50, 900, "value of a zebra"),
-    w("giraffe", 320, 50, 900, "value of a giraffe"),
-    w("elephant", 260, 50, 900, "value of an elephant"),
-    w("crocodile", 300, 50, 900, "value of a crocodile"),
-    w("pawn_advance", 8, -30, 60, "bonus per rank a pawn has advanced"),
-    w("river_piece", -40, -300, 100, "per non-crocodile piece in the river (it must leave or drown)"),
-    w("crocodile_river", 15, -100, 150, "per crocodile in the river"),
-    w("lion_shelter", 12, -50, 100, "per friendly piece next to the lion"),
-    w("castle_attackers", -18, -150, 50, "per enemy piece in or next to the own castle"),
-    w("mobility", 4, 0, 30, "per square a zebra, elephant, giraffe or crocodile can step or leap to"),
-    w("monkey_threat", 25, -50, 200, "per enemy piece a monkey can jump right now"),
-    w("lion_open_lines", -20, -200, 50, "per open forward line (file, diagonals) from the lion to the enemy side"),
+    WeightSpec::new("pawn", 100, 20, 300, "value of a pawn"),
+    WeightSpec::new("superpawn", 260, 50, 700, "value of a superpawn"),
+    WeightSpec::new("monkey", 330, 50, 900, "value of a monkey"),
+    WeightSpec::new("zebra", 300, 50, 900, "value of a zebra"),
+    WeightSpec::new("giraffe", 320, 50, 900, "value of a giraffe"),
+    WeightSpec::new("elephant", 260, 50, 900, "value of an elephant"),
+    WeightSpec::new("crocodile", 300, 50, 900, "value of a crocodile"),
+    WeightSpec::new("pawn_advance", 8, -30, 60, "bonus per rank a pawn has advanced"),
+    WeightSpec::new("river_piece", -40, -300, 100, "per non-crocodile piece in the river (it must leave or drown)"),
+    WeightSpec::new("crocodile_river", 15, -100, 150, "per crocodile in the river"),
+    WeightSpec::new("lion_shelter", 12, -50, 100, "per friendly piece next to the lion"),
+    WeightSpec::new("castle_attackers", -18, -150, 50, "per enemy piece in or next to the own castle"),
+    WeightSpec::new("mobility", 4, 0, 30, "per square a zebra, elephant, giraffe or crocodile can step or leap to"),
+    WeightSpec::new("monkey_threat", 25, -50, 200, "per enemy piece a monkey can jump right now"),
+    WeightSpec::new("lion_open_lines", -20, -200, 50, "per open forward line (file, diagonals) from the lion to the enemy side"),
 ];
 
 /// The three forward directions (straight, two diagonals) as indices into `DIRS`.

@@ -6,10 +6,6 @@ use crate::congress::tables::LEFT_WING;
 use crate::congress::{Kind, Move, Position};
 use crate::types::{Color, Square};
 
-const fn w(name: &'static str, default: i32, min: i32, max: i32, description: &'static str) -> WeightSpec {
-    WeightSpec { name, default, min, max, description }
-}
-
 const PAWN: usize = 0;
 const POLITICIAN: usize = 1;
 const KING: usize = 2;
@@ -24,18 +20,18 @@ const KING_SAFETY: usize = 10;
 const MOBILITY: usize = 11;
 
 static TABLE: [WeightSpec; 12] = [
-    w("pawn", 100, 20, 300, "value of a pawn"),
-    w("politician", 320, 50, 900, "value of a politician (horse or bishop)"),
-    w("king", 500, 50, 2000, "value of a king"),
-    w("last_king", -300, -2000, 0, "extra penalty when only one king is left"),
-    w("pawn_advance", 10, -30, 60, "bonus per rank a pawn has advanced"),
-    w("pawn_stuck", -15, -150, 50, "per pawn that cannot move (blocked or on the last rank)"),
-    w("senior_politician", 30, -100, 200, "per politician on the enemy half (senior: gains backward captures)"),
-    w("horse_placement", 12, -100, 100, "per politician on files b or c (a horse near the centre)"),
-    w("bishop_placement", 12, -100, 100, "per politician on files f or g (a bishop near the centre)"),
-    w("king_room", 6, -60, 60, "per square a king can still move toward its edge"),
-    w("king_safety", -14, -150, 50, "per enemy piece within two squares of a king"),
-    w("mobility", 5, 0, 40, "per legal move"),
+    WeightSpec::new("pawn", 100, 20, 300, "value of a pawn"),
+    WeightSpec::new("politician", 320, 50, 900, "value of a politician (horse or bishop)"),
+    WeightSpec::new("king", 500, 50, 2000, "value of a king"),
+    WeightSpec::new("last_king", -300, -2000, 0, "extra penalty when only one king is left"),
+    WeightSpec::new("pawn_advance", 10, -30, 60, "bonus per rank a pawn has advanced"),
+    WeightSpec::new("pawn_stuck", -15, -150, 50, "per pawn that cannot move (blocked or on the last rank)"),
+    WeightSpec::new("senior_politician", 30, -100, 200, "per politician on the enemy half (senior: gains backward captures)"),
+    WeightSpec::new("horse_placement", 12, -100, 100, "per politician on files b or c (a horse near the centre)"),
+    WeightSpec::new("bishop_placement", 12, -100, 100, "per politician on files f or g (a bishop near the centre)"),
+    WeightSpec::new("king_room", 6, -60, 60, "per square a king can still move toward its edge"),
+    WeightSpec::new("king_safety", -14, -150, 50, "per enemy piece within two squares of a king"),
+    WeightSpec::new("mobility", 5, 0, 40, "per legal move"),
 ];
 
 const FILE_BC: Bitboard = Bitboard(0x0606_0606_0606);

@@ -19,6 +19,12 @@ pub struct WeightSpec {
     pub description: &'static str,
 }
 
+impl WeightSpec {
+    pub const fn new(name: &'static str, default: i32, min: i32, max: i32, description: &'static str) -> Self {
+        WeightSpec { name, default, min, max, description }
+    }
+}
+
 /// A game whose positions can be evaluated with its weight table.
 pub trait Evaluate: Rules {
     const WEIGHTS: &'static [WeightSpec];
