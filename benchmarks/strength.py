@@ -16,6 +16,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import engine
+from coordinator.book_builder import random_walk
 from coordinator.stats import fixed_elo
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
@@ -24,15 +25,9 @@ ADJUDICATION = {"max_plies": 300, "repetition": True, "bare_lions": True}
 
 def random_opening(game: str, rng: random.Random, plies: int) -> str:
     """A position `plies` random legal moves from the start that is not already decided."""
-    while True:
-        pos = engine.Position.start(game)
-        for _ in range(plies):
-            moves = pos.legal_moves()
-            if not moves or pos.outcome() is not None:
-                break
-            pos = pos.play(rng.choice(moves))
-        if pos.outcome() is None:
-            return pos.fen()
+    while (pos := random_walk(game, rng, plies)) is None:
+        pass
+    return pos.fen()
 
 
 def play_pair(args: tuple[str, str, dict, dict, dict, dict]) -> tuple[float, float, int]:

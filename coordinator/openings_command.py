@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
-import tempfile
 from pathlib import Path
 
 import click
 
 from coordinator.book_builder import format_book, generate_book
+from coordinator.files import write_atomically
 from coordinator.rules_commands import GAME
 
 
@@ -34,9 +33,5 @@ def openings(game: str, count: int, plies: int, seed: int, max_score: int, depth
         f" --max-score {max_score} --depth {depth}"
     )
     target = Path(output)
-    # Write next to the target and rename, so a failure never leaves half a book.
-    fd, tmp = tempfile.mkstemp(dir=target.resolve().parent, prefix=f".{target.name}.")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        f.write(format_book(game, book, header))
-    os.replace(tmp, target)
+    write_atomically(target, format_book(game, book, header))
     click.echo(f"wrote {len(book)} openings to {target}")

@@ -37,6 +37,11 @@ def derive_seed(seed: int, *labels: object) -> int:
     return int.from_bytes(hashlib.sha256(text.encode()).digest()[:8], "big") >> 1
 
 
+def fingerprint(config: dict[str, Any]) -> str:
+    """SHA-256 of a configuration's canonical JSON: equal for runs with the same settings."""
+    return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()
+
+
 @dataclass(frozen=True)
 class SprtConfig:
     """Everything that defines an SPRT run (JSON round-trips through :meth:`to_json`)."""
@@ -99,8 +104,8 @@ class SprtConfig:
         return cls(**data)
 
     def fingerprint(self) -> str:
-        """SHA-256 of the canonical JSON: equal for runs that would play the same games."""
-        return hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()
+        """Equal for runs that would play the same games."""
+        return fingerprint(self.to_json())
 
 
 class BatchPlan:

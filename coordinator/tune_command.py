@@ -3,11 +3,9 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import signal
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -19,6 +17,7 @@ import click
 import engine
 from coordinator.executors.base import Executor
 from coordinator.executors.select import broker_option
+from coordinator.files import write_atomically
 from coordinator.limits import search_limits
 from coordinator.scheduler import RunFailed
 from coordinator.sprt_command import (
@@ -67,15 +66,6 @@ class TunePrinter(ProgressPrinter):
         self.show(progress_line(progress, self.max_trials))
 
 
-def write_json_atomically(path: Path, data: dict[str, int]) -> None:
-    """Write next to the target and rename, so a failure never leaves half a file."""
-    fd, tmp = tempfile.mkstemp(dir=path.resolve().parent, prefix=f".{path.name}.")
-    with os.fdopen(fd, "w", encoding="utf-8") as f:
-        json.dump(data, f, indent=2, sort_keys=True)
-        f.write("\n")
-    os.replace(tmp, path)
-
-
 @contextmanager
 def graceful_stop() -> Iterator[Callable[[], bool]]:
     """While the block runs, Ctrl-C and SIGTERM only ask the tuner to stop, which it does between
@@ -120,7 +110,7 @@ def drive(store: Store, run: Run, config: TuneConfig, executor: Executor, out: s
     champions = records.champions(run.id)
     trials = records.trials(run.id)
     target = Path(out or f"{run.id}-champion.json")
-    write_json_atomically(target, champions[-1].weights)
+    write_atomically(target, json.dumps(champions[-1].weights, indent=2, sort_keys=True) + "\n")
     states = {s: sum(t.state == s for t in trials) for s in ("complete", "pruned", "failed")}
     elo, half = elo_vs_start(champions, champions[-1].number)
     click.echo(
@@ -128,7 +118,7 @@ def drive(store: Store, run: Run, config: TuneConfig, executor: Executor, out: s
         f"{states['pruned']} pruned, {states['failed']} failed), {final.games} games in "
         f"{time.monotonic() - started:.0f} s"
     )
-    click.echo(champions_table(store, champions, trials))
+    click.echo(champions_table(records, run.id, champions))
     verdict = (
         f"champion #{champions[-1].number} is {elo:+.1f} +- {half:.1f} Elo above the start weights"
         if len(champions) > 1
@@ -289,4 +279,4 @@ def tune_status(store: Store, run: Run, as_json: bool) -> None:
         return
     click.echo(f"tuning run {run.id} ({run.game}): {run.state}, {len(trials)} trials, {games} games")
     click.echo(trials_table(trials))
-    click.echo(champions_table(store, champions, trials))
+    click.echo(champions_table(records, run.id, champions))

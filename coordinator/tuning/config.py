@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import hashlib
-import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from coordinator.sprt_plan import DEFAULT_ADJUDICATION, SprtConfig, derive_seed
+from coordinator.sprt_plan import DEFAULT_ADJUDICATION, SprtConfig, derive_seed, fingerprint
 
 RUN_KIND = "tune"
 TRIAL_KIND = "trial"
@@ -72,8 +70,35 @@ class TuneConfig:
         return cls(**data)
 
     def fingerprint(self) -> str:
-        """SHA-256 of the canonical JSON: equal for runs with the same settings."""
-        return hashlib.sha256(json.dumps(self.to_json(), sort_keys=True).encode()).hexdigest()
+        """Equal for runs with the same settings."""
+        return fingerprint(self.to_json())
+
+    def _match(
+        self,
+        kind: str,
+        number: int,
+        candidate: dict[str, int],
+        champion: dict[str, int],
+        tag: str,
+        **sprt: Any,
+    ) -> SprtConfig:
+        """A match of trial ``number``'s weights against the champion: the run's game, book,
+        limits and batches, with the given SPRT settings and budget, and a seed from ``kind``."""
+        return SprtConfig(
+            game=self.game,
+            candidate=dict(candidate),
+            baseline=dict(champion),
+            openings=self.openings,
+            engine_version=self.engine_version,
+            limits=dict(self.limits),
+            adjudication=dict(self.adjudication),
+            batch_pairs=self.batch_pairs,
+            seed=derive_seed(self.seed, kind, number),
+            book=self.book,
+            candidate_source=f"{tag} trial {number}",
+            baseline_source=f"{tag} champion",
+            **sprt,
+        )
 
     def trial_config(
         self, number: int, candidate: dict[str, int], champion: dict[str, int], tag: str
@@ -81,48 +106,34 @@ class TuneConfig:
         """A trial: up to ``trial_pairs`` pairs against the champion (the pruner may stop it
         earlier). Its SPRT settings (logistic 0 against the margin) only end it early when it is
         clearly better."""
-        return SprtConfig(
-            game=self.game,
-            candidate=dict(candidate),
-            baseline=dict(champion),
-            openings=self.openings,
-            engine_version=self.engine_version,
+        return self._match(
+            "trial",
+            number,
+            candidate,
+            champion,
+            tag,
             elo0=0.0,
             elo1=self.accept_margin,
             elo_model="logistic",
             alpha=0.1,
             beta=0.1,
-            limits=dict(self.limits),
-            adjudication=dict(self.adjudication),
-            batch_pairs=self.batch_pairs,
             max_games=2 * self.trial_pairs,
-            seed=derive_seed(self.seed, "trial", number),
-            book=self.book,
-            candidate_source=f"{tag} trial {number}",
-            baseline_source=f"{tag} champion",
         )
 
     def accept_config(
         self, number: int, candidate: dict[str, int], champion: dict[str, int], tag: str
     ) -> SprtConfig:
         """The acceptance SPRT of trial ``number`` against the current champion."""
-        return SprtConfig(
-            game=self.game,
-            candidate=dict(candidate),
-            baseline=dict(champion),
-            openings=self.openings,
-            engine_version=self.engine_version,
+        return self._match(
+            "accept",
+            number,
+            candidate,
+            champion,
+            tag,
             elo0=self.accept_elo0,
             elo1=self.accept_elo1,
             elo_model="normalized",
             alpha=self.accept_alpha,
             beta=self.accept_beta,
-            limits=dict(self.limits),
-            adjudication=dict(self.adjudication),
-            batch_pairs=self.batch_pairs,
             max_games=self.accept_max_games,
-            seed=derive_seed(self.seed, "accept", number),
-            book=self.book,
-            candidate_source=f"{tag} trial {number}",
-            baseline_source=f"{tag} champion",
         )

@@ -17,6 +17,7 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    and_,
     func,
     insert,
     or_,
@@ -181,10 +182,14 @@ class TuningRecords:
                 for r in c.execute(query)
             ]
 
-    def games(self, tune_run_id: int) -> int:
-        """Games stored for the run's trials and acceptance SPRTs."""
-        children = select(tune_trials.c.trial_run_id).where(tune_trials.c.tune_run_id == tune_run_id)
-        accepts = select(tune_trials.c.accept_run_id).where(tune_trials.c.tune_run_id == tune_run_id)
+    def games(self, tune_run_id: int, champion: int | None = None) -> int:
+        """Games stored for the run's trials and acceptance SPRTs (only those played against
+        champion number ``champion``, if given)."""
+        mine = tune_trials.c.tune_run_id == tune_run_id
+        if champion is not None:
+            mine = and_(mine, tune_trials.c.champion_number == champion)
+        children = select(tune_trials.c.trial_run_id).where(mine)
+        accepts = select(tune_trials.c.accept_run_id).where(mine)
         query = select(func.coalesce(func.sum(results.c.wins + results.c.draws + results.c.losses), 0)).where(
             or_(results.c.run_id.in_(children), results.c.run_id.in_(accepts))
         )

@@ -5,8 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from coordinator.sprt_report import duration
-from coordinator.store import Store
-from coordinator.tuning.records import Champion, TrialRow
+from coordinator.tuning.records import Champion, TrialRow, TuningRecords
 from coordinator.tuning.tuner import TuneProgress, elo_vs_start
 
 
@@ -25,15 +24,9 @@ def progress_line(p: TuneProgress, max_trials: int | None) -> str:
     return line
 
 
-def champion_games(store: Store, trials: list[TrialRow], number: int) -> int:
-    """Games spent to find champion ``number``: trials and acceptance SPRTs against its parent."""
-    run_ids = {t.trial_run_id for t in trials if t.champion_number == number - 1}
-    run_ids |= {t.accept_run_id for t in trials if t.accept_run_id and t.champion_number == number - 1}
-    return sum(sum(r.wdl) for run_id in run_ids for r in store.results(run_id))
-
-
-def champions_table(store: Store, champions: list[Champion], trials: list[TrialRow]) -> str:
-    """Each champion with its Elo against the start weights (95%) and the games it cost."""
+def champions_table(records: TuningRecords, run_id: int, champions: list[Champion]) -> str:
+    """Each champion with its Elo against the start weights (95%) and the games it cost: every
+    trial and acceptance SPRT played against its parent."""
     lines = [
         f"{'champion':>8}  {'trial':>5}  {'Elo vs start (95%)':>18}  {'SPRT Elo vs parent':>24}  {'games':>7}"
     ]
@@ -43,7 +36,7 @@ def champions_table(store: Store, champions: list[Champion], trials: list[TrialR
             lines.append(f"{'#0':>8}  {'start':>5}  {'+0':>18}  {'-':>24}  {'-':>7}")
             continue
         vs_parent = f"{c.elo_vs_parent:+.1f} [{c.elo_vs_parent_low:+.1f}, {c.elo_vs_parent_high:+.1f}]"
-        games = champion_games(store, trials, c.number)
+        games = records.games(run_id, champion=c.number - 1)
         lines.append(
             f"{'#' + str(c.number):>8}  {c.trial_number!s:>5}  {f'{elo:+.1f} +- {half:.1f}':>18}  "
             f"{vs_parent:>24}  {games:>7}"

@@ -25,6 +25,7 @@ from optuna.trial import TrialState
 
 from coordinator.executors.base import Executor
 from coordinator.scheduler import SprtRunner
+from coordinator.sprt_plan import SprtConfig
 from coordinator.stats import fixed_elo, sprt_elo
 from coordinator.store import Store
 from coordinator.tuning.config import ACCEPT_KIND, TRIAL_KIND, TuneConfig
@@ -259,8 +260,6 @@ class Tuner:
             )
             self.records.update_trial(self.run_id, trial_number, accept_run_id=run_id)
         else:
-            from coordinator.sprt_plan import SprtConfig
-
             stored = self.store.get_run(run_id)
             assert stored is not None
             config = SprtConfig.from_json(stored.config)
