@@ -28,21 +28,22 @@ from typing import Any
 
 import engine
 from coordinator.executors.base import Executor
-from coordinator.executors.celery_executor import CeleryExecutor
+from coordinator.executors.celery.executor import CeleryExecutor
 from coordinator.executors.local import LocalExecutor
-from coordinator.openings import default_book_path, load_book
-from coordinator.sprt_plan import DEFAULT_ADJUDICATION, BatchPlan, SprtConfig
+from coordinator.openings.book import default_book_path, load_book
+from coordinator.sprt.config import DEFAULT_ADJUDICATION, BatchPlan, SprtConfig
+from worker.protocol import BatchPayload
 
 REPO = Path(__file__).resolve().parents[1]
 START_TIMEOUT = 60.0
 
 
-def payloads(game: str, batches: int, pairs: int, nodes: int, seed: int) -> list[dict[str, Any]]:
-    """``batches`` payloads of ``pairs`` pairs each, from the shipped book, as the scheduler makes them."""
+def payloads(game: str, batches: int, pairs: int, nodes: int, seed: int) -> list[BatchPayload]:
+    """``batches`` payloads of ``pairs`` pairs each, from the shipped book, as an SPRT run makes them."""
     config = SprtConfig(
         game=game,
-        candidate={"pawn": 150},
-        baseline={},
+        candidate=engine.validate_weights(game, {"pawn": 150}),
+        baseline=engine.validate_weights(game, None),
         openings=load_book(default_book_path(game), game),
         engine_version=engine.ENGINE_VERSION,
         limits={"nodes": nodes},
@@ -51,24 +52,10 @@ def payloads(game: str, batches: int, pairs: int, nodes: int, seed: int) -> list
         seed=seed,
     )
     plan = BatchPlan(config)
-    return [
-        {
-            "run_id": 1,
-            "batch_index": i,
-            "game": game,
-            "candidate": config.candidate,
-            "baseline": config.baseline,
-            "openings": plan.openings_for(i),
-            "limits": config.limits,
-            "adjudication": config.adjudication,
-            "seed": plan.seed_for(i),
-            "engine_version": config.engine_version,
-        }
-        for i in range(batches)
-    ]
+    return [plan.payload(1, i) for i in range(batches)]
 
 
-def drive(executor: Executor, work: list[dict[str, Any]]) -> tuple[float, int]:
+def drive(executor: Executor, work: list[BatchPayload]) -> tuple[float, int]:
     """Play every payload, ``executor.slots`` in flight; (seconds, games)."""
     queue = list(work)
     games = 0
@@ -79,7 +66,7 @@ def drive(executor: Executor, work: list[dict[str, Any]]) -> tuple[float, int]:
         for outcome in executor.completed(timeout=1.0):
             if outcome.error is not None or outcome.result is None:
                 raise RuntimeError(f"batch {outcome.batch_index} failed: {outcome.error}")
-            games += sum(outcome.result["wdl"])
+            games += len(outcome.result["games"])
     return time.perf_counter() - started, games
 
 

@@ -15,43 +15,39 @@ import argparse
 import multiprocessing
 import time
 from pathlib import Path
-from typing import Any
 
 import engine
 from coordinator.executors.local import LocalExecutor
-from coordinator.openings import default_book_path, load_book
+from coordinator.openings.book import default_book_path, load_book
+from coordinator.sprt.config import DEFAULT_ADJUDICATION, BatchPlan, SprtConfig
 from worker.games import play_batch
+from worker.protocol import BatchPayload
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 
 
-def payloads(game: str, batches: int, pairs: int, nodes: int) -> list[dict[str, Any]]:
-    """The benchmark's batches (distinct openings from the shipped book)."""
-    book = load_book(default_book_path(game), game)
-    material = engine.read_weights_file(EXAMPLES / f"{game}-material.json")
-    return [
-        {
-            "run_id": 0,
-            "batch_index": i,
-            "game": game,
-            "candidate": engine.validate_weights(game, None),
-            "baseline": engine.validate_weights(game, material),
-            "openings": book[i * pairs : (i + 1) * pairs],
-            "limits": {"nodes": nodes},
-            "adjudication": {"max_plies": 400, "repetition": True, "bare_lions": True},
-            "seed": i,
-            "engine_version": engine.ENGINE_VERSION,
-        }
-        for i in range(batches)
-    ]
+def payloads(game: str, batches: int, pairs: int, nodes: int) -> list[BatchPayload]:
+    """The benchmark's batches: the defaults against material-only weights, from the shipped book."""
+    config = SprtConfig(
+        game=game,
+        candidate=engine.validate_weights(game, None),
+        baseline=engine.validate_weights(game, EXAMPLES / f"{game}-material.json"),
+        openings=load_book(default_book_path(game), game),
+        engine_version=engine.ENGINE_VERSION,
+        limits={"nodes": nodes},
+        adjudication=dict(DEFAULT_ADJUDICATION),
+        batch_pairs=pairs,
+    )
+    plan = BatchPlan(config)
+    return [plan.payload(0, i) for i in range(batches)]
 
 
-def play_all(batch_list: list[dict[str, Any]]) -> int:
+def play_all(batch_list: list[BatchPayload]) -> int:
     """Games played by one process playing every batch in turn."""
-    return sum(sum(play_batch(p)["wdl"]) for p in batch_list)
+    return sum(play_batch(p).game_count for p in batch_list)
 
 
-def independent(batch_list: list[dict[str, Any]], workers: int) -> tuple[int, float]:
+def independent(batch_list: list[BatchPayload], workers: int) -> tuple[int, float]:
     """N processes started together, each with every N-th batch; (games, seconds)."""
     shares = [batch_list[i::workers] for i in range(workers)]
     start = time.perf_counter()
@@ -60,7 +56,7 @@ def independent(batch_list: list[dict[str, Any]], workers: int) -> tuple[int, fl
     return games, time.perf_counter() - start
 
 
-def pooled(batch_list: list[dict[str, Any]], workers: int) -> tuple[int, float]:
+def pooled(batch_list: list[BatchPayload], workers: int) -> tuple[int, float]:
     """The same batches through the local executor; (games, seconds)."""
     games = 0
     with LocalExecutor(workers) as executor:
@@ -74,7 +70,7 @@ def pooled(batch_list: list[dict[str, Any]], workers: int) -> tuple[int, float]:
                 executor.submit(pending.pop(0))
             for outcome in executor.completed(timeout=600):
                 assert outcome.result is not None, outcome.error
-                games += sum(outcome.result["wdl"])
+                games += len(outcome.result["games"])
     return games, time.perf_counter() - start
 
 

@@ -16,7 +16,7 @@ from concurrent.futures import ProcessPoolExecutor
 from pathlib import Path
 
 import engine
-from coordinator.book_builder import random_walk
+from coordinator.openings.builder import random_walk
 from coordinator.stats import fixed_elo
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import Any
 
 from sqlalchemy import (
+    BigInteger,
     Column,
     DateTime,
     Engine,
@@ -33,22 +34,32 @@ from sqlalchemy import (
     String,
     Table,
     Text,
+    and_,
     create_engine,
+    delete,
     event,
     func,
     insert,
     select,
+    text,
     update,
 )
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 
+from coordinator.runs import BatchState, RunKind, RunState
+from worker.protocol import BatchResult, tally
+
 DEFAULT_URL = "sqlite:///arbiter.db"
 STORE_ENV = "ARBITER_STORE"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+#: Seconds a PostgreSQL connection attempt may take (libpq's default is to wait for TCP to give up).
+POSTGRES_CONNECT_TIMEOUT = 10
+#: Key of the PostgreSQL advisory lock held while tables are created (any fixed 64-bit number).
+SCHEMA_LOCK_KEY = 0x6172626974657201
+#: Longest worker name stored (``String(255)``: PostgreSQL refuses longer strings, SQLite does not).
+MAX_WORKER_COLUMN = 255
 
-RUN_STATES = ("running", "interrupted", "finished", "failed")
-BATCH_STATES = ("pending", "running", "done", "refused")
 
 metadata = MetaData()
 
@@ -75,7 +86,7 @@ batches = Table(
     Column("run_id", Integer, ForeignKey("runs.id"), nullable=False),
     Column("batch_index", Integer, nullable=False),
     Column("openings", Text, nullable=False),
-    Column("seed", Integer, nullable=False),
+    Column("seed", BigInteger, nullable=False),  # 63-bit (derive_seed): wider than PostgreSQL's INTEGER
     Column("state", String(16), nullable=False),
     Column("attempts", Integer, nullable=False, default=0),
     Column("worker", String(255)),
@@ -115,6 +126,17 @@ game_records = Table(
     PrimaryKeyConstraint("run_id", "batch_index", "game_number"),
 )
 
+quarantines = Table(
+    "quarantines",
+    metadata,
+    Column("run_id", Integer, ForeignKey("runs.id"), nullable=False),
+    Column("worker", String(255), nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("discarded_batches", Integer, nullable=False, default=0),
+    Column("created_at", DateTime, nullable=False),
+    PrimaryKeyConstraint("run_id", "worker"),
+)
+
 PENTANOMIAL_COLUMNS = ("ll", "ld", "dd_wl", "wd", "ww")
 WDL_COLUMNS = ("wins", "draws", "losses")
 
@@ -129,11 +151,11 @@ class Run:
     """One row of ``runs``, with its configuration decoded."""
 
     id: int
-    kind: str
+    kind: RunKind
     game: str
     config: dict[str, Any]
     fingerprint: str
-    state: str
+    state: RunState
     counted_batches: int
     decision: str | None
     error: str | None
@@ -143,7 +165,7 @@ class Run:
 
 
 @dataclass(frozen=True)
-class BatchResult:
+class StoredResult:
     """The counts of one stored result."""
 
     batch_index: int
@@ -168,6 +190,16 @@ class Totals:
 
 
 @dataclass(frozen=True)
+class Quarantine:
+    """A worker whose results a run no longer believes, and why."""
+
+    worker: str
+    reason: str
+    discarded_batches: int
+    created_at: datetime
+
+
+@dataclass(frozen=True)
 class Refusal:
     """A batch that a result was refused for, and why."""
 
@@ -180,6 +212,47 @@ class Refusal:
 def store_url(url: str | None) -> str:
     """The store URL in force: ``url``, else ``$ARBITER_STORE``, else ``sqlite:///arbiter.db``."""
     return url or os.environ.get(STORE_ENV) or DEFAULT_URL
+
+
+def mask_url(url: str) -> str:
+    """``url`` with its password masked, for printing. A URL that does not parse is masked from
+    its ``://`` to its last ``@``, where a password would be."""
+    try:
+        return make_url(url).render_as_string(hide_password=True)
+    except ArgumentError:
+        scheme, sep, rest = url.partition("://")
+        return f"{scheme}{sep}***@{rest.rpartition('@')[2]}" if sep and "@" in rest else url
+
+
+def engine_url(url: str) -> str:
+    """The URL given to SQLAlchemy. ``postgresql://`` and ``postgres://`` name no driver, and
+    SQLAlchemy's default one is psycopg2; arbiter's ``postgres`` extra installs psycopg 3, so they
+    mean ``postgresql+psycopg://``. A URL that names its driver is used as it is."""
+    scheme, sep, rest = url.partition("://")
+    if sep and scheme.lower() in ("postgresql", "postgres"):
+        return f"postgresql+psycopg://{rest}"
+    return url
+
+
+@contextmanager
+def schema_lock(engine: Engine) -> Iterator[Connection]:
+    """A transaction to create tables in, that holds the store's schema lock: two coordinators
+    starting together on an empty database must not both create the same table (the check for a
+    table and its creation are two statements, and the loser fails with "already exists"). On
+    PostgreSQL the lock is an advisory lock, which blocks only other holders of it; on SQLite the
+    transaction takes the write lock at once (BEGIN IMMEDIATE), so the tables must be created on
+    the connection given."""
+    with engine.begin() as connection:
+        if connection.dialect.name == "postgresql":
+            connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
+        elif connection.dialect.name == "sqlite":
+            connection.exec_driver_sql("BEGIN IMMEDIATE")
+        yield connection
+
+
+def _clip_worker(worker: str | None) -> str | None:
+    """A worker name short enough for its column (names come from workers, which may lie)."""
+    return None if worker is None else str(worker)[:MAX_WORKER_COLUMN]
 
 
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
@@ -207,28 +280,50 @@ def _check_sqlite_path(url: str, database: str | None) -> None:
         raise ValueError(f"store {url}: {target} is not writable")
 
 
-def _open_engine(url: str) -> Engine:
-    """A SQLAlchemy engine for ``url``, with the tables created; ValueError naming a bad URL."""
+def _open_engine(url: str, create: bool) -> Engine:
+    """A SQLAlchemy engine for ``url``, with the tables created; ValueError naming a bad URL, and
+    FileNotFoundError for a SQLite file that does not exist unless ``create``."""
+    shown = mask_url(url)
     try:
-        parsed = make_url(url)
+        parsed = make_url(engine_url(url))
     except ArgumentError:
-        raise ValueError(f"store {url}: not a database URL (expected e.g. {DEFAULT_URL})") from None
+        raise ValueError(f"store {shown}: not a database URL (expected e.g. {DEFAULT_URL})") from None
     is_sqlite = parsed.get_backend_name() == "sqlite"
     if is_sqlite:
-        _check_sqlite_path(url, parsed.database)
+        _check_sqlite_path(shown, parsed.database)
+        if (
+            not create
+            and parsed.database not in (None, "", ":memory:")
+            and not Path(parsed.database).exists()
+        ):
+            raise FileNotFoundError(
+                f"no store at {parsed.database}: nothing has run here yet "
+                f"(pass --store URL or set {STORE_ENV})"
+            )
+    connect_args: dict[str, Any] = {}
+    options: dict[str, Any] = {}
+    if is_sqlite:
+        connect_args["timeout"] = SQLITE_BUSY_TIMEOUT_MS / 1000
+    elif parsed.get_backend_name() == "postgresql":
+        if "connect_timeout" not in parsed.query:
+            connect_args["connect_timeout"] = POSTGRES_CONNECT_TIMEOUT
+        options["pool_pre_ping"] = True  # a coordinator outlives server restarts and idle cut-offs
     try:
-        connect_args: dict[str, Any] = {"timeout": SQLITE_BUSY_TIMEOUT_MS / 1000} if is_sqlite else {}
-        db = create_engine(url, connect_args=connect_args)
-    except (ArgumentError, ImportError, SQLAlchemyError) as e:
-        raise ValueError(f"store {url}: cannot open: {' '.join(str(e).split())}") from None
+        db = create_engine(engine_url(url), connect_args=connect_args, **options)
+    except ImportError as e:
+        hint = " (pip install 'arbiter[postgres]')" if "psycopg" in str(e) else ""
+        raise ValueError(f"store {shown}: cannot open: {' '.join(str(e).split())}{hint}") from None
+    except (ArgumentError, SQLAlchemyError) as e:
+        raise ValueError(f"store {shown}: cannot open: {' '.join(str(e).split())}") from None
     if is_sqlite:
         event.listen(db, "connect", _sqlite_pragmas)
     try:
-        metadata.create_all(db)
+        with schema_lock(db) as connection:
+            metadata.create_all(connection)
     except (SQLAlchemyError, sqlite3.Error) as e:
         db.dispose()
         reason = getattr(e, "orig", None) or e
-        raise ValueError(f"store {url}: cannot open: {' '.join(str(reason).split())}") from None
+        raise ValueError(f"store {shown}: cannot open: {' '.join(str(reason).split())}") from None
     return db
 
 
@@ -236,11 +331,11 @@ def _run_from_row(row: Any) -> Run:
     """Decode a ``runs`` row."""
     return Run(
         id=row.id,
-        kind=row.kind,
+        kind=RunKind(row.kind),
         game=row.game,
         config=json.loads(row.config),
         fingerprint=row.fingerprint,
-        state=row.state,
+        state=RunState(row.state),
         counted_batches=row.counted_batches,
         decision=row.decision,
         error=row.error,
@@ -250,9 +345,9 @@ def _run_from_row(row: Any) -> Run:
     )
 
 
-def _result_from_row(row: Any) -> BatchResult:
+def _result_from_row(row: Any) -> StoredResult:
     """Decode a ``results`` row."""
-    return BatchResult(
+    return StoredResult(
         batch_index=row.batch_index,
         pentanomial=[getattr(row, col) for col in PENTANOMIAL_COLUMNS],
         wdl=[getattr(row, col) for col in WDL_COLUMNS],
@@ -263,10 +358,10 @@ def _result_from_row(row: Any) -> BatchResult:
 class Store:
     """Transactional access to the runs, batches, results and game records of one URL."""
 
-    def __init__(self, url: str | None = None) -> None:
-        """Open (and create if needed) the store at ``url`` (see :func:`store_url`)."""
+    def __init__(self, url: str | None = None, *, create: bool = True) -> None:
+        """Open the store at ``url`` (see :func:`store_url`), creating it if needed and ``create``."""
         self.url = store_url(url)
-        self.engine = _open_engine(self.url)
+        self.engine = _open_engine(self.url, create)
 
     def close(self) -> None:
         """Release the connection pool."""
@@ -280,7 +375,7 @@ class Store:
 
     # runs -------------------------------------------------------------------------------------
 
-    def create_run(self, kind: str, game: str, config: dict[str, Any], fingerprint: str) -> int:
+    def create_run(self, kind: RunKind, game: str, config: dict[str, Any], fingerprint: str) -> int:
         """Insert a new run in state ``running``; its id."""
         stamp = now()
         with self.transaction() as c:
@@ -290,7 +385,7 @@ class Store:
                     game=game,
                     config=json.dumps(config, sort_keys=True),
                     fingerprint=fingerprint,
-                    state="running",
+                    state=RunState.RUNNING,
                     counted_batches=0,
                     created_at=stamp,
                     updated_at=stamp,
@@ -306,7 +401,7 @@ class Store:
             row = c.execute(select(runs).where(runs.c.id == run_id)).first()
         return _run_from_row(row) if row is not None else None
 
-    def list_runs(self, kind: str | None = None) -> list[Run]:
+    def list_runs(self, kind: RunKind | None = None) -> list[Run]:
         """All runs (of ``kind`` if given), oldest first."""
         query = select(runs).order_by(runs.c.id)
         if kind is not None:
@@ -314,12 +409,12 @@ class Store:
         with self.engine.connect() as c:
             return [_run_from_row(row) for row in c.execute(query)]
 
-    def find_unfinished(self, kind: str, fingerprint: str) -> Run | None:
+    def find_unfinished(self, kind: RunKind, fingerprint: str) -> Run | None:
         """The latest running or interrupted run with this configuration fingerprint, if any."""
         query = (
             select(runs)
             .where(runs.c.kind == kind, runs.c.fingerprint == fingerprint)
-            .where(runs.c.state.in_(("running", "interrupted")))
+            .where(runs.c.state.in_([RunState.RUNNING, RunState.INTERRUPTED]))
             .order_by(runs.c.id.desc())
         )
         with self.engine.connect() as c:
@@ -330,7 +425,7 @@ class Store:
         self,
         run_id: int,
         *,
-        state: str | None = None,
+        state: RunState | None = None,
         counted_batches: int | None = None,
         decision: str | None = None,
         error: str | None = None,
@@ -339,9 +434,9 @@ class Store:
         """Change a run's state / counted prefix / decision in one transaction."""
         values: dict[str, Any] = {"updated_at": now()}
         if state is not None:
-            if state not in RUN_STATES:
+            if state not in set(RunState):
                 raise ValueError(f"state: unknown run state {state!r}")
-            values["state"] = state
+            values["state"] = RunState(state)
         if counted_batches is not None:
             values["counted_batches"] = counted_batches
         if decision is not None:
@@ -370,7 +465,7 @@ class Store:
                         batch_index=batch_index,
                         openings=json.dumps(list(openings)),
                         seed=seed,
-                        state="running",
+                        state=BatchState.RUNNING,
                         attempts=1,
                         updated_at=stamp,
                     )
@@ -379,8 +474,8 @@ class Store:
             c.execute(
                 update(batches)
                 .where(batches.c.run_id == run_id, batches.c.batch_index == batch_index)
-                .where(batches.c.state != "done")
-                .values(state="running", attempts=batches.c.attempts + 1, updated_at=stamp)
+                .where(batches.c.state != BatchState.DONE)
+                .values(state=BatchState.RUNNING, attempts=batches.c.attempts + 1, updated_at=stamp)
             )
             return int(row.attempts) + 1
 
@@ -390,8 +485,10 @@ class Store:
             c.execute(
                 update(batches)
                 .where(batches.c.run_id == run_id, batches.c.batch_index == batch_index)
-                .where(batches.c.state != "done")
-                .values(state="refused", refusal=reason, worker=worker, updated_at=now())
+                .where(batches.c.state != BatchState.DONE)
+                .values(
+                    state=BatchState.REFUSED, refusal=reason, worker=_clip_worker(worker), updated_at=now()
+                )
             )
 
     def release_batches(self, run_id: int) -> None:
@@ -399,8 +496,8 @@ class Store:
         with self.transaction() as c:
             c.execute(
                 update(batches)
-                .where(batches.c.run_id == run_id, batches.c.state == "running")
-                .values(state="pending", updated_at=now())
+                .where(batches.c.run_id == run_id, batches.c.state == BatchState.RUNNING)
+                .values(state=BatchState.PENDING, updated_at=now())
             )
 
     def refusals(self, run_id: int) -> list[Refusal]:
@@ -424,13 +521,14 @@ class Store:
 
     # results ----------------------------------------------------------------------------------
 
-    def record_result(self, run_id: int, batch_index: int, result: dict[str, Any]) -> bool:
-        """Store a validated result, its game records and the batch's ``done`` state together.
+    def record_result(self, run_id: int, batch_index: int, result: BatchResult) -> bool:
+        """Store a checked result, its game records and the batch's ``done`` state together.
 
-        Returns False (and changes nothing) when the batch already has a result: each (run, batch)
-        is stored, and so counted, at most once.
+        The counts stored are tallied here from the game records, never taken from the worker's
+        claim. Returns False (and changes nothing) when the batch already has a result: each
+        (run, batch) is stored, and so counted, at most once.
         """
-        pentanomial, wdl = result["pentanomial"], result["wdl"]
+        pentanomial, wdl = tally(result.games)
         stamp = now()
         try:
             with self.transaction() as c:
@@ -447,14 +545,14 @@ class Store:
                         batch_index=batch_index,
                         **dict(zip(PENTANOMIAL_COLUMNS, pentanomial, strict=True)),
                         **dict(zip(WDL_COLUMNS, wdl, strict=True)),
-                        nodes=json.dumps(result.get("nodes", {})),
-                        cpu_seconds=float(result.get("cpu_seconds", 0.0)),
-                        worker=result.get("worker"),
-                        engine_version=result["engine_version"],
+                        nodes=json.dumps(result.nodes),
+                        cpu_seconds=result.cpu_seconds,
+                        worker=_clip_worker(result.worker),
+                        engine_version=result.engine_version,
                         created_at=stamp,
                     )
                 )
-                games = result.get("games", [])
+                games = [record.to_json() for record in result.games]
                 if games:
                     c.execute(
                         insert(game_records),
@@ -471,19 +569,19 @@ class Store:
                 c.execute(
                     update(batches)
                     .where(batches.c.run_id == run_id, batches.c.batch_index == batch_index)
-                    .values(state="done", worker=result.get("worker"), updated_at=stamp)
+                    .values(state=BatchState.DONE, worker=_clip_worker(result.worker), updated_at=stamp)
                 )
         except IntegrityError:  # another writer stored the same batch first
             return False
         return True
 
-    def results(self, run_id: int) -> list[BatchResult]:
+    def results(self, run_id: int) -> list[StoredResult]:
         """Every stored result of a run, in batch order (counted or not)."""
         query = select(results).where(results.c.run_id == run_id).order_by(results.c.batch_index)
         with self.engine.connect() as c:
             return [_result_from_row(row) for row in c.execute(query)]
 
-    def result(self, run_id: int, batch_index: int) -> BatchResult | None:
+    def result(self, run_id: int, batch_index: int) -> StoredResult | None:
         """The stored result of one batch, or None."""
         query = select(results).where(results.c.run_id == run_id, results.c.batch_index == batch_index)
         with self.engine.connect() as c:
@@ -521,10 +619,53 @@ class Store:
         with self.engine.connect() as c:
             return [json.loads(row.record) for row in c.execute(query)]
 
+    # quarantined workers -------------------------------------------------------------------------
+
+    def quarantine_worker(self, run_id: int, worker: str, reason: str) -> list[int]:
+        """Discard every result ``worker`` gave ``run_id`` (their batches go back to ``pending``)
+        and record why, in one transaction; the batches discarded, in order. Once per worker."""
+        stamp = now()
+        with self.transaction() as c:
+            known = c.execute(
+                select(quarantines.c.worker).where(
+                    quarantines.c.run_id == run_id, quarantines.c.worker == worker
+                )
+            ).first()
+            if known is not None:
+                return []
+            mine = and_(results.c.run_id == run_id, results.c.worker == worker)
+            lost = sorted(int(i) for i in c.execute(select(results.c.batch_index).where(mine)).scalars())
+            if lost:
+                c.execute(
+                    delete(game_records).where(
+                        game_records.c.run_id == run_id, game_records.c.batch_index.in_(lost)
+                    )
+                )
+                c.execute(delete(results).where(mine))
+                c.execute(
+                    update(batches)
+                    .where(batches.c.run_id == run_id, batches.c.batch_index.in_(lost))
+                    .values(state=BatchState.PENDING, refusal=f"discarded: {reason}", updated_at=stamp)
+                )
+            c.execute(
+                insert(quarantines).values(
+                    run_id=run_id, worker=worker, reason=reason, discarded_batches=len(lost), created_at=stamp
+                )
+            )
+        return lost
+
+    def quarantines(self, run_id: int) -> list[Quarantine]:
+        """The workers quarantined in a run, oldest first."""
+        query = select(quarantines).where(quarantines.c.run_id == run_id).order_by(quarantines.c.created_at)
+        with self.engine.connect() as c:
+            return [
+                Quarantine(r.worker, r.reason, r.discarded_batches, r.created_at) for r in c.execute(query)
+            ]
+
     def row_counts(self) -> dict[str, int]:
         """Rows per table (for checks that a failed command left the store unchanged)."""
         with self.engine.connect() as c:
             return {
                 table.name: int(c.execute(select(func.count()).select_from(table)).scalar() or 0)
-                for table in (runs, batches, results, game_records)
+                for table in (runs, batches, results, game_records, quarantines)
             }

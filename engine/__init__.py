@@ -13,6 +13,8 @@ from engine._engine import (
     BENCH_DEPTH,
     ENGINE_VERSION,
     GAMES,
+    MATE_BOUND,
+    MATE_SCORE,
     IllegalMoveError,
     InvalidMoveError,
     InvalidPositionError,
@@ -77,6 +79,18 @@ def play_game(
     )
 
 
+def replay_game(
+    game: str, opening: str, moves: list[str], adjudication: dict[str, Any] | None = None
+) -> dict[str, Any]:
+    """How a recorded game ends: ``{"result", "reason", "plies"}``, from its moves replayed through
+    the rules under ``adjudication`` (the end conditions of :func:`play_game`, in its order).
+
+    ``result`` and ``reason`` are None when nothing ends the game after the last move. A malformed
+    opening, an illegal move, or a move after the game ended raises ValueError naming the ply.
+    """
+    return _engine.replay_game(game, opening, list(moves), adjudication)
+
+
 def bench(game: str, depth: int | None = None) -> tuple[int, float]:
     """(total nodes, seconds) of the fixed bench; the node count is the engine's signature."""
     return _engine.bench(game, depth)
@@ -86,6 +100,8 @@ __all__ = [
     "BENCH_DEPTH",
     "ENGINE_VERSION",
     "GAMES",
+    "MATE_BOUND",
+    "MATE_SCORE",
     "IllegalMoveError",
     "InvalidMoveError",
     "InvalidPositionError",
@@ -95,6 +111,7 @@ __all__ = [
     "bench",
     "play_game",
     "read_weights_file",
+    "replay_game",
     "search",
     "validate_weights",
     "weights",

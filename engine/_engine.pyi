@@ -1,5 +1,6 @@
 """Type stubs for the Rust extension engine._engine."""
 
+from collections.abc import Mapping
 from typing import Any
 
 ENGINE_VERSION: str
@@ -32,6 +33,10 @@ class Position:
     def divide(self, depth: int) -> list[tuple[str, int]]: ...
 
 BENCH_DEPTH: int
+# A search score of MATE_SCORE - n is a forced win in n plies (its negation a loss in n plies).
+MATE_SCORE: int
+# Scores beyond +-MATE_BOUND are forced wins or losses.
+MATE_BOUND: int
 
 class WeightSpec:
     name: str
@@ -44,17 +49,20 @@ def weights(game: str) -> list[WeightSpec]: ...
 def validate_weights(game: str, values: dict[str, float] | None = None) -> list[tuple[str, int]]: ...
 def search(
     position: Position,
-    weights: dict[str, float] | None = None,
+    weights: Mapping[str, float] | None = None,
     limits: dict[str, int | None] | None = None,
     hash_mb: int = 16,
 ) -> dict[str, Any]: ...
 def play_game(
     game: str,
-    white_weights: dict[str, float] | None,
-    black_weights: dict[str, float] | None,
+    white_weights: Mapping[str, float] | None,
+    black_weights: Mapping[str, float] | None,
     opening: str,
     limits: dict[str, int],
     adjudication: dict[str, Any] | None = None,
     hash_mb: int | None = None,
 ) -> dict[str, Any]: ...
 def bench(game: str, depth: int | None = None) -> tuple[int, float]: ...
+def replay_game(
+    game: str, opening: str, moves: list[str], adjudication: dict[str, Any] | None = None
+) -> dict[str, Any]: ...

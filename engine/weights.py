@@ -26,7 +26,7 @@ def read_weights_file(path: str | Path) -> dict[str, float]:
         data = json.loads(text)
     except json.JSONDecodeError as e:
         raise ValueError(
-            f"weights file {str(path)!r} is not valid JSON (line {e.lineno}, column {e.colno}): "
+            f"weights file {str(path)!r} is not JSON (line {e.lineno}, column {e.colno}): "
             'expected an object like {"pawn": 100}'
         ) from None
     if not isinstance(data, dict):

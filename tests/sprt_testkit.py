@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
+from worker.protocol import BatchResult, Color, GameRecord, tally
 
 #: Bound on any CLI call of the tests (seconds).
 CLI_TIMEOUT = 240
@@ -47,7 +48,7 @@ def write_weights(path: Path, weights: dict[str, Any]) -> Path:
 
 def cli_command(*args: str) -> list[str]:
     """argv that runs ``arbiter ARGS`` with this interpreter."""
-    return [sys.executable, "-c", "from coordinator.cli import main; main()", *args]
+    return [sys.executable, "-c", "from coordinator.cli.main import main; main()", *args]
 
 
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
@@ -81,3 +82,38 @@ def standin_play_game(
         "plies": 0,
         "nodes": [1, 1],
     }
+
+
+#: The two games of a pair (candidate white, then black; results from white's side) for each
+#: pentanomial cell LL, LD, DD, WD, WW.
+PAIR_RESULTS = (
+    ("0-1", "1-0"),
+    ("0-1", "1/2-1/2"),
+    ("1/2-1/2", "1/2-1/2"),
+    ("1-0", "1/2-1/2"),
+    ("1-0", "0-1"),
+)
+
+
+def batch_result(
+    pentanomial: list[int], *, wdl: list[int] | None = None, engine_version: str = "test", worker: str = "w:1"
+) -> BatchResult:
+    """A result whose game records (no moves) make up ``pentanomial``, as the store takes it once
+    checked; ``wdl`` overrides the worker's claimed W/D/L (the store tallies its own)."""
+    records = []
+    for cell, count in enumerate(pentanomial):
+        for _ in range(count):
+            for text, color in zip(PAIR_RESULTS[cell], (Color.WHITE, Color.BLACK), strict=True):
+                records.append(GameRecord("x", [], text, "ply_limit", 0, color))
+    claimed = tally(records)
+    return BatchResult(
+        run_id=0,
+        batch_index=0,
+        engine_version=engine_version,
+        pentanomial=claimed[0],
+        wdl=wdl if wdl is not None else claimed[1],
+        games=records,
+        nodes={"candidate": 1, "baseline": 1},
+        cpu_seconds=0.5,
+        worker=worker,
+    )

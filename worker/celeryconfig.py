@@ -29,8 +29,6 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
-from kombu import Queue
-
 BROKER_ENV = "ARBITER_BROKER"
 RESULT_BACKEND_ENV = "ARBITER_RESULT_BACKEND"
 QUEUES_ENV = "ARBITER_QUEUES"
@@ -45,9 +43,6 @@ DEFAULT_BATCH_SECONDS = 1800
 VISIBILITY_MARGIN = 300
 #: Seconds to wait for a TCP connection to the broker or the result backend.
 CONNECT_TIMEOUT = 3.0
-#: How long results stay in the backend when nobody collects them (the coordinator deletes the
-#: ones it collected at once).
-RESULT_EXPIRES = 24 * 3600
 
 _QUEUE_NAME = re.compile(r"^[A-Za-z0-9_.:-]+$")
 
@@ -97,6 +92,8 @@ def settings(
     backend = result_backend or env.get(RESULT_BACKEND_ENV, "").strip() or broker
     limit = batch_seconds(env)
     queues = queue_names(environ=env)
+    from kombu.entity import Queue  # only where the settings are built: the CLI reads the names above
+
     return {
         "broker_url": broker,
         "result_backend": backend,
@@ -107,7 +104,7 @@ def settings(
         "result_accept_content": ["json"],
         "event_serializer": "json",
         # Queues: workers consume all of them; coordinators send to the first.
-        "task_queues": [Queue(name, routing_key=name) for name in queues],
+        "task_queues": [Queue(name, routing_key=name) for name in queues],  # type: ignore[no-untyped-call]
         "task_default_queue": queues[0],
         # Delivery: acknowledged after the run, one task per process, requeued if the process dies.
         "task_acks_late": True,
@@ -117,7 +114,11 @@ def settings(
         "task_time_limit": limit,
         "task_soft_time_limit": max(1, limit * 9 // 10),
         "broker_transport_options": {"visibility_timeout": limit + VISIBILITY_MARGIN},
-        "result_expires": RESULT_EXPIRES,
+        # Results the coordinator collects are deleted at once; the others (a coordinator that went
+        # away) expire once no lease could still be waiting for them.
+        "result_expires": limit + VISIBILITY_MARGIN,
+        # The meta names the worker, so that refusals and spot checks can say who sent what.
+        "result_extended": True,
         # Connections: short connect timeouts; workers keep retrying through broker restarts.
         "broker_connection_timeout": CONNECT_TIMEOUT,
         "broker_connection_retry_on_startup": True,

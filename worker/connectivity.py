@@ -7,6 +7,9 @@ a few seconds. Messages never show a password: URLs are printed with it masked.
 
 from __future__ import annotations
 
+import ipaddress
+from urllib.parse import urlsplit
+
 from celery import Celery
 from kombu.utils.url import maybe_sanitize_url
 
@@ -50,3 +53,20 @@ def check_reachable(app: Celery, timeout: float = CONNECT_TIMEOUT) -> None:
         raise Unreachable(
             f"result backend {safe_url(app.conf.result_backend)} is unreachable: {_reason(e)}"
         ) from None
+
+
+def exposure_warning(url: str) -> str | None:
+    """Why a broker URL is open to anyone on the network (not loopback, no password, no TLS), or
+    None. Whoever can write to the broker can send and answer batches."""
+    parts = urlsplit(url)
+    host = parts.hostname or "localhost"
+    try:
+        loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
+    except ValueError:
+        loopback = False
+    if loopback or parts.password or parts.scheme in ("rediss", "amqps"):
+        return None
+    return (
+        f"broker {safe_url(url)} is not on loopback and has neither a password nor TLS: anyone who "
+        "reaches it can queue batches and forge results (see docs/deploy.md, Security)"
+    )

@@ -1,9 +1,10 @@
 """The executor interface: submit batch payloads, collect their outcomes as they complete.
 
-A payload is the JSON-safe dict that ``worker.games.play_batch`` takes; an outcome carries either
-the result dict it returned or the error that stopped it. Executors do not validate or store
-anything (the scheduler does), and they may deliver an outcome for the same batch more than once
-(e.g. a Celery redelivery): the store counts each (run, batch) once. Delivery order is arbitrary.
+A payload is a :class:`worker.protocol.BatchPayload`; an outcome carries either the JSON result a
+worker returned (unchecked: it may come from anyone who can write to the result backend) or the
+error that stopped it. Executors do not validate or store anything (the SPRT runner does), and they
+may deliver an outcome for the same batch more than once (e.g. a Celery redelivery): the store
+counts each (run, batch) once. Delivery order is arbitrary.
 """
 
 from __future__ import annotations
@@ -14,15 +15,19 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
+from worker.protocol import BatchPayload
+
 
 @dataclass(frozen=True)
 class BatchOutcome:
-    """What came back for one submitted batch: a result dict, or an error message."""
+    """What came back for one submitted batch: a JSON result (unchecked), or an error message; and
+    the name of the worker that says it sent it, when known."""
 
-    run_id: Any
+    run_id: int
     batch_index: int
-    result: dict[str, Any] | None = None
+    result: Any = None
     error: str | None = None
+    worker: str | None = None
 
 
 class Executor(ABC):
@@ -32,7 +37,7 @@ class Executor(ABC):
     slots: int
 
     @abstractmethod
-    def submit(self, payload: dict[str, Any]) -> None:
+    def submit(self, payload: BatchPayload) -> None:
         """Queue one batch payload for execution (returns at once)."""
 
     @abstractmethod
@@ -52,6 +57,24 @@ class Executor(ABC):
     @abstractmethod
     def close(self) -> None:
         """Cancel what is in flight and release the workers (idempotent)."""
+
+    @property
+    def quarantined(self) -> dict[str, str]:
+        """Workers whose results are no longer believed, and why (none for trusted executors)."""
+        return {}
+
+    def quarantine(self, worker: str | None, reason: str) -> None:  # noqa: B027 - optional hook
+        """Believe nothing more from ``worker`` (a no-op where every worker is this machine's)."""
+
+    def live_workers(self) -> set[str] | None:
+        """The workers known to be up; None where they are this machine's own processes (whose
+        failures are the same every time)."""
+        return None
+
+    def describe(self) -> str | None:
+        """One line saying where batches are played, worth announcing at the start of a run (None
+        for this machine's own pool)."""
+        return None
 
     def __enter__(self) -> Executor:
         """Use as a context manager: closed on exit."""

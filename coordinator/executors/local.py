@@ -19,6 +19,7 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from typing import Any
 
 from coordinator.executors.base import BatchOutcome, Executor
+from worker.protocol import BatchPayload
 
 #: Batches kept in flight per worker process: one playing, one queued behind it.
 IN_FLIGHT_PER_WORKER = 2
@@ -44,10 +45,10 @@ def _init_worker() -> None:
 
 
 def default_task() -> Task:
-    """``worker.games.play_batch`` (imported late so that importing executors stays cheap)."""
-    from worker.games import play_batch
+    """``worker.games.run_batch`` (imported late so that importing executors stays cheap)."""
+    from worker.games import run_batch
 
-    return play_batch
+    return run_batch
 
 
 def _describe(error: BaseException) -> str:
@@ -70,7 +71,7 @@ class LocalExecutor(Executor):
         self.slots = IN_FLIGHT_PER_WORKER * self.concurrency
         self.task = task or default_task()
         self._pool: ProcessPoolExecutor | None = None
-        self._futures: dict[Future[dict[str, Any]], tuple[Any, int]] = {}
+        self._futures: dict[Future[dict[str, Any]], tuple[int, int]] = {}
 
     def _ensure_pool(self) -> ProcessPoolExecutor:
         """The live pool, creating one if there is none."""
@@ -82,15 +83,16 @@ class LocalExecutor(Executor):
             )
         return self._pool
 
-    def submit(self, payload: dict[str, Any]) -> None:
+    def submit(self, payload: BatchPayload) -> None:
         """Queue one batch on the pool (replacing a broken pool first)."""
         pool = self._ensure_pool()
+        data = payload.to_json()
         try:
-            future = pool.submit(self.task, payload)
+            future = pool.submit(self.task, data)
         except RuntimeError:  # BrokenProcessPool: a worker died; start afresh
             self._terminate()
-            future = self._ensure_pool().submit(self.task, payload)
-        self._futures[future] = (payload["run_id"], int(payload["batch_index"]))
+            future = self._ensure_pool().submit(self.task, data)
+        self._futures[future] = (payload.run_id, payload.batch_index)
 
     def in_flight(self) -> int:
         """Batches submitted and not yet delivered."""
@@ -107,7 +109,9 @@ class LocalExecutor(Executor):
             if error is not None:
                 yield BatchOutcome(run_id, batch_index, error=_describe(error))
             else:
-                yield BatchOutcome(run_id, batch_index, result=future.result())
+                result = future.result()
+                worker = result.get("worker") if isinstance(result, dict) else None
+                yield BatchOutcome(run_id, batch_index, result=result, worker=worker)
 
     def _terminate(self) -> None:
         """Stop the worker processes now, whatever they are doing."""

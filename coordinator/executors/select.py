@@ -1,33 +1,27 @@
 """Which executor a command uses: the local process pool, or Celery workers when a broker is given.
 
-``--broker URL`` (or ``$ARBITER_BROKER``) switches a command from this machine's cores to the
-Celery workers behind that broker; nothing else about the command changes.
+A broker URL (``--broker`` or ``$ARBITER_BROKER``) switches a command from this machine's cores to
+the Celery workers behind that broker; nothing else about the command changes.
 """
 
 from __future__ import annotations
 
 import os
 
-import click
-
 from coordinator.executors.base import Executor
 from coordinator.executors.local import LocalExecutor
+from coordinator.trust.spotcheck import DEFAULT_VERIFY_FRACTION, CheckingExecutor
+from worker.celeryconfig import BROKER_ENV
 
-BROKER_ENV = "ARBITER_BROKER"
-
-broker_option = click.option(
-    "--broker",
-    metavar="URL",
-    envvar=BROKER_ENV,
-    help=(
-        "Play on the Celery workers behind this broker, e.g. redis://host:6379/0 "
-        "(default: $ARBITER_BROKER; unset: a local process pool)."
-    ),
-)
+__all__ = ["BROKER_ENV", "make_executor"]
 
 
-def make_executor(broker: str | None, concurrency: int | None) -> Executor:
-    """A local pool when ``broker`` is empty (None: ``$ARBITER_BROKER``), else a Celery executor.
+def make_executor(
+    broker: str | None, concurrency: int | None, verify_fraction: float = DEFAULT_VERIFY_FRACTION
+) -> Executor:
+    """A local pool when ``broker`` is empty (None: ``$ARBITER_BROKER``), else a Celery executor
+    whose workers are spot-checked (``verify_fraction`` of their batches, and each one's first,
+    played again on one local process).
 
     ``concurrency`` is the number of processes: local ones, or across all Celery workers (unset:
     discovered from the workers). An unreachable broker raises a ValueError within seconds.
@@ -36,6 +30,7 @@ def make_executor(broker: str | None, concurrency: int | None) -> Executor:
         broker = os.environ.get(BROKER_ENV)
     if not broker or not broker.strip():
         return LocalExecutor(concurrency)
-    from coordinator.executors.celery_executor import CeleryExecutor  # Celery loads only when used
+    from coordinator.executors.celery.executor import CeleryExecutor  # Celery loads only when used
 
-    return CeleryExecutor(broker.strip(), concurrency=concurrency)
+    workers = CeleryExecutor(broker.strip(), concurrency=concurrency)
+    return CheckingExecutor(workers, LocalExecutor(1), verify_fraction)

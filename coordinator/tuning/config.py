@@ -5,11 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from coordinator.sprt_plan import DEFAULT_ADJUDICATION, SprtConfig, derive_seed, fingerprint
-
-RUN_KIND = "tune"
-TRIAL_KIND = "trial"
-ACCEPT_KIND = "sprt"
+from coordinator.sprt.config import DEFAULT_ADJUDICATION, SprtConfig, derive_seed, fingerprint
 
 
 @dataclass(frozen=True)

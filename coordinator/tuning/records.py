@@ -25,7 +25,7 @@ from sqlalchemy import (
     update,
 )
 
-from coordinator.store import Store, metadata, now, results
+from coordinator.store import Store, metadata, now, results, schema_lock
 
 tune_trials = Table(
     "tune_trials",
@@ -95,7 +95,8 @@ class TuningRecords:
     def __init__(self, store: Store) -> None:
         """Create the tuning tables in ``store`` if they are missing."""
         self.store = store
-        metadata.create_all(store.engine, tables=[tune_trials, champions])
+        with schema_lock(store.engine) as connection:
+            metadata.create_all(connection, tables=[tune_trials, champions])
 
     def add_trial(
         self, tune_run_id: int, number: int, trial_run_id: int, champion: int, params: dict[str, int]
@@ -145,6 +146,17 @@ class TuningRecords:
                 )
                 for r in c.execute(query)
             ]
+
+    def parents(self) -> dict[int, int]:
+        """The tuning run of every trial and acceptance run of the store: ``{child: parent}``."""
+        query = select(tune_trials.c.tune_run_id, tune_trials.c.trial_run_id, tune_trials.c.accept_run_id)
+        parents: dict[int, int] = {}
+        with self.store.engine.connect() as c:
+            for row in c.execute(query):
+                parents[row.trial_run_id] = row.tune_run_id
+                if row.accept_run_id is not None:
+                    parents[row.accept_run_id] = row.tune_run_id
+        return parents
 
     def add_champion(self, tune_run_id: int, champion: Champion) -> None:
         """Record a champion (number 0 is the start weights)."""

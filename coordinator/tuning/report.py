@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from coordinator.sprt_report import duration
+from coordinator.sprt.report import duration
 from coordinator.tuning.records import Champion, TrialRow, TuningRecords
 from coordinator.tuning.tuner import TuneProgress, elo_vs_start
 

@@ -30,7 +30,7 @@ def tuned_names(game: str, params: Sequence[str] | None) -> list[str]:
     return list(params)
 
 
-def distributions(game: str, names: Sequence[str]) -> dict[str, optuna.distributions.IntDistribution]:
+def distributions(game: str, names: Sequence[str]) -> dict[str, optuna.distributions.BaseDistribution]:
     """Integer distributions with exactly the table's ranges."""
     table = {w.name: w for w in engine.weights(game)}
     for name in names:

@@ -22,17 +22,23 @@ from typing import Any
 
 import optuna
 from optuna.trial import TrialState
+from sqlalchemy import Engine
+from sqlalchemy.exc import IntegrityError, OperationalError
 
 from coordinator.executors.base import Executor
-from coordinator.scheduler import SprtRunner
-from coordinator.sprt_plan import SprtConfig
+from coordinator.runs import Decision, RunKind, RunState
+from coordinator.sprt.config import SprtConfig
+from coordinator.sprt.runner import SprtRunner
 from coordinator.stats import fixed_elo, sprt_elo
-from coordinator.store import Store
-from coordinator.tuning.config import ACCEPT_KIND, TRIAL_KIND, TuneConfig
+from coordinator.store import Store, engine_url, schema_lock
+from coordinator.tuning.config import TuneConfig
 from coordinator.tuning.records import Champion, TuningRecords
 from coordinator.tuning.space import LosPruner, candidate_weights, distributions, make_sampler
 
 POLL_SECONDS = 0.5
+#: Tries at creating Optuna's SQLite tables while another coordinator may be creating them too (each
+#: lost race means one more table, or the version row, exists; Optuna has 12 tables).
+OPTUNA_CREATE_ATTEMPTS = 16
 
 
 def study_name(run_id: int) -> str:
@@ -40,10 +46,25 @@ def study_name(run_id: int) -> str:
     return f"arbiter-tune-{run_id}"
 
 
-def optuna_storage(url: str) -> optuna.storages.RDBStorage:
-    """Optuna's storage on the store URL (SQLite waits for locks instead of failing)."""
+def optuna_storage(url: str, lock: Engine | None = None) -> optuna.storages.RDBStorage:
+    """Optuna's storage on the store URL, in the same database (SQLite waits for locks instead of
+    failing; ``postgresql://`` means psycopg 3, as for the store). Optuna creates its tables while
+    the store's schema lock is held on ``lock`` (the store's engine), so that two coordinators
+    starting on an empty PostgreSQL database do not both create them (on SQLite that lock would
+    block Optuna's own connection, so a creation that lost a race is tried again instead)."""
     kwargs: dict[str, Any] = {"connect_args": {"timeout": 30}} if url.startswith("sqlite") else {}
-    return optuna.storages.RDBStorage(url, engine_kwargs=kwargs)
+    if url.startswith("postgres"):
+        kwargs["pool_pre_ping"] = True
+    if lock is None or lock.dialect.name != "postgresql":
+        for _ in range(OPTUNA_CREATE_ATTEMPTS - 1):
+            try:
+                return optuna.storages.RDBStorage(engine_url(url), engine_kwargs=kwargs)
+            except (OperationalError, IntegrityError) as e:  # "table ... already exists", alembic_version
+                if "already exists" not in str(e) and "UNIQUE constraint failed" not in str(e):
+                    raise
+        return optuna.storages.RDBStorage(engine_url(url), engine_kwargs=kwargs)
+    with schema_lock(lock):
+        return optuna.storages.RDBStorage(engine_url(url), engine_kwargs=kwargs)
 
 
 def elo_vs_start(champions: list[Champion], number: int) -> tuple[float, float]:
@@ -128,7 +149,7 @@ class Tuner:
         optuna.logging.set_verbosity(optuna.logging.WARNING)
         self.study = optuna.create_study(
             study_name=study_name(run_id),
-            storage=optuna_storage(store.url),
+            storage=optuna_storage(store.url, store.engine),
             sampler=make_sampler(config.sampler, config.seed),
             pruner=LosPruner(config.prune_los),
             direction="maximize",
@@ -192,11 +213,11 @@ class Tuner:
                 # An SPRT that accepted just before the kill, its candidate not yet crowned.
                 uncrowned = (
                     run is not None
-                    and run.decision == "accepted"
+                    and run.decision == Decision.ACCEPTED
                     and row.champion_number == self.champion.number
                     and all(c.accept_run_id != run.id for c in self.champions)
                 )
-                if run is not None and (run.state != "finished" or uncrowned):
+                if run is not None and (run.state is not RunState.FINISHED or uncrowned):
                     candidate = candidate_weights(self.champion.weights, row.params)
                     self._start_acceptance(row.trial_number, candidate, existing_run=run.id)
             elif self._promising(row.state, row.elo, row.champion_number):
@@ -222,7 +243,7 @@ class Tuner:
                 continue
             self.study.enqueue_trial(row.params)
             self.records.update_trial(self.run_id, number, state="failed")
-            self.store.update_run(row.trial_run_id, state="failed", error=reason, finished=True)
+            self.store.update_run(row.trial_run_id, state=RunState.FAILED, error=reason, finished=True)
 
     def _promising(self, state: str, elo: float | None, champion: int) -> bool:
         """A finished trial that beat the current champion by the margin deserves a full SPRT."""
@@ -240,7 +261,9 @@ class Tuner:
         trial = self.study.ask(self.space)
         candidate = candidate_weights(self.champion.weights, trial.params)
         config = self.config.trial_config(trial.number, candidate, self.champion.weights, self.tag)
-        run_id = self.store.create_run(TRIAL_KIND, self.config.game, config.to_json(), config.fingerprint())
+        run_id = self.store.create_run(
+            RunKind.TRIAL, self.config.game, config.to_json(), config.fingerprint()
+        )
         self.records.add_trial(self.run_id, trial.number, run_id, self.champion.number, dict(trial.params))
         trial.set_user_attr("store_run", run_id)
         trial.set_user_attr("champion", self.champion.number)
@@ -256,14 +279,14 @@ class Tuner:
         run_id = existing_run
         if run_id is None:
             run_id = self.store.create_run(
-                ACCEPT_KIND, self.config.game, config.to_json(), config.fingerprint()
+                RunKind.ACCEPTANCE, self.config.game, config.to_json(), config.fingerprint()
             )
             self.records.update_trial(self.run_id, trial_number, accept_run_id=run_id)
         else:
             stored = self.store.get_run(run_id)
             assert stored is not None
             config = SprtConfig.from_json(stored.config)
-        self.store.update_run(run_id, state="running")
+        self.store.update_run(run_id, state=RunState.RUNNING)
         runner = SprtRunner(self.store, run_id, config, self.executor)
         self.acceptance = ActiveAcceptance(trial_number, runner, champion.number, candidate)
 
@@ -325,7 +348,7 @@ class Tuner:
             self.study.tell(trial, state=TrialState.PRUNED)
             self._close_trial(active, "pruned", elo.elo, elo.elo95, p.games)
             # Its SPRT never decides: end its store run here, or it would stay "running" for good.
-            self.store.update_run(runner.run_id, state="finished", finished=True)
+            self.store.update_run(runner.run_id, state=RunState.FINISHED, finished=True)
         elif runner.decided:
             self.study.tell(trial, base + elo.elo)
             self._close_trial(active, "complete", elo.elo, elo.elo95, p.games)
@@ -346,7 +369,7 @@ class Tuner:
         """Crown the candidate if its SPRT accepted H1 (it stays in the history with its parent)."""
         runner = acceptance.runner
         runner.release()
-        if runner.prefix.decision != "accepted" or acceptance.champion != self.champion.number:
+        if runner.prefix.decision is not Decision.ACCEPTED or acceptance.champion != self.champion.number:
             return
         p = runner.progress()
         estimate = sprt_elo(
@@ -415,7 +438,7 @@ class Tuner:
         on resume), a running acceptance SPRT is left to resume. KeyboardInterrupt does the same
         and marks the run ``interrupted``.
         """
-        self.store.update_run(self.run_id, state="running")
+        self.store.update_run(self.run_id, state=RunState.RUNNING)
         try:
             while not self._finished():
                 if self._out_of_time():
@@ -431,13 +454,13 @@ class Tuner:
                     self.on_progress(self.progress())
         except KeyboardInterrupt:
             self._abandon()
-            self.store.update_run(self.run_id, state="interrupted")
+            self.store.update_run(self.run_id, state=RunState.INTERRUPTED)
             raise
         except BaseException:
             self._abandon()
             raise
         self._abandon()
-        self.store.update_run(self.run_id, state="finished", finished=True)
+        self.store.update_run(self.run_id, state=RunState.FINISHED, finished=True)
         return self.progress()
 
     def _abandon(self) -> None:
@@ -448,8 +471,8 @@ class Tuner:
             self.study.tell(active.trial, state=TrialState.FAIL, skip_if_finished=True)
             self.study.enqueue_trial(dict(active.trial.params))
             self._close_trial(active, "failed", None, None, active.runner.progress().games)
-            self.store.update_run(active.runner.run_id, state="failed", error="stopped", finished=True)
+            self.store.update_run(active.runner.run_id, state=RunState.FAILED, error="stopped", finished=True)
         self._fail_unplayed_trials("stopped")  # stopped while being started
         if self.acceptance is not None:
             self.acceptance.runner.release()
-            self.store.update_run(self.acceptance.runner.run_id, state="interrupted")
+            self.store.update_run(self.acceptance.runner.run_id, state=RunState.INTERRUPTED)

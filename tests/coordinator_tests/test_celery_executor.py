@@ -12,10 +12,13 @@ from typing import Any
 import pytest
 from kombu.exceptions import OperationalError
 
-from coordinator.executors import celery_executor as ce
-from coordinator.executors.celery_executor import CeleryExecutor, LeasePolicy, budget_seconds
+from coordinator.executors.celery import executor as ce
+from coordinator.executors.celery import leases
+from coordinator.executors.celery.executor import CeleryExecutor
+from coordinator.executors.celery.leases import LeasePolicy, budget_seconds
 from coordinator.executors.local import LocalExecutor
 from coordinator.executors.select import make_executor
+from worker.protocol import BatchPayload
 
 
 class FakeClock:
@@ -47,7 +50,7 @@ class FakeBackend:
             raise OperationalError("backend down")
         return [self.metas.get(k) for k in keys]
 
-    def decode_result(self, value: Any) -> dict[str, Any]:
+    def decode(self, value: Any) -> dict[str, Any]:
         return value
 
     def forget(self, task_id: str) -> None:
@@ -101,17 +104,21 @@ def executor(lease: float | None = 10.0, concurrency: int | None = 2) -> tuple[C
     return CeleryExecutor(app=app, concurrency=concurrency, lease_seconds=lease), app  # type: ignore[arg-type]
 
 
-def payload(index: int, **overrides: Any) -> dict[str, Any]:
-    values = {
+def payload(index: int, **overrides: Any) -> BatchPayload:
+    values: dict[str, Any] = {
         "run_id": 1,
         "batch_index": index,
         "game": "congo",
+        "candidate": None,
+        "baseline": None,
         "openings": ["x"] * 4,
         "limits": {"nodes": 2000},
         "adjudication": {"max_plies": 400},
+        "seed": 0,
+        "engine_version": "test",
     }
     values.update(overrides)
-    return values
+    return BatchPayload(**values)
 
 
 def result(index: int) -> dict[str, Any]:
@@ -128,7 +135,7 @@ def test_sends_json_tasks_by_name_to_the_queue(clock: FakeClock) -> None:
     ex.submit(payload(0))
     (sent,) = app.sent
     assert sent["name"] == "arbiter.play_batch" and sent["queue"] == "arbiter"
-    assert sent["payload"] == payload(0) and sent["expires"] == ce.EXPIRY_LEASES * 10.0
+    assert sent["payload"] == payload(0).to_json() and sent["expires"] == ce.EXPIRY_LEASES * 10.0
     assert ex.in_flight() == 1
     assert app.conf.result_backend.endswith("PolledRedisBackend+redis://fake:6379/0")
 
@@ -149,7 +156,10 @@ def test_failure_is_an_error_outcome(clock: FakeClock) -> None:
     ex, app = executor()
     ex.submit(payload(3))
     task_id = app.sent[0]["task_id"]
-    app.backend.metas[task_id] = {"status": "FAILURE", "result": ValueError("batch payload: missing seed")}
+    app.backend.metas[task_id] = {
+        "status": "FAILURE",
+        "result": {"exc_type": "ValueError", "exc_message": ["batch payload: missing seed"]},
+    }
     (outcome,) = ex.completed(timeout=1)
     assert outcome.error == "ValueError: batch payload: missing seed" and outcome.result is None
 
@@ -226,19 +236,19 @@ def test_cancel_revokes_everything_and_close_is_idempotent(clock: FakeClock) -> 
 
 
 def test_budget_and_derived_leases() -> None:
-    assert budget_seconds(payload(0)) == pytest.approx(8 * 400 * 2000 / ce.ASSUMED_NODES_PER_SECOND)
+    assert budget_seconds(payload(0)) == pytest.approx(8 * 400 * 2000 / leases.ASSUMED_NODES_PER_SECOND)
     assert budget_seconds(payload(0, limits={"movetime_ms": 100})) == pytest.approx(8 * 400 * 0.1)
     assert budget_seconds(payload(0, limits={"depth": 6})) is None
 
     policy = LeasePolicy(ceiling=600)
-    assert policy.lease(payload(0)) == pytest.approx(32 + ce.LEASE_GRACE)
+    assert policy.lease(payload(0)) == pytest.approx(32 + leases.LEASE_GRACE)
     assert policy.lease(payload(0, limits={"depth": 6})) == 600
     assert policy.lease(payload(0, limits={"nodes": 10**9})) == 600
     for seconds in (1.0, 2.0, 1.5):
         policy.observe(payload(0), seconds)
-    assert policy.lease(payload(0)) == ce.MIN_LEASE  # 4 x 2 s, but never under the minimum
+    assert policy.lease(payload(0)) == leases.MIN_LEASE  # 4 x 2 s, but never under the minimum
     policy.observe(payload(0), 20.0)
-    assert policy.lease(payload(0)) == pytest.approx(32 + ce.LEASE_GRACE)  # capped by the budget
+    assert policy.lease(payload(0)) == pytest.approx(32 + leases.LEASE_GRACE)  # capped by the budget
     assert LeasePolicy(fixed=7).lease(payload(0)) == 7
     with pytest.raises(ValueError):
         LeasePolicy(fixed=0)

@@ -8,7 +8,7 @@ import pytest
 from sprt_testkit import book_positions
 
 import engine
-from coordinator.openings import default_book_path, load_book
+from coordinator.openings.book import default_book_path, load_book
 
 
 def test_load_book_skips_comments_and_blank_lines(tmp_path: Path) -> None:

@@ -1,4 +1,4 @@
-"""coordinator.scheduler: deterministic counts whatever the order, duplicates, concurrency or stops."""
+"""coordinator.sprt.runner: deterministic counts whatever the order, duplicates, concurrency or stops."""
 
 from __future__ import annotations
 
@@ -14,10 +14,13 @@ from sprt_testkit import book_positions, standin_play_game
 import engine
 from coordinator.executors.base import BatchOutcome, Executor
 from coordinator.executors.local import LocalExecutor
-from coordinator.scheduler import RUN_KIND, RunFailed, SprtRunner, stored_progress
-from coordinator.sprt_plan import BatchPlan, SprtConfig
+from coordinator.runs import RunKind
+from coordinator.sprt.config import BatchPlan, SprtConfig
+from coordinator.sprt.report import stored_progress
+from coordinator.sprt.runner import RunFailed, SprtRunner
 from coordinator.store import Store
 from worker.games import play_batch
+from worker.protocol import BatchPayload, BatchResult
 
 
 class ShuffledExecutor(Executor):
@@ -36,12 +39,12 @@ class ShuffledExecutor(Executor):
     ) -> None:
         self.rng = random.Random(seed)
         self.slots = slots
-        self.queue: list[dict[str, Any]] = []
+        self.queue: list[BatchPayload] = []
         self.delivered = 0
         self.interrupt_after = interrupt_after
         self.corrupt = set(corrupt or ())
 
-    def submit(self, payload: dict[str, Any]) -> None:
+    def submit(self, payload: BatchPayload) -> None:
         self.queue.append(payload)
 
     def in_flight(self) -> int:
@@ -52,12 +55,12 @@ class ShuffledExecutor(Executor):
         take = self.rng.randint(1, max(1, len(self.queue)))
         chosen, self.queue = self.queue[:take], self.queue[take:]
         for payload in chosen:
-            result = play_batch(payload, play_game=standin_play_game)
-            index = payload["batch_index"]
+            result = play_batch(payload, play_game=standin_play_game).to_json()
+            index = payload.batch_index
             if index in self.corrupt:
                 self.corrupt.discard(index)
                 result["wdl"] = [sum(result["wdl"]), 0, 0]
-            outcome = BatchOutcome(payload["run_id"], index, result=result)
+            outcome = BatchOutcome(payload.run_id, index, result=result)
             yield outcome
             yield outcome  # a duplicate delivery, as a broker may redeliver
             self.delivered += 1
@@ -95,12 +98,16 @@ def openings() -> list[str]:
 
 def fresh_run(tmp_path: Path, name: str, cfg: SprtConfig) -> tuple[Store, int]:
     store = Store(f"sqlite:///{tmp_path / name}")
-    run_id = store.create_run(RUN_KIND, cfg.game, cfg.to_json(), cfg.fingerprint())
+    run_id = store.create_run(RunKind.SPRT, cfg.game, cfg.to_json(), cfg.fingerprint())
     return store, run_id
 
 
 def run_with(store: Store, run_id: int, cfg: SprtConfig, executor: Executor) -> Any:
-    return SprtRunner(store, run_id, cfg, executor, replay_moves=False).run()
+    return SprtRunner(store, run_id, cfg, executor, check=accept_standin_games).run()
+
+
+def accept_standin_games(payload: BatchPayload, result: BatchResult) -> None:
+    """The stand-in engine's games have no moves: nothing to replay."""
 
 
 def test_batch_plan_is_a_function_of_seed_and_index(openings: list[str]) -> None:
@@ -170,7 +177,8 @@ def test_interrupted_then_resumed_run_equals_an_uninterrupted_one(
         whole.wdl,
         whole.decision,
     )
-    assert stored_progress(store, run_id, cfg).pentanomial == whole.pentanomial
+    run = store.get_run(run_id)
+    assert run is not None and stored_progress(store, run).pentanomial == whole.pentanomial
 
 
 def test_refused_result_is_retried_and_recorded(tmp_path: Path, openings: list[str]) -> None:
@@ -190,8 +198,8 @@ def test_a_batch_refused_every_time_fails_the_run(tmp_path: Path, openings: list
     store, run_id = fresh_run(tmp_path, "failed.db", cfg)
 
     class AlwaysCorrupt(ShuffledExecutor):
-        def submit(self, payload: dict[str, Any]) -> None:
-            if payload["batch_index"] == 1:
+        def submit(self, payload: BatchPayload) -> None:
+            if payload.batch_index == 1:
                 self.corrupt.add(1)
             super().submit(payload)
 
@@ -230,9 +238,12 @@ def test_same_seed_same_counts_with_concurrency_1_and_2(tmp_path: Path, openings
 
 
 def test_local_executor_delivers_results_errors_and_cancels() -> None:
+    def batch(index: int) -> BatchPayload:
+        return BatchPayload(1, index, "congo", None, None, ["x"], {}, {}, 0, "test")
+
     with LocalExecutor(2, task=dict) as executor:  # ``dict`` echoes the payload back
         for index in range(5):
-            executor.submit({"run_id": 1, "batch_index": index})
+            executor.submit(batch(index))
         assert executor.in_flight() == 5 and executor.slots == 4
         got: list[BatchOutcome] = []
         for _ in range(50):
@@ -240,12 +251,12 @@ def test_local_executor_delivers_results_errors_and_cancels() -> None:
             if not executor.in_flight():
                 break
         assert sorted(o.batch_index for o in got) == list(range(5))
-        assert all(o.result == {"run_id": 1, "batch_index": o.batch_index} for o in got)
+        assert all(o.result == batch(o.batch_index).to_json() for o in got)
     with LocalExecutor(1, task=partial(int)) as failing:  # int(dict) raises TypeError
-        failing.submit({"run_id": 1, "batch_index": 0})
+        failing.submit(batch(0))
         (outcome,) = list(failing.completed(timeout=30))
         assert outcome.result is None and outcome.error is not None and "TypeError" in outcome.error
-        failing.submit({"run_id": 1, "batch_index": 1})
+        failing.submit(batch(1))
         failing.cancel()
         assert failing.in_flight() == 0
         assert list(failing.completed(timeout=0)) == []

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from coordinator.stats_command import stats
+from coordinator.cli.stats import stats
 
 SUMMARY_KEYS = {
     "llr",
@@ -80,8 +80,8 @@ def test_json_output_matches_reference_vector(sprt_vectors: dict[str, Any], vect
     assert out["nelo_ci"] == pytest.approx([nelo["ci_low"], nelo["ci_high"]], abs=1e-6)
 
 
-def test_defaults_are_normalized_0_2_at_5_percent(sprt_vectors: dict[str, Any]) -> None:
-    exp = _vector(sprt_vectors, "P1-normalized-[0.0,2.0]")["expected"]
+def test_defaults_are_those_of_sprt_normalized_0_5_at_5_percent(sprt_vectors: dict[str, Any]) -> None:
+    exp = _vector(sprt_vectors, "P1-normalized-[0.0,5.0]")["expected"]
     result = CliRunner().invoke(stats, ["--penta", "10,50,200,55,12", "--json"])
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["llr"] == pytest.approx(exp["llr"], abs=1e-6)

@@ -2,33 +2,29 @@
 
 from __future__ import annotations
 
-import sqlite3
+from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
+from pg_testkit import StoreUrls
+from sprt_testkit import batch_result
+from sqlalchemy import select
 
-from coordinator.store import Store, store_url
+from coordinator.store import Store, batches, store_url
+from worker.protocol import BatchResult
 
 
-def result(pentanomial: list[int], wdl: list[int], games: int | None = None) -> dict[str, Any]:
-    """A minimal result dict as the store takes it (already validated)."""
-    records = [{"result": "1/2-1/2", "n": i} for i in range(games if games is not None else sum(wdl))]
-    return {
-        "pentanomial": pentanomial,
-        "wdl": wdl,
-        "games": records,
-        "nodes": {"candidate": 1, "baseline": 1},
-        "cpu_seconds": 0.5,
-        "worker": "host:1",
-        "engine_version": "test",
-    }
+def result(pentanomial: list[int], wdl: list[int] | None = None) -> BatchResult:
+    """A checked result whose records make up ``pentanomial`` (``wdl`` is the worker's claim only)."""
+    return batch_result(pentanomial, wdl=wdl, worker="host:1")
 
 
 @pytest.fixture
-def store(tmp_path: Path) -> Store:
-    """A fresh SQLite store in a temporary folder."""
-    return Store(f"sqlite:///{tmp_path / 'arbiter.db'}")
+def store(store_urls: StoreUrls) -> Iterator[Store]:
+    """A fresh store: every test taking it runs on SQLite and on PostgreSQL (``tests/conftest.py``)."""
+    opened = Store(store_urls())
+    yield opened
+    opened.close()
 
 
 def new_run(store: Store) -> int:
@@ -44,7 +40,8 @@ def test_store_url_precedence(monkeypatch: pytest.MonkeyPatch) -> None:
     assert store_url("sqlite:///flag.db") == "sqlite:///flag.db"
 
 
-def test_sqlite_store_uses_wal_and_busy_timeout(store: Store) -> None:
+def test_sqlite_store_uses_wal_and_busy_timeout(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'arbiter.db'}")
     with store.engine.connect() as c:
         assert c.exec_driver_sql("PRAGMA journal_mode").scalar() == "wal"
         assert int(c.exec_driver_sql("PRAGMA busy_timeout").scalar() or 0) >= 1000
@@ -91,8 +88,8 @@ def test_same_batch_is_stored_and_counted_once(store: Store) -> None:
     assert totals.batches == 1
 
 
-def test_a_second_store_object_cannot_count_a_batch_again(tmp_path: Path) -> None:
-    url = f"sqlite:///{tmp_path / 'shared.db'}"
+def test_a_second_store_object_cannot_count_a_batch_again(store_urls: StoreUrls) -> None:
+    url = store_urls("shared")
     first, second = Store(url), Store(url)
     run_id = new_run(first)
     assert first.record_result(run_id, 3, result([1, 0, 0, 0, 0], [0, 0, 2])) is True
@@ -115,13 +112,13 @@ def test_a_failed_write_leaves_nothing_behind(store: Store) -> None:
     run_id = new_run(store)
     store.start_batch(run_id, 0, ["a"], 5)
     bad = result([0, 0, 1, 0, 0], [0, 2, 0])
-    bad["games"] = [{"result": object()}]  # not JSON: fails after the results row was inserted
+    bad.games[0].moves.append(object())  # type: ignore[arg-type]  # not JSON: fails after the results row
     before = store.row_counts()
     with pytest.raises(TypeError):
         store.record_result(run_id, 0, bad)
     assert store.row_counts() == before
     with store.engine.connect() as c:
-        state = c.exec_driver_sql("SELECT state FROM batches WHERE run_id = ?", (run_id,)).scalar()
+        state = c.execute(select(batches.c.state).where(batches.c.run_id == run_id)).scalar()
     assert state == "running"
     # The batch can still be stored afterwards.
     assert store.record_result(run_id, 0, result([0, 0, 1, 0, 0], [0, 2, 0])) is True
@@ -131,11 +128,12 @@ def test_result_and_batch_state_commit_together(store: Store) -> None:
     run_id = new_run(store)
     store.start_batch(run_id, 0, ["a", "b"], 5)
     store.record_result(run_id, 0, result([0, 0, 2, 0, 0], [0, 4, 0]))
-    raw = sqlite3.connect(store.engine.url.database)
+    other = Store(store.url)  # another connection pool: sees only what was committed
     try:
-        assert raw.execute("SELECT state, worker FROM batches").fetchall() == [("done", "host:1")]
+        with other.engine.connect() as c:
+            assert c.execute(select(batches.c.state, batches.c.worker)).all() == [("done", "host:1")]
     finally:
-        raw.close()
+        other.close()
 
 
 def test_batch_attempts_refusals_and_release(store: Store) -> None:

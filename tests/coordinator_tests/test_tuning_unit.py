@@ -14,14 +14,15 @@ import click
 import optuna
 import pytest
 from optuna.trial import TrialState
-from sprt_testkit import book_positions
+from sprt_testkit import batch_result, book_positions
 
 import engine
+from coordinator.cli.tune import parse_duration
 from coordinator.executors.base import BatchOutcome, Executor
-from coordinator.scheduler import PrefixCounter
-from coordinator.store import BatchResult, Store
-from coordinator.tune_command import parse_duration
-from coordinator.tuning.config import RUN_KIND, TuneConfig
+from coordinator.runs import RunKind
+from coordinator.sprt.runner import PrefixCounter
+from coordinator.store import Store, StoredResult
+from coordinator.tuning.config import TuneConfig
 from coordinator.tuning.records import Champion, TuningRecords
 from coordinator.tuning.space import (
     SAMPLERS,
@@ -32,6 +33,7 @@ from coordinator.tuning.space import (
     tuned_names,
 )
 from coordinator.tuning.tuner import Tuner, elo_vs_start
+from worker.protocol import BatchPayload
 
 # --- tuned_names --------------------------------------------------------------------------------
 
@@ -310,7 +312,7 @@ class IdleExecutor(Executor):
 
     slots = 2
 
-    def submit(self, payload: dict[str, Any]) -> None:
+    def submit(self, payload: BatchPayload) -> None:
         raise AssertionError("nothing is played in these tests")
 
     def in_flight(self) -> int:
@@ -334,7 +336,7 @@ def sorted_items(params: dict[str, int]) -> list[tuple[str, int]]:
 def tune_run(tmp_path: Path) -> tuple[Store, int, TuneConfig]:
     store = Store(f"sqlite:///{tmp_path / 'tune.db'}")
     c = config(sampler="random", seed=5, max_trials=3)
-    run_id = store.create_run(RUN_KIND, c.game, c.to_json(), c.fingerprint())
+    run_id = store.create_run(RunKind.TUNE, c.game, c.to_json(), c.fingerprint())
     return store, run_id, c
 
 
@@ -415,10 +417,10 @@ def test_recover_crowns_a_candidate_accepted_just_before_the_kill(
     accept = first.acceptance.runner
     # Its SPRT accepts (stored results, counted prefix and decision) ...
     prefix = PrefixCounter(accept.config)
-    stored: dict[int, BatchResult] = {}
+    stored: dict[int, StoredResult] = {}
     while prefix.decision is None and len(stored) < 100:
         index = len(stored)
-        result = {"pentanomial": [0, 0, 1, 1, 2], "wdl": [5, 3, 0], "engine_version": c.engine_version}
+        result = batch_result([0, 0, 1, 1, 2], engine_version=c.engine_version)
         assert store.record_result(accept.run_id, index, result)
         kept = store.result(accept.run_id, index)
         assert kept is not None

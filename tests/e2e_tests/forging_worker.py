@@ -1,29 +1,74 @@
-"""A test-only Celery app whose worker forges results: it plays the batch, then adds a pair that
-was never played to the pentanomial counts (so they no longer add up).
+"""A test-only Celery app whose worker lies, in the way ``$FORGE`` names.
 
-Run by ``tests/e2e_tests/test_celery_faults.py`` as ``celery -A forging_worker worker``; it serves
-the same task name as the real worker (``worker.tasks`` is not imported, so the names do not clash).
+Run by the fault and trust tests as ``celery -A forging_worker worker``; it serves the same task
+name as the real worker (``worker.tasks`` is not imported, so the names do not clash). Modes:
+
+- ``extra_pair``: plays the batch, then adds a pair that was never played to the counts;
+- ``flip``: plays the batch, then rewrites every game as a candidate win (records and counts);
+- ``no_moves``: plays nothing and claims candidate wins by the rules with no moves;
+- ``illegal``: plays the batch, then puts an illegal move into the first game;
+- ``wrong_types``: plays the batch, then sends ``cpu_seconds: "lots"`` and a string count;
+- ``stale``: plays the batch but stamps another engine version on it (a stale build);
+- ``other_weights``: plays real games with other weights than the payload's (legal, consistent,
+  and wrong: only a deterministic replay shows it).
 """
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 from celery import Celery
 
 from worker import games
 from worker.celeryconfig import settings
+from worker.protocol import BatchPayload, tally
 
-#: Must equal ``worker.tasks.TASK_NAME`` (the test checks it).
+#: Must equal ``worker.protocol.TASK_NAME`` (the tests check it).
 TASK_NAME = "arbiter.play_batch"
+FORGE_ENV = "FORGE"
 
 app = Celery("forger", set_as_current=False)
 app.conf.update(settings())
 
 
+def candidate_wins(result: dict[str, Any]) -> None:
+    """Rewrite every record as a candidate win, and the counts to match."""
+    for record in result["games"]:
+        record["result"] = "1-0" if record["candidate_color"] == "white" else "0-1"
+    result["pentanomial"], result["wdl"] = tally(result["games"])
+
+
+def forge(mode: str, data: dict[str, Any]) -> dict[str, Any]:
+    """The lie of ``mode`` about the batch ``data``."""
+    payload = BatchPayload.from_json(data)
+    if mode == "no_moves":
+        played = games.play_batch(
+            payload, play_game=lambda *a, **k: {"moves": [], "result": "1-0", "reason": "lion_captured"}
+        )
+        result = played.to_json()
+        candidate_wins(result)
+        return result
+    if mode == "other_weights":
+        other = {**(payload.candidate or {}), "pawn": 60}
+        payload = BatchPayload(**{**payload.to_json(), "candidate": other})
+    result = games.play_batch(payload).to_json()
+    if mode == "extra_pair":
+        result["pentanomial"][0] += 1
+    elif mode == "flip":
+        candidate_wins(result)
+    elif mode == "illegal":
+        result["games"][0]["moves"] = ["a1a1", *result["games"][0]["moves"]]
+        result["games"][0]["plies"] += 1
+    elif mode == "wrong_types":
+        result["cpu_seconds"] = "lots"
+        result["wdl"][0] = str(result["wdl"][0])
+    elif mode == "stale":
+        result["engine_version"] = "0.0.0-stale"
+    return result
+
+
 @app.task(name=TASK_NAME, shared=False)  # not shared: other apps in a test process keep the real task
 def forged_batch(payload: dict[str, Any]) -> dict[str, Any]:
-    """The real result with one extra LL pair in the counts."""
-    result = games.play_batch(payload)
-    result["pentanomial"][0] += 1
-    return result
+    """A forged result for ``payload``."""
+    return forge(os.environ.get(FORGE_ENV, "extra_pair"), payload)

@@ -4,7 +4,8 @@ Every run here is compared with the same run on the local process pool: with nod
 counted pentanomial and W/D/L totals must be identical whatever happens on the way (a worker
 SIGKILLed in the middle of a batch, Redis restarted without persistence), and a worker with another
 engine version or one forging its counts must get nothing counted, with the reason in the store and
-in ``arbiter status RUN --json``.
+in ``arbiter status RUN --json``. Every run is stored once in SQLite and once in PostgreSQL (the
+``store_urls`` fixture of ``tests/conftest.py``).
 """
 
 from __future__ import annotations
@@ -19,18 +20,20 @@ from typing import Any
 
 import pytest
 from celery_testkit import RedisServer, WorkerPool, free_port, wait_until
+from pg_testkit import StoreUrls
 from sprt_testkit import book_positions, run_cli, write_book, write_weights
 
 import engine
 from coordinator.executors.base import Executor
-from coordinator.executors.celery_executor import CeleryExecutor
+from coordinator.executors.celery.executor import CeleryExecutor
 from coordinator.executors.local import LocalExecutor
 from coordinator.executors.select import make_executor
-from coordinator.scheduler import RUN_KIND, Progress, RunFailed, SprtRunner
-from coordinator.sprt_plan import SprtConfig
+from coordinator.runs import RunKind
+from coordinator.sprt.config import SprtConfig
+from coordinator.sprt.runner import Progress, RunFailed, SprtRunner
 from coordinator.store import Store
 from worker.connectivity import Unreachable
-from worker.tasks import FAKE_ENGINE_VERSION_ENV, TASK_NAME
+from worker.protocol import TASK_NAME
 
 GAME = "congo"
 CANDIDATE = {"pawn": 150, "mobility": 6}
@@ -60,7 +63,7 @@ def make_config(**overrides: Any) -> SprtConfig:
 
 def new_run(store: Store, config: SprtConfig) -> int:
     """Create a run of ``config`` in ``store``."""
-    return store.create_run(RUN_KIND, config.game, config.to_json(), config.fingerprint())
+    return store.create_run(RunKind.SPRT, config.game, config.to_json(), config.fingerprint())
 
 
 def play(store: Store, run_id: int, config: SprtConfig, executor: Executor) -> Progress:
@@ -142,15 +145,15 @@ def task_metas(server: RedisServer) -> list[dict[str, Any]]:
     return metas
 
 
-def status_json(db: Path, run_id: int) -> dict[str, Any]:
-    """``arbiter status RUN --json`` of a SQLite store."""
-    done = run_cli("status", str(run_id), "--json", "--store", f"sqlite:///{db}")
+def status_json(url: str, run_id: int) -> dict[str, Any]:
+    """``arbiter status RUN --json`` of the store at ``url``."""
+    done = run_cli("status", str(run_id), "--json", "--store", url)
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
 
 def test_two_workers_give_the_local_pools_counts(
-    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path, store_urls: StoreUrls
 ) -> None:
     """(a) One ``arbiter worker`` and one ``celery worker``: the same counts as the local pool, through
     the executor and through ``arbiter sprt --broker``."""
@@ -160,7 +163,7 @@ def test_two_workers_give_the_local_pools_counts(
     assert f"engine {engine.ENGINE_VERSION}" in out and "bench depth 6" in out and "Mnps" in out
 
     config = make_config()
-    store = Store(f"sqlite:///{tmp_path / 'a.db'}")
+    store = Store(store_urls("a"))
     run_id = new_run(store, config)
     with make_executor(redis_server.url, 2) as executor:
         assert isinstance(executor, CeleryExecutor)
@@ -173,26 +176,26 @@ def test_two_workers_give_the_local_pools_counts(
 
     book = write_book(tmp_path / "book.txt", GAME, count=24, seed=3)
     candidate = write_weights(tmp_path / "candidate.json", CANDIDATE)
-    db = tmp_path / "cli.db"
+    cli_store = store_urls("cli")
     done = run_cli(
         *("sprt", GAME, "--candidate", str(candidate), "--book", str(book), "--seed", "11"),
         *("--nodes", "300", "--batch-pairs", "2", "--max-games", "40", "--concurrency", "2"),
-        *("--broker", redis_server.url, "--store", f"sqlite:///{db}"),
+        *("--broker", redis_server.url, "--store", cli_store),
     )
     assert done.returncode == 0, done.stderr
-    data = status_json(db, 1)
+    data = status_json(cli_store, 1)
     assert (data["pentanomial"], data["wdl"], data["counted_batches"]) == reference(config)
 
 
 def test_sigkill_of_a_worker_in_the_middle_of_a_batch(
-    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+    redis_server: RedisServer, workers: WorkerPool, store_urls: StoreUrls
 ) -> None:
     """(b) A worker and its pool are SIGKILLed while playing: the batch is re-sent, nothing lost
     or counted twice, same counts."""
     victim = workers.start("b1")
     workers.start("b2")
     config = make_config(**LONGER)
-    store = Store(f"sqlite:///{tmp_path / 'b.db'}")
+    store = Store(store_urls("b"))
     run_id = new_run(store, config)
     executor = CeleryExecutor(redis_server.url, concurrency=2, lease_seconds=4)
     with executor:
@@ -219,17 +222,17 @@ def test_sigkill_of_a_worker_in_the_middle_of_a_batch(
 
 
 def test_redis_restart_in_the_middle_of_a_run(
-    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+    redis_server: RedisServer, workers: WorkerPool, store_urls: StoreUrls
 ) -> None:
     """(c) Redis is killed and restarted empty mid-run: workers reconnect, the coordinator re-sends
     what was lost, same counts."""
     workers.start("c1")
     workers.start("c2")
     config = make_config(limits={"nodes": 1000}, max_games=48)
-    db = tmp_path / "c.db"
-    store = Store(f"sqlite:///{db}")
+    url = store_urls("c")
+    store = Store(url)
     run_id = new_run(store, config)
-    watcher = Store(f"sqlite:///{db}")
+    watcher = Store(url)
     executor = CeleryExecutor(redis_server.url, concurrency=2, lease_seconds=4)
     with executor:
         run = Background(lambda: play(store, run_id, config, executor))
@@ -248,25 +251,25 @@ def test_redis_restart_in_the_middle_of_a_run(
 
 
 def test_worker_with_another_engine_version_is_refused(
-    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+    redis_server: RedisServer, workers: WorkerPool, store_urls: StoreUrls
 ) -> None:
     """(d) Results stamped with another engine version are refused and the status says why; a
     good worker then completes the run with the local pool's counts."""
-    stale = workers.start("d1", env={FAKE_ENGINE_VERSION_ENV: "0.0.0-stale"})
+    stale = workers.start("d1", app="forging_worker", env={"FORGE": "stale"})
     config = make_config()
-    db = tmp_path / "d.db"
-    store = Store(f"sqlite:///{db}")
+    url = store_urls("d")
+    store = Store(url)
     run_id = new_run(store, config)
     with CeleryExecutor(redis_server.url, concurrency=1) as executor, pytest.raises(RunFailed):
         play(store, run_id, config, executor)
     assert store.results(run_id) == [] and store.totals(run_id).games == 0
 
-    data = status_json(db, run_id)
+    data = status_json(url, run_id)
     assert data["state"] == "failed" and data["games"] == 0
     assert data["refused"], data
     for refusal in data["refused"]:
         assert "engine_version" in refusal["reason"] and "0.0.0-stale" in refusal["reason"]
-    shown = run_cli("status", str(run_id), "--store", f"sqlite:///{db}")
+    shown = run_cli("status", str(run_id), "--store", url)
     assert "refused batch" in shown.stdout and "0.0.0-stale" in shown.stdout
 
     stale.kill()
@@ -277,21 +280,23 @@ def test_worker_with_another_engine_version_is_refused(
     assert_counted_once(store, run_id, config)
 
 
-def test_forged_counts_are_refused(redis_server: RedisServer, workers: WorkerPool, tmp_path: Path) -> None:
+def test_forged_counts_are_refused(
+    redis_server: RedisServer, workers: WorkerPool, store_urls: StoreUrls
+) -> None:
     """(e) A worker whose counts do not add up gets nothing stored; the reason is in the status."""
     import forging_worker
 
     assert forging_worker.TASK_NAME == TASK_NAME
     workers.start("e1", app="forging_worker")
     config = make_config()
-    db = tmp_path / "e.db"
-    store = Store(f"sqlite:///{db}")
+    url = store_urls("e")
+    store = Store(url)
     run_id = new_run(store, config)
     with CeleryExecutor(redis_server.url, concurrency=1) as executor, pytest.raises(RunFailed) as failed:
         play(store, run_id, config, executor)
     assert "pentanomial" in str(failed.value)
     assert store.results(run_id) == [] and store.game_records(run_id) == []
-    data = status_json(db, run_id)
+    data = status_json(url, run_id)
     assert data["state"] == "failed" and data["games"] == 0
     reasons = [r["reason"] for r in data["refused"]]
     assert reasons and all("pentanomial: counts add up to" in r for r in reasons), reasons

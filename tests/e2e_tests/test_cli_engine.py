@@ -45,7 +45,7 @@ def usage_error(*args: str) -> str:
     lines = result.stderr.splitlines()
     assert len(lines) == 1, result.stderr
     assert "Traceback" not in result.stderr
-    assert lines[0].startswith("arbiter: error:")
+    assert lines[0].startswith(f"arbiter {args[0]}: ")
     return lines[0]
 
 

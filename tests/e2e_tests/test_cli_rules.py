@@ -181,7 +181,7 @@ def test_bad_input_is_one_line_and_status_2(args: list[str], named: str) -> None
     lines = result.stderr.splitlines()
     assert len(lines) == 1, result.stderr
     assert result.stderr.endswith("\n")
-    assert lines[0].startswith("arbiter: error: ")
+    assert lines[0].startswith((f"arbiter {args[0]}: ", "arbiter: No such command"))
     assert named in lines[0]
     assert result.stdout == ""
 

@@ -22,8 +22,8 @@ import pytest
 
 yaml = pytest.importorskip("yaml", reason="PyYAML is a dev dependency (pip install -e '.[dev]')")
 
-from coordinator.cli import main  # noqa: E402
-from coordinator.executors.celery_executor import LEASE_ENV  # noqa: E402
+from coordinator.cli.main import main  # noqa: E402
+from coordinator.executors.celery.leases import LEASE_ENV  # noqa: E402
 from coordinator.store import STORE_ENV  # noqa: E402
 from worker import celeryconfig  # noqa: E402
 

@@ -1,20 +1,25 @@
-"""``arbiter sprt / status / resume`` end to end with the real engine, including kill -9 and resume."""
+"""``arbiter sprt / status / resume`` end to end with the real engine, including kill -9 and resume.
+
+The runs, kill -9 and resume tests take ``store_urls``: they run on SQLite and on PostgreSQL.
+"""
 
 from __future__ import annotations
 
 import json
 import os
 import signal
-import sqlite3
 import subprocess
 import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from pg_testkit import StoreUrls
 from sprt_testkit import CLI_TIMEOUT, cli_command, run_cli, write_book, write_weights
+from sqlalchemy import create_engine
+from sqlalchemy.exc import DBAPIError
 
-from coordinator.store import Store
+from coordinator.store import Store, engine_url
 
 GAME = "congo"
 #: Small and fast: 2 pairs per batch.
@@ -33,11 +38,12 @@ def files(tmp_path: Path) -> dict[str, Path]:
     }
 
 
-def store_arg(path: Path) -> str:
-    return f"sqlite:///{path}"
+def store_arg(db: Path | str) -> str:
+    """The store URL of a SQLite file, or a URL as it is."""
+    return db if isinstance(db, str) else f"sqlite:///{db}"
 
 
-def sprt_args(files: dict[str, Path], db: Path, *extra: str) -> list[str]:
+def sprt_args(files: dict[str, Path], db: Path | str, *extra: str) -> list[str]:
     """``sprt`` arguments for the test book and candidate; 300 nodes unless ``extra`` says otherwise."""
     nodes = () if "--nodes" in extra else ("--nodes", "300")
     return [
@@ -55,21 +61,22 @@ def sprt_args(files: dict[str, Path], db: Path, *extra: str) -> list[str]:
     ]
 
 
-def status_json(db: Path, run_id: int) -> dict[str, Any]:
+def status_json(db: Path | str, run_id: int) -> dict[str, Any]:
     done = run_cli("status", str(run_id), "--json", "--store", store_arg(db))
     assert done.returncode == 0, done.stderr
     return json.loads(done.stdout)
 
 
-def test_sprt_small_budget_then_status(files: dict[str, Path]) -> None:
-    done = run_cli(*sprt_args(files, files["db"], "--max-games", "16", "--concurrency", "2"))
+def test_sprt_small_budget_then_status(files: dict[str, Path], store_urls: StoreUrls) -> None:
+    db = store_urls()
+    done = run_cli(*sprt_args(files, db, "--max-games", "16", "--concurrency", "2"))
     assert done.returncode == 0, done.stderr
     assert "budget reached" in done.stdout or "accepted" in done.stdout
     for needle in ("LLR", "Elo:", "SPRT Elo", "LOS", "nElo", "games: 16", "time:"):
         assert needle in done.stdout
     assert "LLR" in done.stderr and "penta" in done.stderr  # progress on stderr
 
-    data = status_json(files["db"], 1)
+    data = status_json(db, 1)
     assert {"id", "game", "state", "games", "pentanomial", "wdl", "llr", "elo", "elo95", "decision"} <= set(
         data
     )
@@ -77,44 +84,54 @@ def test_sprt_small_budget_then_status(files: dict[str, Path]) -> None:
     assert sum(data["pentanomial"]) == 8 and sum(data["wdl"]) == 16
     assert data["refused"] == []
 
-    listing = run_cli("status", "--store", store_arg(files["db"]))
+    listing = run_cli("status", "--store", store_arg(db))
     assert listing.returncode == 0
     assert "finished" in listing.stdout and "sprt" in listing.stdout
 
-    shown = run_cli("status", "1", "--store", store_arg(files["db"]))
+    shown = run_cli("status", "1", "--store", store_arg(db))
     assert shown.returncode == 0 and "pentanomial" in shown.stdout
 
     # Resuming a finished run only reports it.
-    again = run_cli("resume", "1", "--store", store_arg(files["db"]))
+    again = run_cli("resume", "1", "--store", store_arg(db))
     assert again.returncode == 0 and "already finished" in again.stderr
-    assert Store(store_arg(files["db"])).row_counts()["runs"] == 1
+    assert Store(store_arg(db)).row_counts()["runs"] == 1
 
 
-def wait_for_results(db: Path, process: subprocess.Popen[str], deadline: float) -> int:
-    """Poll the store until it holds at least one result (bounded by ``deadline``)."""
-    while time.monotonic() < deadline:
-        assert process.poll() is None, "the coordinator ended before it could be killed"
-        if db.exists():
-            connection = sqlite3.connect(db, timeout=5)
+def wait_for_results(db: Path | str, process: subprocess.Popen[str], deadline: float) -> int:
+    """Poll the store (a SQLite file or any URL) until it holds at least one result (bounded by
+    ``deadline``). Reads with a plain engine: opening a Store would create the tables."""
+    if isinstance(db, Path):
+        while not db.exists():
+            assert process.poll() is None, "the coordinator ended before it could be killed"
+            assert time.monotonic() < deadline, "no store was created before the deadline"
+            time.sleep(0.02)  # polling interval, not synchronisation: the deadline bounds the wait
+    reader = create_engine(engine_url(store_arg(db)))
+    try:
+        while time.monotonic() < deadline:
+            assert process.poll() is None, "the coordinator ended before it could be killed"
             try:
-                count = connection.execute("SELECT COUNT(*) FROM results").fetchone()[0]
-            except sqlite3.OperationalError:  # tables not created yet
+                with reader.connect() as connection:
+                    count = int(connection.exec_driver_sql("SELECT COUNT(*) FROM results").scalar() or 0)
+            except DBAPIError:  # tables not created yet
                 count = 0
-            finally:
-                connection.close()
             if count >= 1:
-                return int(count)
-        time.sleep(0.02)  # polling interval, not synchronisation: the deadline bounds the wait
+                return count
+            time.sleep(0.02)  # polling interval, not synchronisation: the deadline bounds the wait
+    finally:
+        reader.dispose()
     raise AssertionError("no result was stored before the deadline")
 
 
-def test_kill_9_then_resume_equals_an_uninterrupted_run(files: dict[str, Path], tmp_path: Path) -> None:
+def test_kill_9_then_resume_equals_an_uninterrupted_run(
+    files: dict[str, Path], store_urls: StoreUrls
+) -> None:
     budget = LONG
-    reference = run_cli(*sprt_args(files, tmp_path / "reference.db", *budget))
+    reference_store = store_urls("reference")
+    reference = run_cli(*sprt_args(files, reference_store, *budget))
     assert reference.returncode == 0, reference.stderr
-    expected = status_json(tmp_path / "reference.db", 1)
+    expected = status_json(reference_store, 1)
 
-    db = files["db"]
+    db = store_urls()
     process = subprocess.Popen(
         cli_command(*sprt_args(files, db, *budget)),
         stdout=subprocess.DEVNULL,
@@ -144,9 +161,12 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(files: dict[str, Path], 
     assert store.totals(1).games == final["games"]
 
 
-def test_same_command_again_continues_an_interrupted_run(files: dict[str, Path]) -> None:
-    args = sprt_args(files, files["db"], "--max-games", "12", "--concurrency", "1")
-    store = Store(store_arg(files["db"]))
+def test_same_command_again_continues_an_interrupted_run(
+    files: dict[str, Path], store_urls: StoreUrls
+) -> None:
+    url = store_urls()
+    args = sprt_args(files, url, "--max-games", "12", "--concurrency", "1")
+    store = Store(url)
     first = run_cli(*args)
     assert first.returncode == 0, first.stderr
     store.update_run(1, state="interrupted")  # as if Ctrl-C had stopped it before the end
@@ -224,7 +244,7 @@ def test_bad_input_exits_2_with_one_line_and_leaves_the_store_unchanged(
     for name, args in bad_input_cases(files, tmp_path).items():
         done = run_cli(*args)
         lines = done.stderr.strip().splitlines()
-        if done.returncode != 2 or len(lines) != 1 or not lines[0].startswith("arbiter: error:"):
+        if done.returncode != 2 or len(lines) != 1 or not lines[0].startswith(f"arbiter {args[0]}: "):
             failures.append(f"{name}: exit {done.returncode}, stderr {done.stderr!r}")
         if store.row_counts() != before:
             failures.append(f"{name}: the store changed")

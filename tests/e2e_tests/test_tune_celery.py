@@ -1,5 +1,5 @@
 """``arbiter tune --broker``: a tiny tuning run over two real Celery worker processes and a real
-redis-server (the fixtures of ``conftest.py``)."""
+redis-server (the fixtures of ``conftest.py``), on SQLite and on PostgreSQL."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import json
 from pathlib import Path
 
 from celery_testkit import RedisServer, WorkerPool
+from pg_testkit import StoreUrls
 from test_tune_cli import FLAT, GAME, arbiter, assert_champions_chain, assert_counted_once, status, url
 
 import engine
@@ -21,14 +22,14 @@ TINY = (
 
 
 def test_tiny_tuning_run_over_two_celery_workers(
-    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path, store_urls: StoreUrls
 ) -> None:
     first = workers.start("tune1")
     second = workers.start("tune2")
-    db, out = tmp_path / "tune.db", tmp_path / "champion.json"
+    db, out = store_urls("tune"), tmp_path / "champion.json"
 
     done = arbiter(
-        *("tune", GAME, *TINY, "--broker", redis_server.url, "--store", url(db), "--out", str(out)),
+        *("tune", GAME, *TINY, "--broker", redis_server.url, "--store", url(db), "--output", str(out)),
         cwd=tmp_path,
     )
     assert done.returncode == 0, done.stderr

@@ -3,7 +3,8 @@ and resume, the same command again, bad input and the time limit.
 
 Every run starts from ``examples/congress-flat.json`` (every piece worth 100): anything the sampler
 proposes beats it, so the first trials are accepted as new champions, and the later, random ones
-lose against the new champion and are pruned.
+lose against the new champion and are pruned. The tiny run and kill -9 / resume take
+``store_urls``: they run on SQLite and on PostgreSQL (Optuna's study in the same database).
 """
 
 from __future__ import annotations
@@ -13,7 +14,6 @@ import json
 import math
 import os
 import signal
-import sqlite3
 import subprocess
 import sys
 import time
@@ -21,13 +21,18 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import optuna
 import pytest
+from optuna.trial import TrialState
+from pg_testkit import StoreUrls
 from sprt_testkit import write_weights
-from sqlalchemy import select
+from sqlalchemy import create_engine, select
+from sqlalchemy.exc import DBAPIError
 
 import engine
-from coordinator.store import Store, results
+from coordinator.store import Store, engine_url, results
 from coordinator.tuning.space import candidate_weights
+from coordinator.tuning.tuner import study_name
 
 GAME = "congress"
 FLAT = Path(__file__).resolve().parents[2] / "examples" / "congress-flat.json"
@@ -71,15 +76,16 @@ def arbiter(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
     )
 
 
-def url(db: Path) -> str:
-    return f"sqlite:///{db}"
+def url(db: Path | str) -> str:
+    """The store URL of a SQLite file, or a URL as it is."""
+    return db if isinstance(db, str) else f"sqlite:///{db}"
 
 
-def tune_args(db: Path, out: Path, *options: str, seed: int = 1) -> list[str]:
-    return ["tune", GAME, *options, "--seed", str(seed), "--store", url(db), "--out", str(out)]
+def tune_args(db: Path | str, out: Path, *options: str, seed: int = 1) -> list[str]:
+    return ["tune", GAME, *options, "--seed", str(seed), "--store", url(db), "--output", str(out)]
 
 
-def status(db: Path, run_id: int, cwd: Path) -> dict[str, Any]:
+def status(db: Path | str, run_id: int, cwd: Path) -> dict[str, Any]:
     """``arbiter status RUN --json``."""
     done = arbiter("status", str(run_id), "--json", "--store", url(db), cwd=cwd)
     assert done.returncode == 0, done.stderr
@@ -90,7 +96,7 @@ def states(data: dict[str, Any]) -> Counter[str]:
     return Counter(t["state"] for t in data["trials"])
 
 
-def stored_results(db: Path) -> dict[tuple[int, int], tuple[int, ...]]:
+def stored_results(db: Path | str) -> dict[tuple[int, int], tuple[int, ...]]:
     """Every stored result: (run, batch) -> its counts."""
     store = Store(url(db))
     try:
@@ -106,7 +112,7 @@ def stored_results(db: Path) -> dict[tuple[int, int], tuple[int, ...]]:
     return counts
 
 
-def assert_counted_once(db: Path) -> None:
+def assert_counted_once(db: Path | str) -> None:
     """One result row per (run, batch), and each run's totals are those of its counted prefix."""
     store = Store(url(db))
     try:
@@ -120,7 +126,7 @@ def assert_counted_once(db: Path) -> None:
         store.close()
 
 
-def assert_nothing_left_running(db: Path) -> None:
+def assert_nothing_left_running(db: Path | str) -> None:
     """After a run that ended, no store run (tuning run, trial or SPRT) still says ``running``."""
     store = Store(url(db))
     try:
@@ -130,7 +136,7 @@ def assert_nothing_left_running(db: Path) -> None:
     assert not left, f"runs still marked running: {left}"
 
 
-def assert_champions_chain(data: dict[str, Any], db: Path, cwd: Path) -> None:
+def assert_champions_chain(data: dict[str, Any], db: Path | str, cwd: Path) -> None:
     """Champion 0 is the start; each later one is its trial's candidate and passed its own SPRT."""
     champions = data["champions"]
     flat = dict(engine.validate_weights(GAME, json.loads(FLAT.read_text())))
@@ -144,14 +150,14 @@ def assert_champions_chain(data: dict[str, Any], db: Path, cwd: Path) -> None:
         assert trial["accept_run"] == champion["accept_run"] is not None
         assert champion["weights"] == candidate_weights(previous["weights"], trial["params"])
         accept = status(db, champion["accept_run"], cwd)
-        assert accept["kind"] == "sprt" and accept["state"] == "finished"
+        assert accept["kind"] == "acceptance" and accept["state"] == "finished"
         assert accept["decision"] == "accepted", accept
         low, high = champion["elo_vs_parent_ci"]
         assert low <= champion["elo_vs_parent"] <= high
 
 
-def test_tiny_tuning_run(tmp_path: Path) -> None:
-    db, out = tmp_path / "tune.db", tmp_path / "champion.json"
+def test_tiny_tuning_run(tmp_path: Path, store_urls: StoreUrls) -> None:
+    db, out = store_urls("tune"), tmp_path / "champion.json"
     done = arbiter(*tune_args(db, out, *tiny()), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
@@ -186,32 +192,44 @@ def test_tiny_tuning_run(tmp_path: Path) -> None:
     assert data["games"] == sum(sum(c[5:]) for c in stored_results(db).values())
     assert_counted_once(db)
     assert_nothing_left_running(db)
+    # Optuna's study lives in the store's own database, with every trial told.
+    study = optuna.load_study(study_name=study_name(1), storage=engine_url(url(db)))
+    told = [t for t in study.trials if t.state in (TrialState.COMPLETE, TrialState.PRUNED)]
+    assert len(told) == counted["complete"] + counted["pruned"]
 
 
-def wait_for_running_trials(db: Path, process: subprocess.Popen[str], deadline: float) -> None:
-    """Poll the store until the tuning run has at least two trials, one of them running.
+def trial_states(db: Path | str) -> list[str]:
+    """The states of the store's trials, read without creating anything: a SQLite file read-only
+    (opening a Store would create missing tables, racing with the coordinator doing the same);
+    [] while there is no store or no table yet."""
+    if isinstance(db, Path):
+        if not db.exists():
+            return []
+        reader = create_engine(f"sqlite:///file:{db}?mode=ro&uri=true")
+    else:
+        reader = create_engine(engine_url(db))
+    try:
+        with reader.connect() as connection:
+            return [row[0] for row in connection.exec_driver_sql("SELECT state FROM tune_trials")]
+    except DBAPIError:  # tables not created yet
+        return []
+    finally:
+        reader.dispose()
 
-    Reads the SQLite file read-only (opening a Store would create missing tables, racing with the
-    coordinator doing the same).
-    """
+
+def wait_for_running_trials(db: Path | str, process: subprocess.Popen[str], deadline: float) -> None:
+    """Poll the store until the tuning run has at least two trials, one of them running."""
     while time.monotonic() < deadline:
         assert process.poll() is None, "the coordinator ended before it could be killed"
-        if db.exists():
-            connection = sqlite3.connect(f"file:{db}?mode=ro", uri=True, timeout=5)
-            try:
-                found = [row[0] for row in connection.execute("SELECT state FROM tune_trials")]
-            except sqlite3.OperationalError:  # tables not created yet
-                found = []
-            finally:
-                connection.close()
-            if len(found) >= 2 and "running" in found:
-                return
+        found = trial_states(db)
+        if len(found) >= 2 and "running" in found:
+            return
         time.sleep(0.02)  # polling interval, not synchronisation: the deadline bounds the wait
     raise AssertionError("no two trials before the deadline")
 
 
-def test_kill_9_then_resume(tmp_path: Path) -> None:
-    db, out = tmp_path / "tune.db", tmp_path / "champion.json"
+def test_kill_9_then_resume(tmp_path: Path, store_urls: StoreUrls) -> None:
+    db, out = store_urls("tune"), tmp_path / "champion.json"
     process = subprocess.Popen(
         command(*tune_args(db, out, *SLOW, seed=3)),
         stdout=subprocess.DEVNULL,
@@ -260,7 +278,7 @@ def test_kill_9_then_resume(tmp_path: Path) -> None:
     assert json.loads((tmp_path / "1-champion.json").read_text()) == final["champions"][-1]["weights"]
 
 
-def tune_runs(db: Path) -> list[int]:
+def tune_runs(db: Path | str) -> list[int]:
     store = Store(url(db))
     try:
         return [r.id for r in store.list_runs("tune")]
@@ -354,7 +372,7 @@ def check_bad_input(args: list[str], needles: tuple[str, ...], tmp_path: Path) -
     problems = []
     if done.returncode != 2:
         problems.append(f"exit {done.returncode}")
-    if len(lines) != 1 or not lines[0].startswith("arbiter: error:"):
+    if len(lines) != 1 or not lines[0].startswith(f"arbiter {args[0]}: "):
         problems.append(f"stderr {done.stderr!r}")
     elif not all(needle in lines[0] for needle in needles):
         problems.append(f"{lines[0]!r} does not name {needles}")
@@ -373,7 +391,7 @@ def test_bad_input_exits_2_with_one_line_and_leaves_the_store_unchanged(tmp_path
     failures = []
     for name, (args, needles) in bad_inputs(tmp_path).items():
         for db in (existing, fresh):
-            full = ["tune", *args, *small, "--store", url(db), "--out", str(tmp_path / "c.json")]
+            full = ["tune", *args, *small, "--store", url(db), "--output", str(tmp_path / "c.json")]
             failures += [f"{name} ({db.name}): {p}" for p in check_bad_input(full, needles, tmp_path)]
         if store.row_counts() != before:
             failures.append(f"{name}: the store changed")

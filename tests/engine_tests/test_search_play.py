@@ -316,7 +316,7 @@ def test_weights_file(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("name", "text", "words"),
     [
-        ("broken.json", '{"pawn": 100', ["not valid JSON", "line 1"]),
+        ("broken.json", '{"pawn": 100', ["not JSON", "line 1"]),
         ("list.json", "[100, 200]", ["JSON object"]),
         ("number.json", "100", ["JSON object"]),
         ("unknown.json", '{"pawn": 100, "lance": 3}', ["lance"]),

@@ -11,7 +11,8 @@ import engine
 from worker import celeryconfig
 from worker.celery_app import create_app
 from worker.connectivity import safe_url
-from worker.tasks import FAKE_ENGINE_VERSION_ENV, TASK_NAME, run_batch
+from worker.games import run_batch
+from worker.protocol import TASK_NAME
 
 GAME = "congo"
 
@@ -109,8 +110,7 @@ def payload(**overrides: Any) -> dict[str, Any]:
     return values
 
 
-def test_task_body_plays_the_batch(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.delenv(FAKE_ENGINE_VERSION_ENV, raising=False)
+def test_task_body_plays_the_batch() -> None:
     result = run_batch(payload())
     assert result["engine_version"] == engine.ENGINE_VERSION
     assert sum(result["pentanomial"]) == 1 and len(result["games"]) == 2
@@ -123,8 +123,3 @@ def test_task_body_refuses_bad_payloads() -> None:
         run_batch({k: v for k, v in payload().items() if k != "seed"})
     with pytest.raises(ValueError, match=r"engine version '9\.9\.9' was requested"):
         run_batch(payload(engine_version="9.9.9"))
-
-
-def test_fake_engine_version_is_stamped(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(FAKE_ENGINE_VERSION_ENV, "0.0.0-test")
-    assert run_batch(payload())["engine_version"] == "0.0.0-test"

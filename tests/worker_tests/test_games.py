@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 from typing import Any
 
@@ -10,12 +11,14 @@ import pytest
 from sprt_testkit import book_positions
 
 import engine
-from worker.games import candidate_score, play_batch, tally, validate_result
+from coordinator.trust.replay import replay_check
+from worker.games import play_batch
+from worker.protocol import BatchPayload, BatchResult, candidate_score, check_matches_payload, tally
 
 GAME = "congo"
 
 
-def payload(openings: list[str], **overrides: Any) -> dict[str, Any]:
+def payload(openings: list[str], **overrides: Any) -> BatchPayload:
     """A small valid batch payload: default baseline, a candidate with a different pawn value."""
     base = {
         "run_id": 7,
@@ -29,14 +32,22 @@ def payload(openings: list[str], **overrides: Any) -> dict[str, Any]:
         "seed": 11,
         "engine_version": engine.ENGINE_VERSION,
     }
-    return base | overrides
+    return BatchPayload(**(base | overrides))
+
+
+def validate_result(result: Any, sent: BatchPayload, *, replay: bool = False) -> None:
+    """What the coordinator does with a result: parse it, match it to the payload, replay it."""
+    checked = BatchResult.from_json(result)
+    check_matches_payload(checked, sent)
+    if replay:
+        replay_check(sent, checked)
 
 
 @pytest.fixture(scope="module")
-def batch() -> tuple[dict[str, Any], dict[str, Any]]:
+def batch() -> tuple[BatchPayload, dict[str, Any]]:
     """A played batch of three pairs and its payload."""
     sent = payload(book_positions(GAME, 3))
-    return sent, play_batch(sent)
+    return sent, play_batch(sent).to_json()
 
 
 def test_candidate_score_by_colour() -> None:
@@ -60,7 +71,7 @@ def test_tally_pentanomial_from_pairs() -> None:
     assert tally(records) == ([1, 0, 2, 1, 0], [3, 1, 4])
 
 
-def test_play_batch_counts_with_the_engine(batch: tuple[dict[str, Any], dict[str, Any]]) -> None:
+def test_play_batch_counts_with_the_engine(batch: tuple[BatchPayload, dict[str, Any]]) -> None:
     sent, result = batch
     json.dumps(result)  # JSON-safe
     assert result["run_id"] == 7 and result["batch_index"] == 3
@@ -69,19 +80,19 @@ def test_play_batch_counts_with_the_engine(batch: tuple[dict[str, Any], dict[str
     assert sum(result["wdl"]) == 6
     games = result["games"]
     assert [g["candidate_color"] for g in games] == ["white", "black"] * 3
-    assert [g["opening"] for g in games] == [o for o in sent["openings"] for _ in range(2)]
+    assert [g["opening"] for g in games] == [o for o in sent.openings for _ in range(2)]
     assert (result["pentanomial"], result["wdl"]) == tally(games)
     assert all(g["result"] in ("1-0", "0-1", "1/2-1/2") and g["moves"] for g in games)
     assert result["nodes"]["candidate"] > 0 and result["nodes"]["baseline"] > 0
     assert result["cpu_seconds"] >= 0
     host, pid = result["worker"].rsplit(":", 1)
     assert host and pid.isdigit()
-    validate_result(result, 3, 7, 3, engine.ENGINE_VERSION, openings=sent["openings"], game=GAME)
+    validate_result(result, sent, replay=True)
 
 
-def test_play_batch_is_deterministic_with_node_limits(batch: tuple[dict[str, Any], dict[str, Any]]) -> None:
+def test_play_batch_is_deterministic_with_node_limits(batch: tuple[BatchPayload, dict[str, Any]]) -> None:
     sent, result = batch
-    again = play_batch(sent)
+    again = play_batch(sent).to_json()
     assert again["games"] == result["games"]
     assert again["pentanomial"] == result["pentanomial"]
 
@@ -91,9 +102,9 @@ def test_play_batch_refuses_another_engine_version() -> None:
         play_batch(payload(book_positions(GAME, 1), engine_version="0.0.0-other"))
 
 
-def test_play_batch_refuses_a_payload_without_openings() -> None:
+def test_a_payload_without_openings_is_refused() -> None:
     with pytest.raises(ValueError, match="openings"):
-        play_batch(payload([]))
+        BatchPayload.from_json(payload([]).to_json())
 
 
 def forged(result: dict[str, Any], **changes: Any) -> dict[str, Any]:
@@ -114,15 +125,15 @@ def forged(result: dict[str, Any], **changes: Any) -> dict[str, Any]:
     ],
 )
 def test_validate_result_refuses_forgeries(
-    batch: tuple[dict[str, Any], dict[str, Any]], change: dict[str, Any], message: str
+    batch: tuple[BatchPayload, dict[str, Any]], change: dict[str, Any], message: str
 ) -> None:
     _, result = batch
     with pytest.raises(ValueError, match=message.replace("[", r"\[")):
-        validate_result(forged(result, **change), 3, 7, 3, engine.ENGINE_VERSION)
+        validate_result(forged(result, **change), batch[0])
 
 
 def test_validate_result_refuses_counts_that_disagree_with_the_records(
-    batch: tuple[dict[str, Any], dict[str, Any]],
+    batch: tuple[BatchPayload, dict[str, Any]],
 ) -> None:
     _, result = batch
     fake = forged(result)
@@ -131,21 +142,21 @@ def test_validate_result_refuses_counts_that_disagree_with_the_records(
     fake["pentanomial"][cell] -= 1
     fake["pentanomial"][(cell + 1) % 5] += 1
     with pytest.raises(ValueError, match="does not match the game records"):
-        validate_result(fake, 3, 7, 3, engine.ENGINE_VERSION)
+        validate_result(fake, batch[0])
 
 
-def test_validate_result_checks_openings_and_moves(batch: tuple[dict[str, Any], dict[str, Any]]) -> None:
+def test_validate_result_checks_openings_and_moves(batch: tuple[BatchPayload, dict[str, Any]]) -> None:
     sent, result = batch
-    other = list(reversed(sent["openings"]))
-    if other != sent["openings"]:
+    other = list(reversed(sent.openings))
+    if other != sent.openings:
         with pytest.raises(ValueError, match="opening differs"):
-            validate_result(result, 3, 7, 3, engine.ENGINE_VERSION, openings=other)
+            validate_result(result, dataclasses.replace(sent, openings=other))
     fake = forged(result)
     fake["games"][0]["moves"] = ["zz9zz9", *fake["games"][0]["moves"]]
     with pytest.raises(ValueError, match=r"games\[0\]: ply 1"):
-        validate_result(fake, 3, 7, 3, engine.ENGINE_VERSION, game=GAME)
+        validate_result(fake, sent, replay=True)
 
 
 def test_validate_result_refuses_a_non_dict() -> None:
-    with pytest.raises(ValueError, match="expected a dict"):
-        validate_result(["not", "a", "result"], 1, 7, 3, engine.ENGINE_VERSION)
+    with pytest.raises(ValueError, match="expected a JSON object"):
+        validate_result(["not", "a", "result"], payload(book_positions(GAME, 1)))

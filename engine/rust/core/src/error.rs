@@ -33,14 +33,7 @@ pub struct PositionError {
 
 impl fmt::Display for PositionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "invalid {} position {:?}: {} field: {}",
-            self.game,
-            self.input,
-            self.field.name(),
-            self.expected
-        )
+        write!(f, "invalid {} position {:?}: {} field: {}", self.game, self.input, self.field.name(), self.expected)
     }
 }
 

@@ -4,6 +4,7 @@
 
 pub mod bench;
 pub mod bitboard;
+pub mod board;
 pub mod congo;
 pub mod congress;
 pub mod error;
@@ -11,14 +12,17 @@ pub mod eval;
 pub mod notation;
 pub mod perft;
 pub mod play;
+pub mod replay;
 pub mod rules;
 pub mod search;
+mod tables;
 pub mod types;
-mod zobrist;
+pub mod zobrist;
 
 pub use bitboard::Bitboard;
+pub use board::{Board, PieceKind};
 pub use error::{MoveError, PositionError, PositionField};
-pub use rules::Rules;
+pub use rules::{GameMove, MoveSink, Rules};
 pub use types::{Color, EndReason, GameKind, Outcome, Square};
 
 /// The version of the rules and search behaviour: the crate version and a hash of its sources.

@@ -1,5 +1,7 @@
-//! Notation helpers shared by both games: squares, board fields, side to move.
+//! Notation helpers shared by both games: squares, board fields, side to move, moves.
 
+use crate::error::MoveError;
+use crate::rules::{GameMove, Rules};
 use crate::types::{Color, Square};
 
 pub fn square_name(sq: Square, width: u8) -> String {
@@ -12,7 +14,7 @@ pub fn square_name(sq: Square, width: u8) -> String {
 /// squares, all on the board.
 pub fn parse_squares(text: &str, width: u8, height: u8) -> Option<Vec<Square>> {
     let bytes = text.trim().as_bytes();
-    if bytes.len() < 4 || bytes.len() % 2 != 0 {
+    if bytes.len() < 4 || !bytes.len().is_multiple_of(2) {
         return None;
     }
     bytes
@@ -20,9 +22,35 @@ pub fn parse_squares(text: &str, width: u8, height: u8) -> Option<Vec<Square>> {
         .map(|pair| {
             let f = pair[0].to_ascii_lowercase().checked_sub(b'a')?;
             let r = pair[1].checked_sub(b'1')?;
-            (f < width && r < height).then_some(Square(r * width + f))
+            // Lazily: `r * width` overflows for an off-board rank.
+            (f < width && r < height).then(|| Square(r * width + f))
         })
         .collect()
+}
+
+/// The compact notation of a move: its start square, then each landing square (`d2d3`, `b1d3f5`).
+pub fn move_text<M: GameMove>(m: &M, width: u8) -> String {
+    let mut s = square_name(m.origin(), width);
+    for sq in m.landings() {
+        s.push_str(&square_name(sq, width));
+    }
+    s
+}
+
+/// The legal move of `pos` written as `squares` (its start square, then each landing square);
+/// `None` means `text` was malformed, and the error says what was `expected`.
+pub fn find_move<P: Rules>(
+    pos: &P,
+    text: &str,
+    squares: Option<Vec<Square>>,
+    expected: &str,
+) -> Result<P::Move, MoveError> {
+    let squares =
+        squares.ok_or_else(|| MoveError::Invalid { input: text.to_string(), expected: expected.to_string() })?;
+    pos.legal_moves()
+        .into_iter()
+        .find(|m| m.origin() == squares[0] && m.landings() == squares[1..])
+        .ok_or_else(|| MoveError::Illegal { input: text.to_string(), position: pos.fen() })
 }
 
 pub fn parse_turn(text: &str) -> Result<Color, String> {
@@ -53,7 +81,10 @@ pub fn parse_board(
         for c in rank_text.chars() {
             if let Some(d) = c.to_digit(10).filter(|&d| d >= 1) {
                 if after_digit {
-                    return Err(format!("two digits in a row in rank {}: write one digit per run of empty squares", rank + 1));
+                    return Err(format!(
+                        "two digits in a row in rank {}: write one digit per run of empty squares",
+                        rank + 1
+                    ));
                 }
                 after_digit = true;
                 file += d as usize;

@@ -17,8 +17,5 @@ pub fn divide<P: Rules>(pos: &P, depth: u32) -> Vec<(String, u64)> {
     if depth == 0 {
         return Vec::new();
     }
-    pos.legal_moves()
-        .iter()
-        .map(|m| (m.to_string(), perft(&pos.play(m), depth - 1)))
-        .collect()
+    pos.legal_moves().iter().map(|m| (m.to_string(), perft(&pos.play(m), depth - 1))).collect()
 }

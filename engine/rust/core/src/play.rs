@@ -1,9 +1,8 @@
 //! Whole games in Rust: two searchers play from an opening until the rules or an adjudication
 //! rule end the game. No Python runs per move.
 
-use std::collections::HashMap;
-
 use crate::eval::Evaluate;
+use crate::replay::EndWatch;
 use crate::search::{white_view, Limits, Searcher};
 use crate::types::Color;
 
@@ -37,7 +36,7 @@ impl GameResult {
             GameResult::Draw => "1/2-1/2",
         }
     }
-    fn win_for(c: Color) -> GameResult {
+    pub fn win_for(c: Color) -> GameResult {
         match c {
             Color::White => GameResult::WhiteWins,
             Color::Black => GameResult::BlackWins,
@@ -66,24 +65,15 @@ pub fn play_game<P: Evaluate>(
 ) -> GameRecord<P::Move> {
     let mut pos = *opening;
     let mut history = vec![pos.hash()];
-    let mut seen: HashMap<u64, u32> = HashMap::from([(pos.hash(), 1)]);
+    let mut watch = EndWatch::new(&pos, adjudication);
     let mut moves = Vec::new();
     let mut nodes = [0u64; 2];
     // Consecutive plies in which both sides' last scores agree that White (+) or Black (-) is lost.
     let mut resign_streak = 0u32;
     let mut last_white_view: [Option<i32>; 2] = [None, None];
     let (result, reason) = loop {
-        if let Some(outcome) = pos.outcome() {
-            break (GameResult::win_for(outcome.winner), outcome.reason.code());
-        }
-        if adjudication.repetition && seen.get(&pos.hash()).copied().unwrap_or(0) >= 3 {
-            break (GameResult::Draw, "repetition");
-        }
-        if adjudication.bare_lions && pos.bare_lions() && pos.capture_moves().is_empty() {
-            break (GameResult::Draw, "bare_lions");
-        }
-        if adjudication.max_plies.is_some_and(|limit| moves.len() as u32 >= limit) {
-            break (GameResult::Draw, "ply_limit");
+        if let Some(end) = watch.end(&pos) {
+            break end;
         }
         let side = pos.turn();
         let found = engines[side.index()].search(&pos, limits, &history);
@@ -107,7 +97,7 @@ pub fn play_game<P: Evaluate>(
         pos = pos.play(&mv);
         moves.push(mv);
         history.push(pos.hash());
-        *seen.entry(pos.hash()).or_insert(0) += 1;
+        watch.played(&pos);
     };
     GameRecord { opening: opening.fen(), moves, result, reason, nodes }
 }

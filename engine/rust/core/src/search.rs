@@ -121,7 +121,8 @@ impl<P: Evaluate> Searcher<P> {
         if self.path.last() != Some(&pos.hash()) {
             self.path.push(pos.hash());
         }
-        let max_depth = limits.depth.unwrap_or(if limits.nodes.is_some() || limits.movetime_ms.is_some() { 64 } else { 6 });
+        let max_depth =
+            limits.depth.unwrap_or(if limits.nodes.is_some() || limits.movetime_ms.is_some() { 64 } else { 6 });
         let max_depth = max_depth.clamp(1, MAX_PLY as u32 - 8);
 
         let moves = pos.legal_moves();
@@ -139,8 +140,11 @@ impl<P: Evaluate> Searcher<P> {
             result.pv.clear();
             return result;
         }
+        let root_path = self.path.len();
         for depth in 1..=max_depth {
             let score = self.negamax(pos, depth as i32, 0, -INF, INF);
+            debug_assert_eq!(self.path.len(), root_path, "every move made in the search was undone");
+            debug_assert!((-MATE..=MATE).contains(&score));
             if self.stop && depth > 1 {
                 break;
             }
@@ -206,19 +210,33 @@ impl<P: Evaluate> Searcher<P> {
         self.path.iter().rev().skip(1).any(|&h| h == key)
     }
 
+    /// Fail-soft principal variation search of `pos` to `depth`, `ply` plies from the root. A PV
+    /// node (window wider than one) searches its first move with the full window; every other call
+    /// has a null window (`beta == alpha + 1`).
     fn negamax(&mut self, pos: &P, depth: i32, ply: usize, mut alpha: i32, beta: i32) -> i32 {
+        let pv_node = beta - alpha > 1;
+        debug_assert!(-INF <= alpha && alpha < beta && beta <= INF);
+        debug_assert!(pv_node || alpha == beta - 1);
+
+        // Step 1. Dive into quiescence search at the horizon or the ply limit
         if depth <= 0 || ply >= MAX_PLY - 1 {
             return self.quiescence(pos, ply, alpha, beta);
         }
+        debug_assert!(0 < depth && depth < MAX_PLY as i32);
+
+        // Step 2. Count the node; check for a finished game and a repetition (a draw)
         self.tick();
         if pos.is_decided() {
             return -MATE + ply as i32;
         }
         let key = pos.hash();
+        debug_assert_eq!(self.path.last(), Some(&key), "the path ends with the searched position");
         if ply > 0 && self.is_repetition(key) {
             return 0;
         }
-        let pv_node = beta - alpha > 1;
+
+        // Step 3. Transposition table lookup: cut off at non-PV nodes when the entry is deep
+        // enough and its bound decides the window
         let tt = self.probe(key);
         if let Some(e) = tt {
             if ply > 0 && !pv_node && e.depth as i32 >= depth {
@@ -231,19 +249,29 @@ impl<P: Evaluate> Searcher<P> {
                 }
             }
         }
+
+        // Step 4. Generate moves: a side without a legal move has lost
         let mut moves = pos.legal_moves();
         if moves.is_empty() {
             return -MATE + ply as i32;
         }
+
+        // Step 5. Order moves: TT move, captures by victim value, killers, history
         self.order(pos, &mut moves, tt.and_then(|e| e.mv), ply);
 
+        // Step 6. Loop through all legal moves until none remain or one fails high
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_move = None;
         for (i, m) in moves.iter().enumerate() {
+            // Step 7. Make the move
             let child = pos.play(m);
             self.path.push(child.hash());
             let quiet = pos.capture_value(m, &self.weights) == 0;
+
+            // Step 8. Search it: the first move with the full window, later ones with a null
+            // window, reduced (LMR) when late and quiet at a non-PV node; a reduced move that beats
+            // alpha is searched again at full depth, then with the full window if inside it
             let score = if i == 0 {
                 -self.negamax(&child, depth - 1, ply + 1, -beta, -alpha)
             } else {
@@ -253,14 +281,23 @@ impl<P: Evaluate> Searcher<P> {
                     s = -self.negamax(&child, depth - 1, ply + 1, -alpha - 1, -alpha);
                 }
                 if s > alpha && s < beta {
+                    debug_assert!(pv_node, "a null-window node never re-searches");
                     s = -self.negamax(&child, depth - 1, ply + 1, -beta, -alpha);
                 }
                 s
             };
+            debug_assert!((-MATE..=MATE).contains(&score));
+
+            // Step 9. Undo the move
             self.path.pop();
+
+            // Step 10. Check for an aborted search: return at once and store nothing
             if self.stop {
                 return best.max(score);
             }
+
+            // Step 11. Check for a new best move; a beta cutoff by a quiet move updates the
+            // killers and the history
             if score > best {
                 best = score;
                 best_move = Some(*m);
@@ -281,6 +318,9 @@ impl<P: Evaluate> Searcher<P> {
                 break;
             }
         }
+        debug_assert!(best_move.is_some() && (-MATE..=MATE).contains(&best));
+
+        // Step 12. Store the result in the transposition table
         let bound = if best >= beta {
             Bound::Lower
         } else if best > alpha0 {
@@ -293,22 +333,35 @@ impl<P: Evaluate> Searcher<P> {
         best
     }
 
+    /// Fail-soft search of captures only, so that the evaluation is taken in quiet positions.
     fn quiescence(&mut self, pos: &P, ply: usize, mut alpha: i32, beta: i32) -> i32 {
+        debug_assert!(-INF <= alpha && alpha < beta && beta <= INF);
+        debug_assert!(ply < MAX_PLY);
+
+        // Step 1. Count the node; check for a finished game
         self.tick();
         if pos.is_decided() {
             return -MATE + ply as i32;
         }
+
+        // Step 2. Stand pat: the side to move may decline every capture (it must at the ply limit)
         let stand_pat = pos.evaluate(&self.weights);
+        debug_assert!(stand_pat.abs() < MATE_BOUND, "evaluation {stand_pat} reaches the mate scores");
         if stand_pat >= beta || ply >= MAX_PLY - 1 {
             return stand_pat;
         }
         alpha = alpha.max(stand_pat);
+
+        // Step 3. Generate captures, the most valuable victim first
         let mut moves = pos.capture_moves();
         let w = &self.weights;
         moves.sort_by_cached_key(|m| -pos.capture_value(m, w));
+
+        // Step 4. Loop through the captures until none remain or one fails high
         let mut best = stand_pat;
         for m in &moves {
             let score = -self.quiescence(&pos.play(m), ply + 1, -beta, -alpha);
+            debug_assert!((-MATE..=MATE).contains(&score));
             if self.stop {
                 return best.max(score);
             }
@@ -347,7 +400,9 @@ impl<P: Evaluate> Searcher<P> {
     }
 }
 
+/// A score as stored in the table: mate scores count plies from the stored node, not the root.
 fn to_tt(score: i32, ply: usize) -> i32 {
+    debug_assert!((-MATE..=MATE).contains(&score));
     if score > MATE_BOUND {
         score + ply as i32
     } else if score < -MATE_BOUND {
@@ -357,7 +412,9 @@ fn to_tt(score: i32, ply: usize) -> i32 {
     }
 }
 
+/// A stored score seen `ply` plies from the root.
 fn from_tt(score: i32, ply: usize) -> i32 {
+    debug_assert!((-MATE..=MATE).contains(&score));
     if score > MATE_BOUND {
         score - ply as i32
     } else if score < -MATE_BOUND {

@@ -26,7 +26,11 @@ fn mirror(fen: &str) -> String {
     let ranks: Vec<String> = board
         .split('/')
         .rev()
-        .map(|r| r.chars().map(|c| if c.is_ascii_uppercase() { c.to_ascii_lowercase() } else { c.to_ascii_uppercase() }).collect())
+        .map(|r| {
+            r.chars()
+                .map(|c| if c.is_ascii_uppercase() { c.to_ascii_lowercase() } else { c.to_ascii_uppercase() })
+                .collect()
+        })
         .collect();
     format!("{} {}", ranks.join("/"), if turn == "w" { "b" } else { "w" })
 }
@@ -71,9 +75,8 @@ fn congress_first_moves_are_the_documented_twelve() {
     let pos = congress::Position::start();
     let mut moves: Vec<String> = pos.legal_moves().iter().map(|m| m.to_string()).collect();
     moves.sort();
-    let mut expected = vec![
-        "b2b3", "c2c3", "d2d3", "e2e3", "f2f3", "g2g3", "a1b3", "b1a3", "b1c3", "g1h2", "d1c1", "e1f1",
-    ];
+    let mut expected =
+        vec!["b2b3", "c2c3", "d2d3", "e2e3", "f2f3", "g2g3", "a1b3", "b1a3", "b1c3", "g1h2", "d1c1", "e1f1"];
     expected.sort();
     assert_eq!(moves, expected);
 }

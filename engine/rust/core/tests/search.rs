@@ -78,10 +78,7 @@ fn mirror_fen(fen: &str) -> String {
 /// The mirror of a move written as squares (`d3e5`): every rank r becomes ranks + 1 - r.
 fn mirror_move(text: &str, ranks: u32) -> String {
     let chars: Vec<char> = text.chars().collect();
-    chars
-        .chunks(2)
-        .map(|sq| format!("{}{}", sq[0], ranks + 1 - sq[1].to_digit(10).expect("rank digit")))
-        .collect()
+    chars.chunks(2).map(|sq| format!("{}{}", sq[0], ranks + 1 - sq[1].to_digit(10).expect("rank digit"))).collect()
 }
 
 /// A forced win in `plies`: the expected first move, the score MATE - plies, a principal
@@ -407,10 +404,7 @@ fn weights_out_of_range() {
         let spec = weight_table(game)[0];
         for value in [spec.min as i64 - 1, spec.max as i64 + 1, i64::MIN, i64::MAX] {
             let err = resolve_weights(game, &named(&[(spec.name, value)])).unwrap_err();
-            assert_eq!(
-                err,
-                WeightError::OutOfRange { name: spec.name.into(), value, min: spec.min, max: spec.max }
-            );
+            assert_eq!(err, WeightError::OutOfRange { name: spec.name.into(), value, min: spec.min, max: spec.max });
             let text = err.to_string();
             assert!(text.contains(spec.name) && text.contains(&value.to_string()), "{text}");
         }

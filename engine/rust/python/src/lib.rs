@@ -7,8 +7,18 @@ mod position;
 use pyo3::prelude::*;
 
 pyo3::create_exception!(_engine, InvalidPositionError, pyo3::exceptions::PyValueError, "A malformed position string.");
-pyo3::create_exception!(_engine, InvalidMoveError, pyo3::exceptions::PyValueError, "Text that is not a move in the game's notation.");
-pyo3::create_exception!(_engine, IllegalMoveError, pyo3::exceptions::PyValueError, "A well-formed move that is not legal in the position.");
+pyo3::create_exception!(
+    _engine,
+    InvalidMoveError,
+    pyo3::exceptions::PyValueError,
+    "Text that is not a move in the game's notation."
+);
+pyo3::create_exception!(
+    _engine,
+    IllegalMoveError,
+    pyo3::exceptions::PyValueError,
+    "A well-formed move that is not legal in the position."
+);
 
 #[pymodule]
 fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
@@ -26,6 +36,11 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(play::search, m)?)?;
     m.add_function(wrap_pyfunction!(play::play_game, m)?)?;
     m.add_function(wrap_pyfunction!(play::bench, m)?)?;
+    m.add_function(wrap_pyfunction!(play::replay_game, m)?)?;
     m.add("BENCH_DEPTH", arbiter_core::bench::DEPTH)?;
+    // A search score of MATE_SCORE - n (or -(MATE_SCORE - n)) is a win (loss) in n plies; every
+    // score beyond MATE_BOUND is such a forced result.
+    m.add("MATE_SCORE", arbiter_core::search::MATE)?;
+    m.add("MATE_BOUND", arbiter_core::search::MATE_BOUND)?;
     Ok(())
 }

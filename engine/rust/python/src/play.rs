@@ -1,9 +1,9 @@
 //! Weights, search, whole games and bench for Python. Searches release the GIL.
 
-
 use arbiter_core::bench::bench as core_bench;
 use arbiter_core::eval::{resolve_weights, weight_table, Evaluate};
 use arbiter_core::play::{play_game as core_play, Adjudication};
+use arbiter_core::replay::replay as core_replay;
 use arbiter_core::search::{Limits, SearchResult, Searcher};
 use arbiter_core::{congo, congress, GameKind};
 use pyo3::exceptions::PyValueError;
@@ -43,7 +43,8 @@ fn named_values(values: Option<&Bound<'_, PyDict>>) -> PyResult<Vec<(String, i64
     let Some(values) = values else { return Ok(Vec::new()) };
     let mut out = Vec::with_capacity(values.len());
     for (k, v) in values.iter() {
-        let name: String = k.extract().map_err(|_| PyValueError::new_err(format!("weight name {k} is not a string")))?;
+        let name: String =
+            k.extract().map_err(|_| PyValueError::new_err(format!("weight name {k} is not a string")))?;
         let value = if v.is_instance_of::<pyo3::types::PyBool>() {
             None
         } else if let Ok(i) = v.extract::<i64>() {
@@ -83,12 +84,17 @@ fn limits_from(limits: Option<&Bound<'_, PyDict>>) -> PyResult<Limits> {
             "depth" => 0,
             "nodes" => 1,
             "movetime_ms" => 2,
-            _ => return Err(PyValueError::new_err(format!("unknown limit {key:?}: expected depth, nodes or movetime_ms"))),
+            _ => {
+                return Err(PyValueError::new_err(format!(
+                    "unknown limit {key:?}: expected depth, nodes or movetime_ms"
+                )))
+            }
         };
         if v.is_none() {
             continue;
         }
-        let n: u64 = v.extract().map_err(|_| PyValueError::new_err(format!("limit {key} = {v} is not a positive integer")))?;
+        let n: u64 =
+            v.extract().map_err(|_| PyValueError::new_err(format!("limit {key} = {v} is not a positive integer")))?;
         if n == 0 {
             return Err(PyValueError::new_err(format!("limit {key} must be positive")));
         }
@@ -145,12 +151,19 @@ fn result_dict<'py, M: std::fmt::Display>(py: Python<'py>, r: &SearchResult<M>) 
     Ok(d)
 }
 
-fn search_one<P: Evaluate>(py: Python<'_>, pos: P, w: Vec<i32>, limits: Limits, hash_mb: usize) -> SearchResult<P::Move> {
+fn search_one<P: Evaluate>(
+    py: Python<'_>,
+    pos: P,
+    w: Vec<i32>,
+    limits: Limits,
+    hash_mb: usize,
+) -> SearchResult<P::Move> {
     py.detach(|| Searcher::<P>::new(w, hash_mb).search(&pos, limits, &[]))
 }
 
 /// Searches `position` with a fresh table; returns best_move, score (centipawns for the side to
-/// move; beyond 29000 a forced win), depth, nodes, pv, time_ms and the iterations.
+/// move; beyond `MATE_BOUND` a forced win in `MATE_SCORE - score` plies), depth, nodes, pv,
+/// time_ms and the iterations.
 #[pyfunction]
 #[pyo3(signature = (position, weights=None, limits=None, hash_mb=16))]
 pub fn search<'py>(
@@ -209,6 +222,7 @@ fn play_one<'py, P: Evaluate>(
 /// opening, moves, result ("1-0", "0-1", "1/2-1/2"), reason, plies and nodes per side.
 #[pyfunction]
 #[pyo3(signature = (game, white_weights, black_weights, opening, limits, adjudication=None, hash_mb=None))]
+#[allow(clippy::too_many_arguments, reason = "the signature is the Python API (keyword arguments)")]
 pub fn play_game<'py>(
     py: Python<'py>,
     game: &str,
@@ -241,3 +255,27 @@ pub fn bench(py: Python<'_>, game: &str, depth: Option<u32>) -> PyResult<(u64, f
     Ok((r.nodes, r.elapsed.as_secs_f64()))
 }
 
+/// Replays a game record: `{"result", "reason", "plies"}` with the result and reason the moves
+/// and the adjudication give (both None when nothing ends the game there). A malformed opening,
+/// an illegal move or a move after the end raises ValueError naming the ply.
+#[pyfunction]
+#[pyo3(signature = (game, opening, moves, adjudication=None))]
+pub fn replay_game<'py>(
+    py: Python<'py>,
+    game: &str,
+    opening: &str,
+    moves: Vec<String>,
+    adjudication: Option<&Bound<'py, PyDict>>,
+) -> PyResult<Bound<'py, PyDict>> {
+    let adjudication = adjudication_from(adjudication)?;
+    let replayed = match AnyPosition::from_fen(game_kind(game)?, opening)? {
+        AnyPosition::Congo(p) => core_replay::<congo::Position, _>(&p, &moves, adjudication),
+        AnyPosition::Congress(p) => core_replay::<congress::Position, _>(&p, &moves, adjudication),
+    }
+    .map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let d = PyDict::new(py);
+    d.set_item("result", replayed.end.map(|(r, _)| r.text()))?;
+    d.set_item("reason", replayed.end.map(|(_, reason)| reason))?;
+    d.set_item("plies", replayed.plies)?;
+    Ok(d)
+}

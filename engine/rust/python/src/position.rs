@@ -24,9 +24,8 @@ macro_rules! with_pos {
 }
 
 pub fn game_kind(name: &str) -> PyResult<GameKind> {
-    GameKind::from_name(name).ok_or_else(|| {
-        PyValueError::new_err(format!("unknown game {name:?}: expected one of congo, congress"))
-    })
+    GameKind::from_name(name)
+        .ok_or_else(|| PyValueError::new_err(format!("unknown game {name:?}: expected one of congo, congress")))
 }
 
 impl AnyPosition {
@@ -130,7 +129,9 @@ impl Position {
     fn play(&self, r#move: &str) -> PyResult<Position> {
         let pos = self.core();
         let next = match pos {
-            AnyPosition::Congo(p) => AnyPosition::Congo(p.play(&p.parse_move(r#move).map_err(|e| move_error(e, &p.fen()))?)),
+            AnyPosition::Congo(p) => {
+                AnyPosition::Congo(p.play(&p.parse_move(r#move).map_err(|e| move_error(e, &p.fen()))?))
+            }
             AnyPosition::Congress(p) => {
                 AnyPosition::Congress(p.play(&p.parse_move(r#move).map_err(|e| move_error(e, &p.fen()))?))
             }
@@ -140,10 +141,7 @@ impl Position {
 
     /// None while the game goes on, else the winner and the reason.
     fn outcome(&self) -> Option<Outcome> {
-        with_pos!(self.core(), p => p.outcome()).map(|o| Outcome {
-            winner: o.winner.name(),
-            reason: o.reason.code(),
-        })
+        with_pos!(self.core(), p => p.outcome()).map(|o| Outcome { winner: o.winner.name(), reason: o.reason.code() })
     }
 
     /// Leaf nodes of the legal move tree at `depth` (the GIL is released while counting).

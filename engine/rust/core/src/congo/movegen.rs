@@ -6,55 +6,9 @@ use super::tables::{
     RIVER_RANK, SIDEWAYS, STEP,
 };
 use crate::bitboard::Bitboard;
+use crate::board::PieceKind;
+use crate::rules::MoveSink;
 use crate::types::Square;
-
-/// Receives generated moves: either whole target sets of one piece, or one monkey chain.
-pub trait MoveSink {
-    fn targets(&mut self, from: Square, targets: Bitboard);
-    fn chain(&mut self, from: Square, to: Square, jumps: u8, dirs: u128);
-}
-
-/// Counts moves without building them (perft's last ply).
-#[derive(Default)]
-pub struct MoveCounter(pub u64);
-
-impl MoveSink for MoveCounter {
-    #[inline]
-    fn targets(&mut self, _from: Square, targets: Bitboard) {
-        self.0 += targets.count() as u64;
-    }
-    #[inline]
-    fn chain(&mut self, _: Square, _: Square, _: u8, _: u128) {
-        self.0 += 1;
-    }
-}
-
-pub type MoveList = Vec<Move>;
-
-impl MoveSink for MoveList {
-    #[inline]
-    fn targets(&mut self, from: Square, targets: Bitboard) {
-        for to in targets {
-            self.push(Move::simple(from, to));
-        }
-    }
-    #[inline]
-    fn chain(&mut self, from: Square, to: Square, jumps: u8, dirs: u128) {
-        self.push(Move { from, to, jumps, dirs });
-    }
-}
-
-/// Stops at the first move found.
-struct AnyMove(bool);
-
-impl MoveSink for AnyMove {
-    fn targets(&mut self, _: Square, targets: Bitboard) {
-        self.0 |= targets.any();
-    }
-    fn chain(&mut self, _: Square, _: Square, _: u8, _: u128) {
-        self.0 = true;
-    }
-}
 
 #[inline]
 fn file(sq: Square) -> i8 {
@@ -82,36 +36,10 @@ fn between(a: Square, b: Square) -> Option<Bitboard> {
 }
 
 impl Position {
-    /// Every legal move, in a fixed order (by piece square, then target).
-    pub fn legal_moves(&self) -> MoveList {
-        let mut list = Vec::with_capacity(64);
-        self.generate(&mut list, false);
-        list
-    }
-
-    /// Moves that capture something (monkey jumps, captures by stepping, sliding or leaping).
-    pub fn capture_moves(&self) -> MoveList {
-        let mut list = Vec::with_capacity(16);
-        self.generate(&mut list, true);
-        list
-    }
-
-    pub fn count_moves(&self) -> u64 {
-        let mut counter = MoveCounter(0);
-        self.generate(&mut counter, false);
-        counter.0
-    }
-
-    pub fn has_legal_move(&self) -> bool {
-        let mut any = AnyMove(false);
-        self.generate(&mut any, false);
-        any.0
-    }
-
-    /// Generates moves into `sink`; with `captures_only`, only moves that capture. A finished
-    /// game (a lion captured) has no moves.
-    pub fn generate<S: MoveSink>(&self, sink: &mut S, captures_only: bool) {
-        if self.lion_captured() {
+    /// Generates moves into `sink`; with `captures_only`, only moves that capture (monkey jumps,
+    /// captures by stepping, sliding or leaping). A finished game (a lion captured) has no moves.
+    pub fn generate<S: MoveSink<Move>>(&self, sink: &mut S, captures_only: bool) {
+        if self.royal_captured() {
             return;
         }
         let us = self.turn;
@@ -207,14 +135,14 @@ impl Position {
 
     /// Every monkey chain from `from`: each prefix of each jump sequence is one move.
     /// `occ` excludes the monkey itself; jumped pieces stay in it until the move is complete.
-    fn monkey_chains<S: MoveSink>(&self, sink: &mut S, from: Square, occ: Bitboard, enemy: Bitboard) {
+    fn monkey_chains<S: MoveSink<Move>>(&self, sink: &mut S, from: Square, occ: Bitboard, enemy: Bitboard) {
         let enemy_lion = self.by_kind[Kind::Lion.index()] & enemy;
         let mut stack = ChainSearch { sink, from, occ, enemy, enemy_lion };
         stack.extend(from, Bitboard::EMPTY, 0, 0);
     }
 }
 
-struct ChainSearch<'a, S: MoveSink> {
+struct ChainSearch<'a, S: MoveSink<Move>> {
     sink: &'a mut S,
     from: Square,
     occ: Bitboard,
@@ -222,7 +150,7 @@ struct ChainSearch<'a, S: MoveSink> {
     enemy_lion: Bitboard,
 }
 
-impl<S: MoveSink> ChainSearch<'_, S> {
+impl<S: MoveSink<Move>> ChainSearch<'_, S> {
     fn extend(&mut self, at: Square, jumped: Bitboard, jumps: u8, dirs: u128) {
         if jumps >= MAX_JUMPS {
             return;
@@ -236,7 +164,7 @@ impl<S: MoveSink> ChainSearch<'_, S> {
                 continue;
             }
             let dirs = dirs | (dir as u128) << (3 * jumps as u32);
-            self.sink.chain(self.from, land, jumps + 1, dirs);
+            self.sink.push_move(Move { from: self.from, to: land, jumps: jumps + 1, dirs });
             if !self.enemy_lion.contains(over) {
                 self.extend(land, jumped | Bitboard::from_square(over), jumps + 1, dirs);
             }

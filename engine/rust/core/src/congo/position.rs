@@ -2,8 +2,10 @@
 
 use super::tables::{self, CASTLES, JUMP, RIVER};
 use crate::bitboard::Bitboard;
-use crate::types::{Color, EndReason, Outcome, Square};
-use crate::zobrist::CONGO as KEYS;
+use crate::board::{self, Board, PieceKind};
+use crate::rules::GameMove;
+use crate::types::{Color, EndReason, GameKind, Square};
+use crate::zobrist::{self, Keys};
 
 #[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
 pub enum Kind {
@@ -28,32 +30,30 @@ impl Kind {
         Kind::Pawn,
         Kind::Superpawn,
     ];
-    pub const fn letter(self) -> char {
-        ['L', 'Z', 'E', 'G', 'C', 'M', 'P', 'S'][self as usize]
-    }
-    pub fn from_letter(c: char) -> Option<Kind> {
-        Kind::ALL.into_iter().find(|k| k.letter() == c.to_ascii_uppercase())
-    }
+    const LETTERS: [char; 8] = ['L', 'Z', 'E', 'G', 'C', 'M', 'P', 'S'];
+}
+
+impl PieceKind for Kind {
+    const GAME: GameKind = GameKind::Congo;
+    const WIDTH: u8 = tables::W as u8;
+    const HEIGHT: u8 = tables::H as u8;
+    const ROYAL: Kind = Kind::Lion;
+    const ROYAL_CAPTURED: EndReason = EndReason::LionCaptured;
+    const KEYS: &'static Keys = &zobrist::CONGO;
+
     #[inline]
-    pub const fn index(self) -> usize {
+    fn index(self) -> usize {
         self as usize
     }
-}
-
-#[derive(Clone, Copy, PartialEq, Eq, Hash, Debug)]
-pub struct Piece {
-    pub color: Color,
-    pub kind: Kind,
-}
-
-impl Piece {
-    pub fn letter(self) -> char {
-        match self.color {
-            Color::White => self.kind.letter(),
-            Color::Black => self.kind.letter().to_ascii_lowercase(),
-        }
+    fn from_letter(c: char) -> Option<Kind> {
+        Kind::ALL.into_iter().find(|k| Kind::LETTERS[k.index()] == c.to_ascii_uppercase())
+    }
+    fn letter(self, _: Square) -> char {
+        Kind::LETTERS[self.index()]
     }
 }
+
+pub type Piece = board::Piece<Kind>;
 
 /// A move: start square, final square, and for a monkey chain the jump directions in order.
 ///
@@ -104,114 +104,18 @@ impl Move {
     }
 }
 
-#[derive(Clone, Copy, PartialEq, Eq, Debug)]
-pub struct Position {
-    pub(super) by_color: [Bitboard; 2],
-    pub(super) by_kind: [Bitboard; 8],
-    pub(super) board: [Option<Piece>; 49],
-    pub(super) turn: Color,
-    pub(super) hash: u64,
-}
+/// Eight kinds on 49 squares.
+pub type Position = Board<Kind, { Kind::ALL.len() }, { tables::SQUARES }>;
 
 impl Position {
-    pub(super) fn empty(turn: Color) -> Position {
-        Position {
-            by_color: [Bitboard::EMPTY; 2],
-            by_kind: [Bitboard::EMPTY; 8],
-            board: [None; 49],
-            turn,
-            hash: if turn == Color::Black { KEYS.black_to_move } else { 0 },
-        }
-    }
-
-    pub fn start() -> Position {
-        Position::from_fen(super::notation::START).expect("start position parses")
-    }
-
-    #[inline]
-    pub fn turn(&self) -> Color {
-        self.turn
-    }
-    #[inline]
-    pub fn hash(&self) -> u64 {
-        self.hash
-    }
-    #[inline]
-    pub fn piece_at(&self, sq: Square) -> Option<Piece> {
-        self.board[sq.index()]
-    }
-    #[inline]
-    pub fn occupied(&self) -> Bitboard {
-        self.by_color[0] | self.by_color[1]
-    }
-    #[inline]
-    pub fn color_bb(&self, c: Color) -> Bitboard {
-        self.by_color[c.index()]
-    }
-    #[inline]
-    pub fn kind_bb(&self, k: Kind) -> Bitboard {
-        self.by_kind[k.index()]
-    }
-    #[inline]
-    pub fn pieces(&self, c: Color, k: Kind) -> Bitboard {
-        self.by_color[c.index()] & self.by_kind[k.index()]
-    }
     pub fn lion(&self, c: Color) -> Option<Square> {
         self.pieces(c, Kind::Lion).first()
-    }
-
-    #[inline]
-    pub(super) fn put(&mut self, sq: Square, p: Piece) {
-        self.by_color[p.color.index()].set(sq);
-        self.by_kind[p.kind.index()].set(sq);
-        self.board[sq.index()] = Some(p);
-        self.hash ^= KEYS.piece[p.color.index()][p.kind.index()][sq.index()];
-    }
-
-    #[inline]
-    pub(super) fn remove(&mut self, sq: Square) {
-        if let Some(p) = self.board[sq.index()].take() {
-            self.by_color[p.color.index()].clear(sq);
-            self.by_kind[p.kind.index()].clear(sq);
-            self.hash ^= KEYS.piece[p.color.index()][p.kind.index()][sq.index()];
-        }
-    }
-
-    /// The hash computed from scratch (the incremental one must always equal it).
-    pub fn compute_hash(&self) -> u64 {
-        let mut h = if self.turn == Color::Black { KEYS.black_to_move } else { 0 };
-        for (i, p) in self.board.iter().enumerate() {
-            if let Some(p) = p {
-                h ^= KEYS.piece[p.color.index()][p.kind.index()][i];
-            }
-        }
-        h
-    }
-
-    /// The game is won when a lion has been captured; the side to move is the loser then.
-    pub fn lion_captured(&self) -> bool {
-        self.pieces(self.turn, Kind::Lion).is_empty() || self.pieces(self.turn.other(), Kind::Lion).is_empty()
-    }
-
-    /// Winner and reason if the game is over under the rules (no adjudication).
-    pub fn outcome(&self) -> Option<Outcome> {
-        if self.pieces(self.turn, Kind::Lion).is_empty() {
-            return Some(Outcome { winner: self.turn.other(), reason: EndReason::LionCaptured });
-        }
-        if self.pieces(self.turn.other(), Kind::Lion).is_empty() {
-            return Some(Outcome { winner: self.turn, reason: EndReason::LionCaptured });
-        }
-        if !self.has_legal_move() {
-            return Some(Outcome { winner: self.turn.other(), reason: EndReason::NoLegalMove });
-        }
-        None
     }
 
     /// Plays a move generated for this position and returns the new position.
     pub fn play_unchecked(&self, m: &Move) -> Position {
         let mut next = *self;
         let us = self.turn;
-        let them = us.other();
         let Some(moving) = self.board[m.from.index()] else { return next };
         next.remove(m.from);
         let mut won = false;
@@ -239,8 +143,7 @@ impl Position {
                 next.remove(sq);
             }
         }
-        next.turn = them;
-        next.hash ^= KEYS.black_to_move;
+        next.pass_turn();
         next
     }
 
@@ -252,5 +155,23 @@ impl Position {
     /// Whether `sq` lies in `color`'s castle.
     pub fn in_castle(color: Color, sq: Square) -> bool {
         CASTLES[color.index()].contains(sq)
+    }
+}
+
+impl GameMove for Move {
+    #[inline]
+    fn simple(from: Square, to: Square) -> Move {
+        Move::simple(from, to)
+    }
+    #[inline]
+    fn origin(&self) -> Square {
+        self.from
+    }
+    #[inline]
+    fn destination(&self) -> Square {
+        self.to
+    }
+    fn landings(&self) -> Vec<Square> {
+        Move::landings(self)
     }
 }

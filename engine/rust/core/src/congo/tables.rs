@@ -1,6 +1,7 @@
 //! Precomputed attack tables for the 7x7 Congo board, built at compile time.
 
 use crate::bitboard::Bitboard;
+use crate::tables;
 use crate::types::Color;
 
 pub const W: i8 = 7;
@@ -12,35 +13,15 @@ pub const DIRS: [(i8, i8); 8] = [(1, 0), (-1, 0), (0, 1), (0, -1), (1, 1), (1, -
 const KNIGHT_DELTAS: [(i8, i8); 8] = [(1, 2), (2, 1), (2, -1), (1, -2), (-1, -2), (-2, -1), (-2, 1), (-1, 2)];
 
 pub const RIVER_RANK: i8 = 3;
-pub const RIVER: Bitboard = Bitboard(0x7f << (7 * 3));
-pub const ALL: Bitboard = Bitboard((1u64 << 49) - 1);
+pub const RIVER: Bitboard = tables::ranks(W as u32, 3, 4);
+pub const ALL: Bitboard = tables::ranks(W as u32, 0, H as u32);
 
 const fn offset(sq: usize, df: i8, dr: i8) -> Option<usize> {
-    let f = (sq % 7) as i8 + df;
-    let r = (sq / 7) as i8 + dr;
-    if f < 0 || f >= W || r < 0 || r >= H {
-        None
-    } else {
-        Some((r * W + f) as usize)
-    }
+    tables::offset(W, H, sq, df, dr)
 }
 
 const fn leaper(deltas: &[(i8, i8)], scale: i8) -> [Bitboard; SQUARES] {
-    let mut out = [Bitboard(0); SQUARES];
-    let mut sq = 0;
-    while sq < SQUARES {
-        let mut bits = 0u64;
-        let mut i = 0;
-        while i < deltas.len() {
-            if let Some(t) = offset(sq, deltas[i].0 * scale, deltas[i].1 * scale) {
-                bits |= 1 << t;
-            }
-            i += 1;
-        }
-        out[sq] = Bitboard(bits);
-        sq += 1;
-    }
-    out
+    tables::leaper(W, H, deltas, scale, scale)
 }
 
 const fn elephant() -> [Bitboard; SQUARES] {
@@ -67,7 +48,9 @@ const fn jumps() -> [[(u8, u8); 8]; SQUARES] {
     while sq < SQUARES {
         let mut d = 0;
         while d < 8 {
-            if let (Some(over), Some(land)) = (offset(sq, DIRS[d].0, DIRS[d].1), offset(sq, 2 * DIRS[d].0, 2 * DIRS[d].1)) {
+            if let (Some(over), Some(land)) =
+                (offset(sq, DIRS[d].0, DIRS[d].1), offset(sq, 2 * DIRS[d].0, 2 * DIRS[d].1))
+            {
                 out[sq][d] = (over as u8, land as u8);
             }
             d += 1;
@@ -137,7 +120,7 @@ pub const fn last_rank(color: Color) -> u8 {
 /// Ranks across the river, where a pawn may retreat.
 pub const fn across_river(color: Color) -> Bitboard {
     match color {
-        Color::White => Bitboard(((1u64 << 49) - 1) & !((1u64 << 28) - 1)),
-        Color::Black => Bitboard((1u64 << 21) - 1),
+        Color::White => tables::ranks(W as u32, 4, 7),
+        Color::Black => tables::ranks(W as u32, 0, 3),
     }
 }

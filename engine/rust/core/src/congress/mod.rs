@@ -5,5 +5,5 @@ mod notation;
 mod position;
 pub mod tables;
 
-pub use movegen::{MoveCounter, MoveSink};
+pub use notation::START;
 pub use position::{Kind, Move, Piece, Position};

@@ -3,38 +3,8 @@
 use super::position::{Kind, Move, Position};
 use super::tables::{home, ALL, DOWN_RAYS, HORSE_BACKWARD, HORSE_FORWARD, LEFT_WING, PAWN_CAPTURE, PAWN_PUSH, UP_RAYS};
 use crate::bitboard::Bitboard;
+use crate::rules::MoveSink;
 use crate::types::{Color, Square};
-
-pub trait MoveSink {
-    fn targets(&mut self, from: Square, targets: Bitboard);
-}
-
-#[derive(Default)]
-pub struct MoveCounter(pub u64);
-
-impl MoveSink for MoveCounter {
-    #[inline]
-    fn targets(&mut self, _: Square, targets: Bitboard) {
-        self.0 += targets.count() as u64;
-    }
-}
-
-impl MoveSink for Vec<Move> {
-    #[inline]
-    fn targets(&mut self, from: Square, targets: Bitboard) {
-        for to in targets {
-            self.push(Move { from, to });
-        }
-    }
-}
-
-struct AnyMove(bool);
-
-impl MoveSink for AnyMove {
-    fn targets(&mut self, _: Square, targets: Bitboard) {
-        self.0 |= targets.any();
-    }
-}
 
 /// Squares of the rays in `rays` from `from`: empty squares (if `quiet`) and the first piece met
 /// (the caller keeps only enemy ones).
@@ -60,37 +30,18 @@ fn slide(rays: &[[u8; 6]; 2], occ: Bitboard, quiet: bool) -> Bitboard {
 }
 
 impl Position {
-    pub fn legal_moves(&self) -> Vec<Move> {
-        let mut list = Vec::with_capacity(32);
-        self.generate(&mut list, false);
-        list
-    }
-
-    pub fn capture_moves(&self) -> Vec<Move> {
-        let mut list = Vec::with_capacity(8);
-        self.generate(&mut list, true);
-        list
-    }
-
-    pub fn count_moves(&self) -> u64 {
-        let mut counter = MoveCounter(0);
-        self.generate(&mut counter, false);
-        counter.0
-    }
-
-    pub fn has_legal_move(&self) -> bool {
-        let mut any = AnyMove(false);
-        self.generate(&mut any, false);
-        any.0
-    }
-
     /// Generates moves into `sink` (only captures with `captures_only`). A finished game (a side
     /// without kings) has no moves.
-    pub fn generate<S: MoveSink>(&self, sink: &mut S, captures_only: bool) {
-        if self.kings_gone() {
+    #[inline]
+    pub fn generate<S: MoveSink<Move>>(&self, sink: &mut S, captures_only: bool) {
+        self.generate_for(self.turn, sink, captures_only);
+    }
+
+    /// The moves side `us` would have if it were its turn (the evaluation's mobility).
+    pub fn generate_for<S: MoveSink<Move>>(&self, us: Color, sink: &mut S, captures_only: bool) {
+        if self.royal_captured() {
             return;
         }
-        let us = self.turn;
         let c = us.index();
         let own = self.by_color[c];
         let enemy = self.by_color[us.other().index()];

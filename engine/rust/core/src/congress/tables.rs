@@ -1,47 +1,23 @@
 //! Precomputed tables for the 8x6 Congress board, built at compile time.
 
 use crate::bitboard::Bitboard;
+use crate::tables;
 use crate::types::Color;
 
 pub const W: i8 = 8;
 pub const H: i8 = 6;
 pub const SQUARES: usize = 48;
-pub const ALL: Bitboard = Bitboard((1u64 << 48) - 1);
+pub const ALL: Bitboard = tables::ranks(W as u32, 0, H as u32);
 /// Files a-d.
 pub const LEFT_WING: Bitboard = Bitboard(0x0f0f_0f0f_0f0f);
 
 const fn offset(sq: usize, df: i8, dr: i8) -> Option<usize> {
-    let f = (sq % 8) as i8 + df;
-    let r = (sq / 8) as i8 + dr;
-    if f < 0 || f >= W || r < 0 || r >= H {
-        None
-    } else {
-        Some((r * W + f) as usize)
-    }
+    tables::offset(W, H, sq, df, dr)
 }
 
 /// Leaper targets for White's orientation; Black's are the same deltas with the rank negated.
 const fn leaper(deltas: &[(i8, i8)]) -> [[Bitboard; SQUARES]; 2] {
-    let mut out = [[Bitboard(0); SQUARES]; 2];
-    let mut c = 0;
-    while c < 2 {
-        let sign = if c == 0 { 1 } else { -1 };
-        let mut sq = 0;
-        while sq < SQUARES {
-            let mut bits = 0u64;
-            let mut i = 0;
-            while i < deltas.len() {
-                if let Some(t) = offset(sq, deltas[i].0, deltas[i].1 * sign) {
-                    bits |= 1 << t;
-                }
-                i += 1;
-            }
-            out[c][sq] = Bitboard(bits);
-            sq += 1;
-        }
-        c += 1;
-    }
-    out
+    [tables::leaper(W, H, deltas, 1, 1), tables::leaper(W, H, deltas, 1, -1)]
 }
 
 /// Squares of a diagonal ray, nearest first, padded with `u8::MAX`.
@@ -78,7 +54,7 @@ pub static DOWN_RAYS: [[[u8; 6]; SQUARES]; 2] = rays(-1);
 /// The three home ranks, where a politician is junior.
 pub const fn home(color: Color) -> Bitboard {
     match color {
-        Color::White => Bitboard((1u64 << 24) - 1),
-        Color::Black => Bitboard(((1u64 << 48) - 1) & !((1u64 << 24) - 1)),
+        Color::White => tables::ranks(W as u32, 0, 3),
+        Color::Black => tables::ranks(W as u32, 3, 6),
     }
 }

@@ -1,45 +1,29 @@
 //! Congo evaluation features and their weight table.
 
-use super::{Evaluate, WeightSpec};
+use super::{Evaluate, WeightSpec, GAME_WINNING_CAPTURE};
 use crate::bitboard::Bitboard;
 use crate::congo::tables::{CASTLES, ELEPHANT, GIRAFFE_LEAP, JUMP, KING, KNIGHT, RIVER, STEP};
 use crate::congo::{Kind, Move, Position};
 use crate::types::{Color, Square};
 
-// Indices into the table below.
-const PAWN: usize = 0;
-const SUPERPAWN: usize = 1;
-const MONKEY: usize = 2;
-const ZEBRA: usize = 3;
-const GIRAFFE: usize = 4;
-const ELEPHANT_V: usize = 5;
-const CROCODILE: usize = 6;
-const PAWN_ADVANCE: usize = 7;
-const RIVER_PIECE: usize = 8;
-const CROCODILE_RIVER: usize = 9;
-const LION_SHELTER: usize = 10;
-const CASTLE_ATTACKERS: usize = 11;
-const MOBILITY: usize = 12;
-const MONKEY_THREAT: usize = 13;
-const LION_OPEN_LINES: usize = 14;
-
-static TABLE: [WeightSpec; 15] = [
-    WeightSpec::new("pawn", 100, 20, 300, "value of a pawn"),
-    WeightSpec::new("superpawn", 260, 50, 700, "value of a superpawn"),
-    WeightSpec::new("monkey", 330, 50, 900, "value of a monkey"),
-    WeightSpec::new("zebra", 300, 50, 900, "value of a zebra"),
-    WeightSpec::new("giraffe", 320, 50, 900, "value of a giraffe"),
-    WeightSpec::new("elephant", 260, 50, 900, "value of an elephant"),
-    WeightSpec::new("crocodile", 300, 50, 900, "value of a crocodile"),
-    WeightSpec::new("pawn_advance", 8, -30, 60, "bonus per rank a pawn has advanced"),
-    WeightSpec::new("river_piece", -40, -300, 100, "per non-crocodile piece in the river (it must leave or drown)"),
-    WeightSpec::new("crocodile_river", 15, -100, 150, "per crocodile in the river"),
-    WeightSpec::new("lion_shelter", 12, -50, 100, "per friendly piece next to the lion"),
-    WeightSpec::new("castle_attackers", -18, -150, 50, "per enemy piece in or next to the own castle"),
-    WeightSpec::new("mobility", 4, 0, 30, "per square a zebra, elephant, giraffe or crocodile can step or leap to"),
-    WeightSpec::new("monkey_threat", 25, -50, 200, "per enemy piece a monkey can jump right now"),
-    WeightSpec::new("lion_open_lines", -20, -200, 50, "per open forward line (file, diagonals) from the lion to the enemy side"),
-];
+weight_table! {
+    static TABLE;
+    PAWN = ("pawn", 100, 20, 300, "value of a pawn"),
+    SUPERPAWN = ("superpawn", 260, 50, 700, "value of a superpawn"),
+    MONKEY = ("monkey", 330, 50, 900, "value of a monkey"),
+    ZEBRA = ("zebra", 300, 50, 900, "value of a zebra"),
+    GIRAFFE = ("giraffe", 320, 50, 900, "value of a giraffe"),
+    ELEPHANT_V = ("elephant", 260, 50, 900, "value of an elephant"),
+    CROCODILE = ("crocodile", 300, 50, 900, "value of a crocodile"),
+    PAWN_ADVANCE = ("pawn_advance", 8, -30, 60, "bonus per rank a pawn has advanced"),
+    RIVER_PIECE = ("river_piece", -40, -300, 100, "per non-crocodile piece in the river (it must leave or drown)"),
+    CROCODILE_RIVER = ("crocodile_river", 15, -100, 150, "per crocodile in the river"),
+    LION_SHELTER = ("lion_shelter", 12, -50, 100, "per friendly piece next to the lion"),
+    CASTLE_ATTACKERS = ("castle_attackers", -18, -150, 50, "per enemy piece in or next to the own castle"),
+    MOBILITY = ("mobility", 4, 0, 30, "per square a zebra, elephant, giraffe or crocodile can step or leap to"),
+    MONKEY_THREAT = ("monkey_threat", 25, -50, 200, "per enemy piece a monkey can jump right now"),
+    LION_OPEN_LINES = ("lion_open_lines", -20, -200, 50, "per open forward line (file, diagonals) from the lion to the enemy side"),
+}
 
 /// The three forward directions (straight, two diagonals) as indices into `DIRS`.
 const fn forward_dirs(c: Color) -> [usize; 3] {
@@ -67,7 +51,8 @@ fn side_score(pos: &Position, c: Color, w: &[i32]) -> i32 {
     let enemy = pos.color_bb(c.other());
     let occ = own | enemy;
     let mut s = 0;
-    for kind in [Kind::Pawn, Kind::Superpawn, Kind::Monkey, Kind::Zebra, Kind::Giraffe, Kind::Elephant, Kind::Crocodile] {
+    for kind in [Kind::Pawn, Kind::Superpawn, Kind::Monkey, Kind::Zebra, Kind::Giraffe, Kind::Elephant, Kind::Crocodile]
+    {
         s += pos.pieces(c, kind).count() as i32 * piece_value(kind, w);
     }
     let mut advance = 0;
@@ -139,24 +124,20 @@ fn neighbours(bb: Bitboard) -> Bitboard {
 impl Evaluate for Position {
     const WEIGHTS: &'static [WeightSpec] = &TABLE;
 
-    fn evaluate(&self, w: &[i32]) -> i32 {
-        let us = self.turn();
-        side_score(self, us, w) - side_score(self, us.other(), w)
+    fn side_score(&self, c: Color, w: &[i32]) -> i32 {
+        side_score(self, c, w)
     }
 
     fn capture_value(&self, m: &Move, w: &[i32]) -> i32 {
-        let victims = if m.jumps > 0 { m.jumped() } else { Bitboard::from_square(m.to) & self.color_bb(self.turn().other()) };
+        let victims =
+            if m.jumps > 0 { m.jumped() } else { Bitboard::from_square(m.to) & self.color_bb(self.turn().other()) };
         victims
             .map(|sq| match self.piece_at(sq) {
-                Some(p) if p.kind == Kind::Lion => 20_000,
+                Some(p) if p.kind == Kind::Lion => GAME_WINNING_CAPTURE,
                 Some(p) => piece_value(p.kind, w),
                 None => 0,
             })
             .sum()
-    }
-
-    fn move_key(m: &Move) -> usize {
-        m.from.index() * 64 + m.to.index()
     }
 
     fn bare_lions(&self) -> bool {

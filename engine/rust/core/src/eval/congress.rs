@@ -1,38 +1,27 @@
 //! Congress Chess evaluation features and their weight table.
 
-use super::{Evaluate, WeightSpec};
+use super::{Evaluate, WeightSpec, GAME_WINNING_CAPTURE};
 use crate::bitboard::Bitboard;
-use crate::congress::tables::LEFT_WING;
+use crate::congress::tables::{home, LEFT_WING};
 use crate::congress::{Kind, Move, Position};
+use crate::rules::MoveCounter;
 use crate::types::{Color, Square};
 
-const PAWN: usize = 0;
-const POLITICIAN: usize = 1;
-const KING: usize = 2;
-const LAST_KING: usize = 3;
-const PAWN_ADVANCE: usize = 4;
-const PAWN_STUCK: usize = 5;
-const SENIOR: usize = 6;
-const HORSE_PLACEMENT: usize = 7;
-const BISHOP_PLACEMENT: usize = 8;
-const KING_ROOM: usize = 9;
-const KING_SAFETY: usize = 10;
-const MOBILITY: usize = 11;
-
-static TABLE: [WeightSpec; 12] = [
-    WeightSpec::new("pawn", 100, 20, 300, "value of a pawn"),
-    WeightSpec::new("politician", 320, 50, 900, "value of a politician (horse or bishop)"),
-    WeightSpec::new("king", 500, 50, 2000, "value of a king"),
-    WeightSpec::new("last_king", -300, -2000, 0, "extra penalty when only one king is left"),
-    WeightSpec::new("pawn_advance", 10, -30, 60, "bonus per rank a pawn has advanced"),
-    WeightSpec::new("pawn_stuck", -15, -150, 50, "per pawn that cannot move (blocked or on the last rank)"),
-    WeightSpec::new("senior_politician", 30, -100, 200, "per politician on the enemy half (senior: gains backward captures)"),
-    WeightSpec::new("horse_placement", 12, -100, 100, "per politician on files b or c (a horse near the centre)"),
-    WeightSpec::new("bishop_placement", 12, -100, 100, "per politician on files f or g (a bishop near the centre)"),
-    WeightSpec::new("king_room", 6, -60, 60, "per square a king can still move toward its edge"),
-    WeightSpec::new("king_safety", -14, -150, 50, "per enemy piece within two squares of a king"),
-    WeightSpec::new("mobility", 5, 0, 40, "per legal move"),
-];
+weight_table! {
+    static TABLE;
+    PAWN = ("pawn", 100, 20, 300, "value of a pawn"),
+    POLITICIAN = ("politician", 320, 50, 900, "value of a politician (horse or bishop)"),
+    KING = ("king", 500, 50, 2000, "value of a king"),
+    LAST_KING = ("last_king", -300, -2000, 0, "extra penalty when only one king is left"),
+    PAWN_ADVANCE = ("pawn_advance", 10, -30, 60, "bonus per rank a pawn has advanced"),
+    PAWN_STUCK = ("pawn_stuck", -15, -150, 50, "per pawn that cannot move (blocked or on the last rank)"),
+    SENIOR = ("senior_politician", 30, -100, 200, "per politician on the enemy half (senior: gains backward captures)"),
+    HORSE_PLACEMENT = ("horse_placement", 12, -100, 100, "per politician on files b or c (a horse near the centre)"),
+    BISHOP_PLACEMENT = ("bishop_placement", 12, -100, 100, "per politician on files f or g (a bishop near the centre)"),
+    KING_ROOM = ("king_room", 6, -60, 60, "per square a king can still move toward its edge"),
+    KING_SAFETY = ("king_safety", -14, -150, 50, "per enemy piece within two squares of a king"),
+    MOBILITY = ("mobility", 5, 0, 40, "per legal move"),
+}
 
 const FILE_BC: Bitboard = Bitboard(0x0606_0606_0606);
 const FILE_FG: Bitboard = Bitboard(0x6060_6060_6060);
@@ -58,7 +47,8 @@ fn side_score(pos: &Position, c: Color, w: &[i32]) -> i32 {
     let pawns = pos.pieces(c, Kind::Pawn);
     let politicians = pos.pieces(c, Kind::Politician);
     let kings = pos.pieces(c, Kind::King);
-    let mut s = pawns.count() as i32 * w[PAWN] + politicians.count() as i32 * w[POLITICIAN] + kings.count() as i32 * w[KING];
+    let mut s =
+        pawns.count() as i32 * w[PAWN] + politicians.count() as i32 * w[POLITICIAN] + kings.count() as i32 * w[KING];
     if kings.count() == 1 {
         s += w[LAST_KING];
     }
@@ -74,7 +64,7 @@ fn side_score(pos: &Position, c: Color, w: &[i32]) -> i32 {
         (adv + progress, stuck + blocked as i32)
     });
     s += advance * w[PAWN_ADVANCE] + stuck * w[PAWN_STUCK];
-    let enemy_half = if c == Color::White { Bitboard(0xffff_ff00_0000) } else { Bitboard(0x00ff_ffff) };
+    let enemy_half = home(c.other());
     s += (politicians & enemy_half).count() as i32 * w[SENIOR];
     s += (politicians & FILE_BC).count() as i32 * w[HORSE_PLACEMENT];
     s += (politicians & FILE_FG).count() as i32 * w[BISHOP_PLACEMENT];
@@ -83,18 +73,17 @@ fn side_score(pos: &Position, c: Color, w: &[i32]) -> i32 {
         s += if LEFT_WING.contains(k) { file } else { 7 - file } * w[KING_ROOM];
         s += (chebyshev2(k) & enemy).count() as i32 * w[KING_SAFETY];
     }
-    let mut view = *pos;
-    view.set_turn(c);
-    s += view.count_moves() as i32 * w[MOBILITY];
+    let mut mobility = MoveCounter(0);
+    pos.generate_for(c, &mut mobility, false);
+    s += mobility.0 as i32 * w[MOBILITY];
     s
 }
 
 impl Evaluate for Position {
     const WEIGHTS: &'static [WeightSpec] = &TABLE;
 
-    fn evaluate(&self, w: &[i32]) -> i32 {
-        let us = self.turn();
-        side_score(self, us, w) - side_score(self, us.other(), w)
+    fn side_score(&self, c: Color, w: &[i32]) -> i32 {
+        side_score(self, c, w)
     }
 
     fn capture_value(&self, m: &Move, w: &[i32]) -> i32 {
@@ -102,14 +91,10 @@ impl Evaluate for Position {
             Some(p) if p.color != self.turn() => match p.kind {
                 Kind::Pawn => w[PAWN],
                 Kind::Politician => w[POLITICIAN],
-                Kind::King if self.pieces(p.color, Kind::King).count() == 1 => 20_000,
+                Kind::King if self.pieces(p.color, Kind::King).count() == 1 => GAME_WINNING_CAPTURE,
                 Kind::King => w[KING],
             },
             _ => 0,
         }
-    }
-
-    fn move_key(m: &Move) -> usize {
-        m.from.index() * 64 + m.to.index()
     }
 }

@@ -1,13 +1,29 @@
 //! Evaluation: a weighted sum of named features per game. Each game declares one weight table
 //! (name, default, min, max, meaning); it is the single source for search, tuning and files.
 
-mod congo;
-mod congress;
-
 use std::fmt;
 
-use crate::rules::Rules;
-use crate::types::GameKind;
+use crate::rules::{GameMove, Rules};
+use crate::types::{Color, GameKind};
+
+/// Declares a game's weight table once: each row `INDEX = ("name", default, min, max, "meaning")`
+/// becomes a `WeightSpec` of `static $table` and a `const INDEX: usize`, its position in the
+/// table (the index into weight vectors).
+macro_rules! weight_table {
+    (static $table:ident; $($index:ident = ($name:literal, $default:expr, $min:expr, $max:expr, $meaning:literal),)+) => {
+        weight_table!(@indices 0; $($index)+);
+        static $table: [WeightSpec; [$($index),+].len()] =
+            [$(WeightSpec::new($name, $default, $min, $max, $meaning)),+];
+    };
+    (@indices $i:expr; $index:ident $($rest:ident)*) => {
+        const $index: usize = $i;
+        weight_table!(@indices $i + 1; $($rest)*);
+    };
+    (@indices $i:expr;) => {};
+}
+
+mod congo;
+mod congress;
 
 /// One tunable evaluation weight, in centipawn-like units.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -25,15 +41,26 @@ impl WeightSpec {
     }
 }
 
+/// The ordering value of a capture that wins the game (a lion, or a side's last king).
+const GAME_WINNING_CAPTURE: i32 = 20_000;
+
 /// A game whose positions can be evaluated with its weight table.
 pub trait Evaluate: Rules {
     const WEIGHTS: &'static [WeightSpec];
-    /// Score from the side to move's point of view.
-    fn evaluate(&self, w: &[i32]) -> i32;
+    /// The features of side `c`, weighted by `w`.
+    fn side_score(&self, c: Color, w: &[i32]) -> i32;
     /// Material captured by a move (for move ordering); 0 for a quiet move.
     fn capture_value(&self, m: &Self::Move, w: &[i32]) -> i32;
+
+    /// Score from the side to move's point of view.
+    fn evaluate(&self, w: &[i32]) -> i32 {
+        let us = self.turn();
+        self.side_score(us, w) - self.side_score(us.other(), w)
+    }
     /// A small integer key of a move for history tables (below 64 * 64).
-    fn move_key(m: &Self::Move) -> usize;
+    fn move_key(m: &Self::Move) -> usize {
+        m.origin().index() * 64 + m.destination().index()
+    }
     /// True when only the lions are left (Congo's bare-lions adjudication).
     fn bare_lions(&self) -> bool {
         false

@@ -20,21 +20,23 @@ from worker.celeryconfig import (
     broker_url,
     queue_names,
 )
-from worker.connectivity import check_reachable, safe_url
+from worker.connectivity import check_reachable, exposure_warning, safe_url
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
-#: Depth of the start-up bench (quick: a fraction of a second per game).
-BENCH_DEPTH = 6
+#: Depth of the start-up bench: shallower than the engine's signature depth (engine.BENCH_DEPTH) so
+#: that a worker starts in a fraction of a second; the engine version already names the build.
+STARTUP_BENCH_DEPTH = 6
 
 
 def bench_line() -> str:
-    """``engine VERSION; bench congo N nodes in S s (M Mnps), ...`` at depth :data:`BENCH_DEPTH`."""
+    """``engine VERSION; bench congo N nodes in S s (M Mnps), ...`` at :data:`STARTUP_BENCH_DEPTH`,
+    so that a slow or out-of-date machine shows at a glance."""
     parts = []
     for game in engine.GAMES:
-        nodes, seconds = engine.bench(game, depth=BENCH_DEPTH)
+        nodes, seconds = engine.bench(game, depth=STARTUP_BENCH_DEPTH)
         speed = nodes / seconds / 1e6 if seconds > 0 else float("inf")
         parts.append(f"{game} {nodes} nodes in {seconds:.2f} s ({speed:.2f} Mnps)")
-    return f"engine {engine.ENGINE_VERSION}; bench depth {BENCH_DEPTH}: " + ", ".join(parts)
+    return f"engine {engine.ENGINE_VERSION}; bench depth {STARTUP_BENCH_DEPTH}: " + ", ".join(parts)
 
 
 def worker_argv(concurrency: int, queues: list[str], loglevel: str, name: str) -> list[str]:
@@ -66,7 +68,11 @@ def worker_argv(concurrency: int, queues: list[str], loglevel: str, name: str) -
     help=f"Comma-separated queues to take batches from (default: ${QUEUES_ENV} or 'arbiter').",
 )
 @click.option(
-    "--loglevel", type=click.Choice(LOG_LEVELS, case_sensitive=False), default="info", show_default=True
+    "--loglevel",
+    type=click.Choice(LOG_LEVELS, case_sensitive=False),
+    default="info",
+    show_default=True,
+    help="Celery's log level.",
 )
 @click.option("--name", metavar="NODE", help="Celery node name (default: arbiter-PID@HOSTNAME).")
 def worker(
@@ -81,6 +87,9 @@ def worker(
     node = name or f"arbiter-{os.getpid()}@%h"
     app = create_app(broker=url)
     check_reachable(app, CONNECT_TIMEOUT)
+    warning = exposure_warning(url)
+    if warning:
+        click.echo(f"arbiter worker: warning: {warning}", err=True)
     click.echo(f"arbiter worker: {bench_line()}")
     click.echo(
         f"arbiter worker: broker {safe_url(url)}, queues {','.join(names)}, "

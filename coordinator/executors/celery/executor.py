@@ -25,14 +25,11 @@ and the leases re-send the work once it is back.
 
 from __future__ import annotations
 
-import json
 import logging
 import math
-import os
 import time
 import uuid
-from collections import deque
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -42,31 +39,25 @@ from celery.backends.redis import RedisBackend
 from kombu.exceptions import OperationalError
 
 from coordinator.executors.base import BatchOutcome, Executor
+from coordinator.executors.celery.backend import (
+    UNDECODABLE,
+    decode_meta,
+    describe_failure,
+    polled_backend_url,
+    reported_worker,
+)
+from coordinator.executors.celery.leases import LeasePolicy, lease_from_env
 from worker.celery_app import create_app
-from worker.celeryconfig import CONNECT_TIMEOUT, batch_seconds, queue_names
+from worker.celeryconfig import CONNECT_TIMEOUT, queue_names
 from worker.connectivity import check_reachable, safe_url
-from worker.tasks import TASK_NAME
+from worker.protocol import TASK_NAME, BatchPayload
 
 log = logging.getLogger(__name__)
 
-LEASE_ENV = "ARBITER_LEASE_SECONDS"
 #: Batches kept in flight per worker process: one playing, one queued behind it.
 IN_FLIGHT_PER_PROCESS = 2
 #: In flight when no worker is known yet (work waits in the queue for the first one).
 MIN_SLOTS = 2
-#: A slow core, for the budget of node-limited games (the bench measures 1-2 M nodes/s).
-ASSUMED_NODES_PER_SECOND = 200_000
-#: Plies per game assumed when the adjudication sets no ply limit.
-DEFAULT_MAX_PLIES = 1000
-#: Seconds added to every budget-derived lease (queueing, transport, start-up).
-LEASE_GRACE = 30.0
-#: No derived lease is shorter.
-MIN_LEASE = 30.0
-#: Once batches of a shape were seen, the lease is this many times the slowest of them ...
-OBSERVED_FACTOR = 4.0
-#: ... after this many observations (the last :data:`OBSERVED_WINDOW` are kept).
-OBSERVATIONS_NEEDED = 3
-OBSERVED_WINDOW = 32
 #: A re-sent batch's lease doubles, up to this many times the first lease.
 MAX_LEASE_GROWTH = 4
 #: A task is dropped by workers that receive it this many leases after it was sent.
@@ -94,102 +85,6 @@ CONNECTION_ERRORS: tuple[type[BaseException], ...] = (
 )
 
 
-class PolledRedisBackend(RedisBackend):
-    """Celery's Redis result backend without the pub/sub subscription it makes for each task sent.
-
-    The executor polls every in-flight result with one ``MGET`` instead, so no subscription (and no
-    unread message) piles up over a long run. Keys, encoding and expiry are the stock backend's.
-    """
-
-    def on_task_call(self, producer: Any, task_id: str) -> None:
-        """Subscribe to nothing."""
-
-
-def polled_backend_url(url: str) -> str:
-    """``url`` selecting :class:`PolledRedisBackend` for a Redis URL (others are left as they are)."""
-    scheme = url.partition("://")[0]
-    if scheme in ("redis", "rediss"):
-        return f"{PolledRedisBackend.__module__}:{PolledRedisBackend.__qualname__}+{url}"
-    return url
-
-
-def budget_seconds(payload: Mapping[str, Any]) -> float | None:
-    """Upper bound of a batch's playing time from its limits (None for a depth limit)."""
-    games = 2 * len(payload.get("openings") or [])
-    max_plies = (payload.get("adjudication") or {}).get("max_plies") or DEFAULT_MAX_PLIES
-    limits = payload.get("limits") or {}
-    if limits.get("movetime_ms"):
-        per_move = float(limits["movetime_ms"]) / 1000.0
-    elif limits.get("nodes"):
-        per_move = float(limits["nodes"]) / ASSUMED_NODES_PER_SECOND
-    else:
-        return None
-    return games * max_plies * per_move
-
-
-class LeasePolicy:
-    """How long a batch may take: fixed, or derived from its budget and from batches seen so far.
-
-    Derived: the budget (every game at its ply limit, every move at its full limit on a slow core)
-    plus :data:`LEASE_GRACE`, capped by ``ceiling`` (the task's hard time limit plus the grace). Once
-    :data:`OBSERVATIONS_NEEDED` batches of the same shape (limits, pairs, ply limit) completed, the
-    lease shrinks to :data:`OBSERVED_FACTOR` times the slowest of them (at least :data:`MIN_LEASE`),
-    so that a lost batch is noticed in about four batch-times instead of the worst case.
-    """
-
-    def __init__(self, fixed: float | None = None, ceiling: float | None = None) -> None:
-        """A fixed lease of ``fixed`` seconds, or derived ones no longer than ``ceiling``."""
-        if fixed is not None and fixed <= 0:
-            raise ValueError(f"lease: expected a positive number of seconds, got {fixed}")
-        self.fixed = fixed
-        self.ceiling = ceiling if ceiling is not None else batch_seconds() + LEASE_GRACE
-        self._seen: dict[str, deque[float]] = {}
-
-    @staticmethod
-    def shape(payload: Mapping[str, Any]) -> str:
-        """What makes two batches take about as long."""
-        adjudication = payload.get("adjudication") or {}
-        return json.dumps(
-            [
-                payload.get("game"),
-                payload.get("limits"),
-                len(payload.get("openings") or []),
-                adjudication.get("max_plies"),
-            ],
-            sort_keys=True,
-        )
-
-    def lease(self, payload: Mapping[str, Any]) -> float:
-        """Seconds the first attempt of ``payload`` may take."""
-        if self.fixed is not None:
-            return self.fixed
-        budget = budget_seconds(payload)
-        derived = self.ceiling if budget is None else min(budget + LEASE_GRACE, self.ceiling)
-        seen = self._seen.get(self.shape(payload))
-        if seen is not None and len(seen) >= OBSERVATIONS_NEEDED:
-            derived = min(derived, OBSERVED_FACTOR * max(seen))
-        return max(derived, MIN_LEASE)
-
-    def observe(self, payload: Mapping[str, Any], seconds: float) -> None:
-        """Record that a batch of ``payload``'s shape took ``seconds`` from sending to its result."""
-        seen = self._seen.setdefault(self.shape(payload), deque(maxlen=OBSERVED_WINDOW))
-        seen.append(seconds)
-
-
-def lease_from_env(environ: Mapping[str, str] | None = None) -> float | None:
-    """``$ARBITER_LEASE_SECONDS`` as a positive number, or None when unset."""
-    text = (os.environ if environ is None else environ).get(LEASE_ENV, "").strip()
-    if not text:
-        return None
-    try:
-        value = float(text)
-    except ValueError:
-        value = math.nan
-    if not value > 0:
-        raise ValueError(f"{LEASE_ENV}: expected a positive number of seconds, got {text!r}")
-    return value
-
-
 @dataclass
 class _Attempt:
     """One task sent for a batch."""
@@ -206,22 +101,14 @@ class _Attempt:
 class _Job:
     """One submitted batch and the tasks sent for it."""
 
-    payload: dict[str, Any]
+    payload: BatchPayload
     lease: float
     attempts: list[_Attempt] = field(default_factory=list)
 
     @property
-    def key(self) -> tuple[Any, int]:
+    def key(self) -> tuple[int, int]:
         """(run, batch) of the payload."""
-        return self.payload["run_id"], int(self.payload["batch_index"])
-
-
-def _describe_failure(value: Any) -> str:
-    """One line for a failed task's stored exception."""
-    if isinstance(value, BaseException):
-        text = " ".join(str(value).split())
-        return f"{type(value).__name__}: {text}" if text else type(value).__name__
-    return " ".join(str(value).split()) or "task failed"
+        return self.payload.run_id, self.payload.batch_index
 
 
 class CeleryExecutor(Executor):
@@ -274,7 +161,7 @@ class CeleryExecutor(Executor):
     # capacity ---------------------------------------------------------------------------------
 
     @property
-    def slots(self) -> int:  # type: ignore[override]
+    def slots(self) -> int:
         """Batches to keep in flight: two per worker process (given, or discovered)."""
         if self.concurrency is not None:
             return IN_FLIGHT_PER_PROCESS * self.concurrency
@@ -306,9 +193,16 @@ class CeleryExecutor(Executor):
         """Batches submitted and not yet delivered."""
         return len(self._jobs)
 
+    def live_workers(self) -> set[str] | None:
+        """The worker nodes that answered the last discovery, asked again when it is old."""
+        refresh = WORKER_REFRESH if self.workers else WORKER_REFRESH_IDLE
+        if time.monotonic() - self._discovered_at >= refresh:
+            self.discover_workers()
+        return set(self.workers)
+
     # sending ----------------------------------------------------------------------------------
 
-    def submit(self, payload: dict[str, Any]) -> None:
+    def submit(self, payload: BatchPayload) -> None:
         """Send one batch (a failed send is retried by the lease logic, not raised)."""
         if self._closed:
             raise RuntimeError("submit: the executor is closed")
@@ -326,7 +220,7 @@ class CeleryExecutor(Executor):
         try:
             self.app.send_task(
                 TASK_NAME,
-                args=[job.payload],
+                args=[job.payload.to_json()],
                 task_id=task_id,
                 queue=self.queue,
                 expires=EXPIRY_LEASES * job.lease,
@@ -361,21 +255,22 @@ class CeleryExecutor(Executor):
     # receiving --------------------------------------------------------------------------------
 
     def _fetch(self, task_ids: list[str]) -> dict[str, dict[str, Any]]:
-        """Stored meta (status, result) of the tasks that have one; {} if the backend is down."""
+        """Stored meta (status, result, worker) of the tasks that have one; {} if the backend is down.
+
+        Values are only deserialized (JSON), never turned into Python objects by Celery: a FAILURE
+        naming any class stays a dict, and a value that does not decode becomes a meta of its own
+        with status :data:`UNDECODABLE`.
+        """
         if not task_ids:
             return {}
         backend = self.app.backend
         try:
-            if hasattr(backend, "mget") and hasattr(backend, "get_key_for_task"):
-                values = backend.mget([backend.get_key_for_task(task_id) for task_id in task_ids])
-                metas = {t: backend.decode_result(v) for t, v in zip(task_ids, values, strict=True) if v}
-            else:
-                metas = {t: backend.get_task_meta(t, cache=False) for t in task_ids}
+            values = backend.mget([backend.get_key_for_task(task_id) for task_id in task_ids])
         except CONNECTION_ERRORS as e:
             self._note_outage(e)
             return {}
         self._note_recovery()
-        return metas
+        return {t: decode_meta(backend, v) for t, v in zip(task_ids, values, strict=True) if v}
 
     def _poll(self) -> list[BatchOutcome]:
         """Outcomes now available; attempts whose lease ran out are sent again."""
@@ -403,16 +298,14 @@ class CeleryExecutor(Executor):
         for attempt in job.attempts:
             meta = metas.get(attempt.task_id)
             status = meta.get("status") if meta else states.PENDING
+            worker = reported_worker(meta)
             if status == states.SUCCESS:
                 self.leases.observe(job.payload, now - attempt.sent_at)
                 result = meta.get("result") if meta else None
-                if isinstance(result, dict):
-                    return BatchOutcome(run_id, index, result=result), attempt
-                error = f"the task returned {type(result).__name__}, not a result"
-                return BatchOutcome(run_id, index, error=error), attempt
-            if status == states.FAILURE:
-                error = _describe_failure(meta.get("result") if meta else None)
-                return BatchOutcome(run_id, index, error=error), attempt
+                return BatchOutcome(run_id, index, result=result, worker=worker), attempt
+            if status in (states.FAILURE, UNDECODABLE):
+                error = describe_failure(meta.get("result") if meta else None)
+                return BatchOutcome(run_id, index, error=error, worker=worker), attempt
             if status == states.REVOKED:
                 attempt.dropped = True
             elif status == states.STARTED and not attempt.started:

@@ -8,14 +8,15 @@ with a message naming the input and what was expected.
 from __future__ import annotations
 
 import json
-import math
 
 import click
 
+from coordinator.cli.options import check_hypothesis, hypothesis_options
 from coordinator.stats import sprt_summary
 from coordinator.stats.summary import StatsSummary
 
-_MODELS = ("normalized", "logistic", "bayeselo")
+#: Larger counts than this are no real test (and overflow the statistics' floating point).
+MAX_COUNT = 10**12
 
 
 def _parse_counts(text: str, expected: int, option: str, layout: str) -> list[int]:
@@ -35,9 +36,10 @@ def _parse_counts(text: str, expected: int, option: str, layout: str) -> list[in
                 f"expected non-negative integer counts {layout}, got {part!r} in {text!r}",
                 param_hint=option,
             ) from None
-        if value < 0:
+        if not 0 <= value <= MAX_COUNT:
             raise click.BadParameter(
-                f"expected non-negative integer counts {layout}, got {value} in {text!r}",
+                f"expected non-negative integer counts {layout} of at most {MAX_COUNT}, "
+                f"got {value} in {text!r}",
                 param_hint=option,
             )
         counts.append(value)
@@ -67,17 +69,7 @@ def _format_text(summary: StatsSummary, header: str) -> str:
     help="Pentanomial game-pair counts from the candidate's view (DD = DD+WL).",
 )
 @click.option("--wdl", metavar="W,D,L", help="Win, draw, loss counts of the candidate.")
-@click.option("--elo0", type=float, default=0.0, show_default=True, help="H0 Elo.")
-@click.option("--elo1", type=float, default=2.0, show_default=True, help="H1 Elo.")
-@click.option(
-    "--model",
-    type=click.Choice(_MODELS, case_sensitive=False),
-    default="normalized",
-    show_default=True,
-    help="Units of elo0/elo1.",
-)
-@click.option("--alpha", type=float, default=0.05, show_default=True, help="False-positive rate.")
-@click.option("--beta", type=float, default=0.05, show_default=True, help="False-negative rate.")
+@hypothesis_options
 @click.option("--json", "as_json", is_flag=True, help="Print one JSON object.")
 def stats(
     penta: str | None,
@@ -95,29 +87,14 @@ def stats(
             "expected exactly one of --penta LL,LD,DD,WD,WW or --wdl W,D,L, got "
             + ("both" if penta is not None else "neither")
         )
-    for option, value in (("--elo0", elo0), ("--elo1", elo1)):
-        if not math.isfinite(value):
-            raise click.BadParameter(f"expected a finite number, got {value:g}", param_hint=option)
-    if not elo1 > elo0:
-        raise click.BadParameter(
-            f"expected a value greater than --elo0 ({elo0:g}), got {elo1:g}", param_hint="--elo1"
-        )
-    for option, value in (("--alpha", alpha), ("--beta", beta)):
-        if not 0 < value < 1:
-            raise click.BadParameter(
-                f"expected a number strictly between 0 and 1, got {value:g}",
-                param_hint=option,
-            )
-    if alpha + beta >= 1:
-        raise click.UsageError(f"--alpha/--beta: expected alpha + beta < 1, got {alpha:g} + {beta:g}")
-
+    check_hypothesis(elo0, elo1, alpha, beta)
     if penta is not None:
         counts = _parse_counts(penta, 5, "--penta", "LL,LD,DD,WD,WW")
         data = {"pentanomial": counts}
     else:
         counts = _parse_counts(wdl or "", 3, "--wdl", "W,D,L")
         data = {"wdl": counts}
-    if model == "bayeselo" and penta is not None:
+    if model == "BayesElo" and penta is not None:
         raise click.UsageError(
             "--model bayeselo: expected --wdl W,D,L (BayesElo needs the draw rate, "
             "which pentanomial counts do not give)"

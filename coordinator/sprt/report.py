@@ -1,25 +1,19 @@
 """Text for SPRT runs: the live progress line, the final summary and the status table/JSON.
 
-Pure formatting over :class:`coordinator.scheduler.Progress` and the statistics of
+Pure formatting over :class:`coordinator.sprt.runner.Progress` and the statistics of
 ``coordinator.stats``; printing and throttling live in :class:`ProgressPrinter`.
 """
 
 from __future__ import annotations
 
 import math
-import sys
-import time
-from typing import Any, TextIO
+from typing import Any
 
-from coordinator.scheduler import Progress, decision_label
-from coordinator.sprt_plan import SprtConfig
+from coordinator.runs import Decision, decision_label
+from coordinator.sprt.config import SprtConfig
+from coordinator.sprt.runner import Progress
 from coordinator.stats import StatsSummary, fixed_elo, sprt_summary
-from coordinator.store import Refusal, Run, Totals
-
-#: Seconds between two progress lines when stderr is not a terminal.
-LOG_INTERVAL = 10.0
-#: Seconds between two redraws on a terminal.
-TTY_INTERVAL = 0.2
+from coordinator.store import Quarantine, Refusal, Run, Store, Totals
 
 
 def duration(seconds: float | None) -> str:
@@ -51,55 +45,16 @@ def eta_seconds(p: Progress) -> float | None:
 
 
 def progress_line(p: Progress) -> str:
-    """One line: games, games/s, W-D-L, pentanomial, Elo +- 95%, LLR [bounds], ETA."""
+    """One line: games, games/s, Elo +- 95%, LLR [bounds], ETA in the first 80 columns, then the
+    pentanomial counts (a terminal cuts the line at its width)."""
     elo = fixed_elo(p.pentanomial) if p.games else None
     rate = p.games_played_here / p.elapsed if p.elapsed > 0 else 0.0
-    elo_text = f"{elo.elo:+.1f} +- {elo.elo95:.1f}" if elo is not None else "-"
-    w, d, l = p.wdl  # noqa: E741
+    elo_text = f"{elo.elo:+.1f}+-{elo.elo95:.1f}" if elo is not None else "-"
     return (
-        f"run {p.run_id}: games {p.games} ({rate:.1f}/s)  W-D-L {w}-{d}-{l}  "
-        f"penta {p.pentanomial}  Elo {elo_text}  "
-        f"LLR {p.llr:.2f} [{p.lower_bound:.2f}, {p.upper_bound:.2f}]  ETA {duration(eta_seconds(p))}"
+        f"run {p.run_id}: {p.games} games {rate:.1f}/s  Elo {elo_text}  "
+        f"LLR {p.llr:+.2f} [{p.lower_bound:.2f},{p.upper_bound:.2f}]  ETA {duration(eta_seconds(p))}"
+        f"  penta {p.pentanomial}"
     )
-
-
-class ProgressPrinter:
-    """Draws progress on ``stream``: redrawn in place on a terminal, a line per interval otherwise."""
-
-    def __init__(self, stream: TextIO | None = None, interval: float | None = None) -> None:
-        """Print to ``stream`` (default stderr)."""
-        self.stream = stream or sys.stderr
-        self.tty = self.stream.isatty()
-        self.interval = interval if interval is not None else (TTY_INTERVAL if self.tty else LOG_INTERVAL)
-        self._last = -math.inf
-        self._width = 0
-
-    def __call__(self, progress: Progress) -> None:
-        """Show ``progress`` unless the last line is too recent."""
-        self.show(progress_line(progress))
-
-    def show(self, line: str) -> None:
-        """Show one progress line unless the last one is too recent."""
-        now = time.monotonic()
-        if now - self._last < self.interval:
-            return
-        self._last = now
-        if self.tty:
-            self.stream.write("\r" + line.ljust(self._width))
-            self._width = len(line)
-        else:
-            self.stream.write(line + "\n")
-        self.stream.flush()
-
-    def finish(self, progress: Progress | None = None) -> None:
-        """Draw the last state and end the line."""
-        if progress is not None:
-            self._last = -math.inf
-            self(progress)
-        if self.tty and self._width:
-            self.stream.write("\n")
-            self.stream.flush()
-        self._width = 0
 
 
 def summary_of(config: SprtConfig, pentanomial: list[int], wdl: list[int]) -> StatsSummary:
@@ -137,7 +92,13 @@ def summary_text(run: Run, config: SprtConfig, p: Progress, wall_seconds: float,
     )
 
 
-def status_json(run: Run, p: Progress | None, refusals: list[Refusal], totals: Totals) -> dict[str, Any]:
+def status_json(
+    run: Run,
+    p: Progress | None,
+    refusals: list[Refusal],
+    totals: Totals,
+    quarantines: list[Quarantine] | None = None,
+) -> dict[str, Any]:
     """One run as a JSON-safe dict (``arbiter status RUN --json``); SPRT statistics given ``p``."""
     data: dict[str, Any] = {
         "id": run.id,
@@ -156,6 +117,10 @@ def status_json(run: Run, p: Progress | None, refusals: list[Refusal], totals: T
         "refused": [
             {"batch": r.batch_index, "attempts": r.attempts, "state": r.state, "reason": r.reason}
             for r in refusals
+        ],
+        "quarantined": [
+            {"worker": q.worker, "reason": q.reason, "discarded_batches": q.discarded_batches}
+            for q in quarantines or []
         ],
         "config": {k: v for k, v in run.config.items() if k != "openings"},
     }
@@ -181,4 +146,26 @@ STATUS_HEADER = _ROW.format("id", "kind", "game", "state", "games", "Elo", "LLR"
 def status_row(run: Run, games: int, elo: str, llr: str) -> str:
     """One line of the runs table."""
     decision = decision_label(run.decision) if run.decision else "-"
-    return _ROW.format(run.id, run.kind, run.game, run.state, games, elo, llr, decision)
+    return _ROW.format(run.id, str(run.kind), run.game, str(run.state), games, elo, llr, decision)
+
+
+def stored_progress(store: Store, run: Run) -> Progress:
+    """Counts and LLR of a match run's counted batches, as the store has them."""
+    config = SprtConfig.from_json(run.config)
+    totals = store.totals(run.id)
+    s = summary_of(config, totals.pentanomial, totals.wdl)
+    return Progress(
+        run_id=run.id,
+        counted_batches=run.counted_batches,
+        pentanomial=totals.pentanomial,
+        wdl=totals.wdl,
+        llr=s["llr"],
+        lower_bound=s["lower_bound"],
+        upper_bound=s["upper_bound"],
+        decision=Decision(run.decision) if run.decision else None,
+        stored_batches=len(store.results(run.id)),
+        in_flight=0,
+        elapsed=0.0,
+        games_played_here=0,
+        max_games=config.max_games,
+    )

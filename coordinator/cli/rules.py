@@ -8,16 +8,15 @@ import click
 
 import engine
 from coordinator.board_view import render
-
-GAME = click.Choice(engine.GAMES, case_sensitive=False)
+from coordinator.cli.options import game_argument
 
 
 def load_position(game: str, fen: str | None) -> engine.Position:
     """The start position, or the position string given with --fen (errors name the option)."""
     if fen is None:
-        return engine.Position.start(game.lower())
+        return engine.Position.start(game)
     try:
-        return engine.Position.from_fen(game.lower(), fen)
+        return engine.Position.from_fen(game, fen)
     except engine.InvalidPositionError as e:
         raise click.BadParameter(str(e), param_hint="'--fen'") from None
 
@@ -26,8 +25,8 @@ fen_option = click.option("--fen", metavar="TEXT", help="Position string (defaul
 
 
 @click.command()
-@click.argument("game", type=GAME, metavar="GAME")
-@click.argument("depth", type=click.IntRange(0, 12))
+@game_argument()
+@click.argument("depth", type=click.IntRange(0, 12), metavar="DEPTH")
 @fen_option
 @click.option("--divide", is_flag=True, help="Also print the node count under each first move.")
 def perft(game: str, depth: int, fen: str | None, divide: bool) -> None:
@@ -48,7 +47,7 @@ def perft(game: str, depth: int, fen: str | None, divide: bool) -> None:
 
 
 @click.command()
-@click.argument("game", type=GAME, metavar="GAME")
+@game_argument()
 @fen_option
 def moves(game: str, fen: str | None) -> None:
     """List the legal moves, one per line, in compact notation."""
@@ -67,7 +66,7 @@ def play_moves(pos: engine.Position, moves: tuple[str, ...]) -> engine.Position:
 
 
 @click.command()
-@click.argument("game", type=GAME, metavar="GAME")
+@game_argument()
 @click.argument("moves", nargs=-1)
 @fen_option
 def show(game: str, moves: tuple[str, ...], fen: str | None) -> None:

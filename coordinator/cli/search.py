@@ -4,56 +4,33 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Any
 
 import click
 
 import engine
 from coordinator.board_view import render
-from coordinator.limits import search_limits
-from coordinator.rules_commands import GAME, fen_option, load_position
-
-MATE_BOUND = 29_000
+from coordinator.cli.options import game_argument, limit_options, read_weights, search_limits
+from coordinator.cli.rules import fen_option, load_position
 
 
 def format_score(score: int) -> str:
     """Centipawns, or `win in N` / `loss in N` plies for forced results."""
-    if score > MATE_BOUND:
-        return f"win in {30_000 - score}"
-    if score < -MATE_BOUND:
-        return f"loss in {30_000 + score}"
+    if score > engine.MATE_BOUND:
+        return f"win in {engine.MATE_SCORE - score}"
+    if score < -engine.MATE_BOUND:
+        return f"loss in {engine.MATE_SCORE + score}"
     return f"{score:+d}"
-
-
-def limit_options(default: str) -> Any:
-    """--depth / --nodes / --movetime, at most one of them (`default` names the limit without any)."""
-
-    def decorate(f: Any) -> Any:
-        f = click.option("--movetime", type=click.IntRange(1), metavar="MS", help="Milliseconds per move.")(f)
-        f = click.option("--nodes", type=click.IntRange(1), metavar="N", help="Nodes per move.")(f)
-        return click.option(
-            "--depth", type=click.IntRange(1, 60), metavar="D", help=f"Depth per move (default: {default})."
-        )(f)
-
-    return decorate
-
-
-def load_weights_option(game: str, path: str | None, option: str) -> dict[str, int]:
-    try:
-        return engine.validate_weights(game, path)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint=f"'{option}'") from None
 
 
 weights_path = click.Path(dir_okay=False, path_type=str)
 
 
 @click.command()
-@click.argument("game", type=GAME, metavar="GAME")
+@game_argument()
 @click.option("--json", "as_json", is_flag=True, help="Print the defaults as a weights file.")
 def weights(game: str, as_json: bool) -> None:
     """Show GAME's tunable evaluation weights: name, default, range, meaning."""
-    table = engine.weights(game.lower())
+    table = engine.weights(game)
     if as_json:
         click.echo(json.dumps({w.name: w.default for w in table}, indent=2))
         return
@@ -64,9 +41,9 @@ def weights(game: str, as_json: bool) -> None:
 
 
 @click.command()
-@click.argument("game", type=GAME, metavar="GAME")
+@game_argument()
 @fen_option
-@limit_options("depth 6")
+@limit_options("none: depth 6")
 @click.option("--weights", "weights_file", type=weights_path, metavar="FILE", help="JSON weights file.")
 @click.option(
     "--hash",
@@ -87,7 +64,7 @@ def search(
 ) -> None:
     """Search a position; one line per completed iteration, then the best move."""
     pos = load_position(game, fen)
-    w = load_weights_option(pos.game, weights_file, "--weights")
+    w = read_weights(pos.game, weights_file or "default", "'--weights'")
     limits = search_limits(nodes, depth, movetime, {"depth": 6})
     result = engine.search(pos, w, hash_mb=hash_mb, **limits)
     for it in result["iterations"]:
@@ -117,14 +94,14 @@ def ask_move(pos: engine.Position) -> str:
 
 
 @click.command()
-@click.argument("game", type=GAME, metavar="GAME")
+@game_argument()
 @click.option(
     "--white", "white_file", type=weights_path, metavar="FILE", help="White's weights (default: defaults)."
 )
 @click.option(
     "--black", "black_file", type=weights_path, metavar="FILE", help="Black's weights (default: defaults)."
 )
-@limit_options("20000 nodes")
+@limit_options("20000")
 @fen_option
 @click.option("--human", type=click.Choice(["white", "black"]), help="Play this side yourself.")
 @click.option(
@@ -148,8 +125,8 @@ def play(
     """Watch the engine play itself move by move, or play against it with --human."""
     pos = load_position(game, fen)
     side_weights = {
-        "white": load_weights_option(pos.game, white_file, "--white"),
-        "black": load_weights_option(pos.game, black_file, "--black"),
+        "white": read_weights(pos.game, white_file or "default", "'--white'"),
+        "black": read_weights(pos.game, black_file or "default", "'--black'"),
     }
     limits = search_limits(nodes, depth, movetime, {"nodes": 20_000})
     seen = Counter([pos.fen()])
@@ -182,12 +159,14 @@ def play(
 
 
 @click.command()
-@click.argument("game", type=GAME, metavar="GAME", required=False)
-@click.option("--depth", type=click.IntRange(1, 30), help=f"Search depth (default {engine.BENCH_DEPTH}).")
+@game_argument(required=False)
+@click.option(
+    "--depth", type=click.IntRange(1, 30), metavar="D", help=f"Search depth (default {engine.BENCH_DEPTH})."
+)
 def bench(game: str | None, depth: int | None) -> None:
     """Search the fixed bench positions; the node count is the engine's signature."""
     total_nodes, total_seconds = 0, 0.0
-    for g in [game.lower()] if game else engine.GAMES:
+    for g in [game] if game else engine.GAMES:
         nodes, seconds = engine.bench(g, depth)
         total_nodes += nodes
         total_seconds += seconds

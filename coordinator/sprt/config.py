@@ -17,6 +17,7 @@ from functools import cached_property
 from typing import Any
 
 from coordinator.stats import SprtParams
+from worker.protocol import BatchPayload
 
 #: Tournament adjudication used unless a run says otherwise (see the engine's ``play_game``).
 DEFAULT_ADJUDICATION: dict[str, Any] = {
@@ -47,8 +48,8 @@ class SprtConfig:
     """Everything that defines an SPRT run (JSON round-trips through :meth:`to_json`)."""
 
     game: str
-    candidate: dict[str, float]
-    baseline: dict[str, float]
+    candidate: dict[str, int]
+    baseline: dict[str, int]
     openings: list[str]
     engine_version: str
     elo0: float = 0.0
@@ -118,6 +119,7 @@ class BatchPlan:
 
     def __init__(self, config: SprtConfig) -> None:
         """Plan for ``config``'s openings, seed and batch size."""
+        self.config = config
         self.openings = list(config.openings)
         self.seed = config.seed
         self.batch_pairs = config.batch_pairs
@@ -143,3 +145,19 @@ class BatchPlan:
     def seed_for(self, batch_index: int) -> int:
         """The seed sent with batch ``batch_index``."""
         return derive_seed(self.seed, "batch", batch_index)
+
+    def payload(self, run_id: int, batch_index: int) -> BatchPayload:
+        """Everything a worker needs to play batch ``batch_index`` of run ``run_id``."""
+        c = self.config
+        return BatchPayload(
+            run_id=run_id,
+            batch_index=batch_index,
+            game=c.game,
+            candidate=dict(c.candidate),
+            baseline=dict(c.baseline),
+            openings=self.openings_for(batch_index),
+            limits=dict(c.limits),
+            adjudication=dict(c.adjudication),
+            seed=self.seed_for(batch_index),
+            engine_version=c.engine_version,
+        )

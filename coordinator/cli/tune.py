@@ -4,39 +4,43 @@ from __future__ import annotations
 
 import json
 import re
-import signal
 import sys
 import time
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
 
 import click
 
 import engine
-from coordinator.executors.base import Executor
-from coordinator.executors.select import broker_option
-from coordinator.files import write_atomically
-from coordinator.limits import search_limits
-from coordinator.scheduler import RunFailed
-from coordinator.sprt_command import (
-    GAME,
+from coordinator.cli.options import (
+    batch_pairs_option,
+    book_option,
+    broker_option,
     concurrency_option,
-    open_executor,
+    create_or_resume,
+    game_argument,
+    limit_options,
     open_executor_and_store,
+    output_option,
     read_book,
     read_weights,
+    search_limits,
+    seed_option,
     store_option,
+    verify_option,
 )
-from coordinator.sprt_plan import DEFAULT_ADJUDICATION
-from coordinator.sprt_report import ProgressPrinter
+from coordinator.cli.progress import ProgressPrinter
+from coordinator.cli.signals import graceful_stop
+from coordinator.executors.base import Executor
+from coordinator.files import write_atomically
+from coordinator.runs import RunKind, RunState
+from coordinator.sprt.config import DEFAULT_ADJUDICATION
+from coordinator.sprt.runner import RunFailed
 from coordinator.store import Run, Store
-from coordinator.tuning.config import RUN_KIND, TuneConfig
+from coordinator.tuning.config import TuneConfig
 from coordinator.tuning.records import TuningRecords
 from coordinator.tuning.report import champions_table, progress_line, status_json, trials_table
 from coordinator.tuning.space import SAMPLERS, tuned_names
-from coordinator.tuning.tuner import TuneProgress, Tuner, elo_vs_start
+from coordinator.tuning.tuner import Tuner, elo_vs_start
 
 DEFAULT_TUNE_NODES = 1000
 
@@ -53,46 +57,20 @@ def parse_duration(text: str | None) -> float | None:
     return float(match.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[match.group(2)]
 
 
-class TunePrinter(ProgressPrinter):
-    """Live progress on stderr, like the SPRT's (a redrawn line on a terminal)."""
-
-    def __init__(self, max_trials: int | None) -> None:
-        """Progress of a run that asks at most ``max_trials`` trials."""
-        super().__init__()
-        self.max_trials = max_trials
-
-    def __call__(self, progress: TuneProgress) -> None:  # type: ignore[override]
-        """Show the tuning progress line."""
-        self.show(progress_line(progress, self.max_trials))
-
-
-@contextmanager
-def graceful_stop() -> Iterator[Callable[[], bool]]:
-    """While the block runs, Ctrl-C and SIGTERM only ask the tuner to stop, which it does between
-    two steps, never inside a store transaction (a KeyboardInterrupt raised there could leave an
-    SQLite connection holding the write lock); a second signal interrupts at once."""
-    requested: list[int] = []
-
-    def handler(signum: int, _frame: Any) -> None:
-        if requested:
-            raise KeyboardInterrupt
-        requested.append(signum)
-
-    previous = {sig: signal.signal(sig, handler) for sig in (signal.SIGINT, signal.SIGTERM)}
-    try:
-        yield lambda: bool(requested)
-    finally:
-        for sig, old in previous.items():
-            signal.signal(sig, old)
-
-
 def drive(store: Store, run: Run, config: TuneConfig, executor: Executor, out: str | None) -> None:
     """Tune ``run`` with live progress; then write the champion and print the champions table."""
-    printer = TunePrinter(config.max_trials)
+    printer = ProgressPrinter()
     started = time.monotonic()
     try:
         with executor, graceful_stop() as stop:
-            tuner = Tuner(store, run.id, config, executor, on_progress=printer, stop_requested=stop)
+            tuner = Tuner(
+                store,
+                run.id,
+                config,
+                executor,
+                on_progress=lambda p: printer.show(progress_line(p, config.max_trials)),
+                stop_requested=stop,
+            )
             final = tuner.run()
     except KeyboardInterrupt:
         printer.finish()
@@ -102,7 +80,7 @@ def drive(store: Store, run: Run, config: TuneConfig, executor: Executor, out: s
         sys.exit(130)
     except RunFailed as e:
         printer.finish()
-        store.update_run(run.id, state="failed", error=str(e), finished=True)
+        store.update_run(run.id, state=RunState.FAILED, error=str(e), finished=True)
         click.echo(f"arbiter: tuning run {run.id} failed: {e}", err=True)
         sys.exit(1)
     printer.finish()
@@ -124,11 +102,27 @@ def drive(store: Store, run: Run, config: TuneConfig, executor: Executor, out: s
         if len(champions) > 1
         else "no candidate passed its SPRT: the start weights remain the champion"
     )
-    click.echo(f"{verdict}; weights written to {target}")
+    report = write_report(store, run)
+    click.echo(f"{verdict}; weights written to {target}" + (f"; report: {report}" if report else ""))
+
+
+def write_report(store: Store, run: Run) -> Path | None:
+    """Write the run's HTML report (``RUN-report.html``); where it is, or None (with a warning)
+    when it cannot be written: a report is never worth failing a finished run for."""
+    from coordinator.reports import build, default_report_path, html_page
+
+    target = Path(default_report_path(run.id))
+    try:
+        finished = store.get_run(run.id) or run
+        write_atomically(target, html_page(build(store, finished)))
+    except (OSError, ValueError) as e:
+        click.echo(f"arbiter: warning: the report could not be written: {e}", err=True)
+        return None
+    return target
 
 
 @click.command()
-@click.argument("game", type=GAME, metavar="GAME")
+@game_argument()
 @click.option("--params", metavar="A,B,C", help="Weights to tune (default: all of them).")
 @click.option(
     "--start",
@@ -138,16 +132,20 @@ def drive(store: Store, run: Run, config: TuneConfig, executor: Executor, out: s
     metavar="FILE|default",
     help="First champion.",
 )
-@click.option("--sampler", type=click.Choice(SAMPLERS), default="tpe", show_default=True)
-@click.option("--seed", type=int, default=0, show_default=True)
 @click.option(
-    "--trial-pairs", type=click.IntRange(1), default=32, show_default=True, help="Pairs per trial at most."
+    "--sampler", type=click.Choice(SAMPLERS), default="tpe", show_default=True, help="Optuna sampler."
 )
-@click.option("--batch-pairs", type=click.IntRange(1), default=4, show_default=True, help="Pairs per batch.")
-@click.option("--nodes", type=click.IntRange(min=1), help=f"Nodes per move (default {DEFAULT_TUNE_NODES}).")
-@click.option("--depth", type=click.IntRange(min=1, max=100), help="Depth per move.")
-@click.option("--movetime", type=click.IntRange(min=1), metavar="MS", help="Milliseconds per move.")
-@click.option("--book", metavar="FILE", help="Openings book (default: the one shipped for GAME).")
+@seed_option
+@click.option(
+    "--trial-pairs",
+    type=click.IntRange(1, 100_000),
+    default=32,
+    show_default=True,
+    help="Game pairs per trial at most.",
+)
+@batch_pairs_option(4)
+@limit_options(f"{DEFAULT_TUNE_NODES}")
+@book_option
 @click.option(
     "--accept-elo0", type=float, default=0.0, show_default=True, help="Acceptance SPRT H0 (normalized)."
 )
@@ -160,13 +158,26 @@ def drive(store: Store, run: Run, config: TuneConfig, executor: Executor, out: s
 @click.option(
     "--prune-los", type=float, default=0.05, show_default=True, help="Prune a trial below this LOS."
 )
-@click.option("--accept-max-games", type=click.IntRange(2), default=4000, show_default=True)
-@click.option("--max-trials", type=click.IntRange(1), default=50, show_default=True)
-@click.option("--max-games", type=click.IntRange(1), help="Game budget (default: none).")
+@click.option(
+    "--accept-max-games",
+    type=click.IntRange(2, 10**9),
+    default=4000,
+    show_default=True,
+    help="Game budget of each acceptance SPRT.",
+)
+@click.option(
+    "--max-trials",
+    type=click.IntRange(1, 10**6),
+    default=50,
+    show_default=True,
+    help="Trials to ask at most.",
+)
+@click.option("--max-games", type=click.IntRange(1, 10**9), help="Game budget (default: none).")
 @click.option("--time-limit", metavar="DURATION", help="Stop after this long: 90s, 30m, 2h.")
-@click.option("--out", metavar="FILE", help="Champion weights file (default: RUN-champion.json).")
+@output_option
 @concurrency_option
 @broker_option
+@verify_option
 @store_option
 def tune(
     game: str,
@@ -188,13 +199,14 @@ def tune(
     max_trials: int,
     max_games: int | None,
     time_limit: str | None,
-    out: str | None,
+    output: str | None,
     concurrency: int | None,
     broker: str | None,
+    verify_fraction: float,
     store_url: str | None,
 ) -> None:
-    """Tune GAME's evaluation weights; a better candidate must pass an SPRT to become champion."""
-    game = game.lower()
+    """Tune GAME's evaluation weights; a better candidate must pass an SPRT to become champion.
+    The champion's weights go to -o FILE (default: RUN-champion.json)."""
     names = [p.strip() for p in params.split(",") if p.strip()] if params else None
     try:
         tuned = tuned_names(game, names)
@@ -229,41 +241,12 @@ def tune(
         )
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    executor, store = open_executor_and_store(broker, concurrency, store_url)
-    fingerprint = config.fingerprint()
-    run = same_run(store, fingerprint)
-    if run is None:
-        run_id = store.create_run(RUN_KIND, game, config.to_json(), fingerprint)
-        run = store.get_run(run_id)
-        assert run is not None
-        click.echo(f"arbiter: tuning run {run.id} started (store {store.url})", err=True)
-    else:
-        click.echo(f"arbiter: resuming tuning run {run.id} with the same configuration", err=True)
-    drive(store, run, config, executor, out)
-
-
-def same_run(store: Store, fingerprint: str) -> Run | None:
-    """The run the same command started before: the latest unfinished one, else the latest
-    finished one (it continues, e.g. for another --time-limit, or only reports when its budget is
-    used). A failed run is not continued."""
-    run = store.find_unfinished(RUN_KIND, fingerprint)
-    if run is not None:
-        return run
-    same = [r for r in store.list_runs(RUN_KIND) if r.fingerprint == fingerprint]
-    finished = [r for r in same if r.state == "finished"]
-    return finished[-1] if finished else None
-
-
-def resume_tune(store: Store, run: Run, concurrency: int | None, broker: str | None) -> None:
-    """Continue a tuning run (called by `arbiter resume`)."""
-    config = TuneConfig.from_json(run.config)
-    if config.engine_version != engine.ENGINE_VERSION:
-        raise click.BadParameter(
-            f"run {run.id} was played by engine {config.engine_version}, this is {engine.ENGINE_VERSION}",
-            param_hint="RUN",
-        )
-    click.echo(f"arbiter: resuming tuning run {run.id}", err=True)
-    drive(store, run, config, open_executor(broker, concurrency), None)
+    executor, store = open_executor_and_store(broker, concurrency, verify_fraction, store_url)
+    # The same command again continues the run, or only reports it when its budget is used.
+    run = create_or_resume(
+        store, RunKind.TUNE, game, config.to_json(), config.fingerprint(), finished_too=True
+    )
+    drive(store, run, config, executor, output)
 
 
 def tune_status(store: Store, run: Run, as_json: bool) -> None:

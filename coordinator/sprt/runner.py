@@ -1,7 +1,7 @@
 """Runs an SPRT: keeps batches in flight, stores each result once, counts them in batch order.
 
 Determinism. With node (or depth) limits a batch's result depends only on its payload, and the
-payload of batch ``i`` only on the configuration (see :mod:`coordinator.sprt_plan`). Results may
+payload of batch ``i`` only on the configuration (see :mod:`coordinator.sprt.config`). Results may
 arrive in any order; each is validated and stored as soon as it arrives, but it is *counted* only
 when every earlier batch is counted too: the SPRT is updated after each batch of the contiguous
 prefix ``0, 1, 2, ...``, and the run stops at the first prefix length where the SPRT decides or the
@@ -19,20 +19,20 @@ import heapq
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from coordinator.executors.base import BatchOutcome, Executor
-from coordinator.sprt_plan import BatchPlan, SprtConfig
+from coordinator.runs import Decision, RunState
+from coordinator.sprt.config import BatchPlan, SprtConfig
 from coordinator.stats import SprtState, update_sprt, wdl_to_ldw
-from coordinator.store import BatchResult, Store
-from worker.games import validate_result
+from coordinator.store import Store, StoredResult
+from coordinator.trust.replay import ResultCheck, replay_check
+from worker.protocol import BatchPayload, BatchResult, check_matches_payload
 
-#: A batch whose result is refused this many times fails the run (it would block the prefix).
+#: A batch refused this many times fails the run (it would block the prefix), once every live
+#: worker has refused it: one stale or lying worker in a fleet never fails a run.
 MAX_ATTEMPTS = 3
 #: How long to wait for a result before reporting progress anyway (seconds).
 POLL_SECONDS = 0.5
-
-RUN_KIND = "sprt"
 
 
 class RunFailed(RuntimeError):
@@ -50,7 +50,7 @@ class Progress:
     llr: float
     lower_bound: float
     upper_bound: float
-    decision: str | None
+    decision: Decision | None
     stored_batches: int
     in_flight: int
     elapsed: float
@@ -78,13 +78,13 @@ class PrefixCounter:
         self.pentanomial = [0] * 5
         self.wdl = [0, 0, 0]
         self.sprt = SprtState()
-        self.decision: str | None = None
+        self.decision: Decision | None = None
 
-    def advance(self, results: Mapping[int, BatchResult]) -> None:
+    def advance(self, results: Mapping[int, StoredResult]) -> None:
         """Count every result in ``results`` that extends the contiguous prefix."""
         while self.decision is None:
             if self.max_batches is not None and self.batches >= self.max_batches:
-                self.decision = "budget"
+                self.decision = Decision.BUDGET
                 break
             result = results.get(self.batches)
             if result is None:
@@ -95,18 +95,9 @@ class PrefixCounter:
             ldw = wdl_to_ldw(self.wdl) if self.params.elo_model == "BayesElo" else None
             self.sprt = update_sprt(self.params, self.sprt, self.pentanomial, ldw=ldw)
             if self.sprt.state != "continue":
-                self.decision = self.sprt.state
+                self.decision = Decision(self.sprt.state)
             elif self.max_batches is not None and self.batches >= self.max_batches:
-                self.decision = "budget"
-
-
-def decision_label(decision: str | None) -> str:
-    """Human wording of a stored decision."""
-    return {
-        "accepted": "H1 accepted",
-        "rejected": "H0 accepted (H1 rejected)",
-        "budget": "budget reached",
-    }.get(decision or "", "undecided")
+                self.decision = Decision.BUDGET
 
 
 class SprtRunner:
@@ -119,22 +110,28 @@ class SprtRunner:
         config: SprtConfig,
         executor: Executor,
         on_progress: Callable[[Progress], None] | None = None,
-        replay_moves: bool = True,
+        check: ResultCheck = replay_check,
     ) -> None:
-        """Load what the store already has for ``run_id`` and replay its counted prefix."""
+        """Load what the store already has for ``run_id`` and replay its counted prefix.
+
+        ``check`` decides whether a well-formed result's games are true (by default: every record
+        replayed through the rules core); it raises ValueError naming what is wrong.
+        """
         self.store = store
         self.run_id = run_id
         self.config = config
         self.executor = executor
         self.on_progress = on_progress
-        self.replay_moves = replay_moves
+        self.check = check
         self.plan = BatchPlan(config)
         self.params = config.sprt_params
         self.max_batches = config.max_batches
-        self.results: dict[int, BatchResult] = {r.batch_index: r for r in store.results(run_id)}
+        self.results: dict[int, StoredResult] = {r.batch_index: r for r in store.results(run_id)}
         self.prefix = PrefixCounter(config)
         self.in_flight: set[int] = set()
         self.retry: list[int] = []
+        self.refusers: dict[int, set[str]] = {}
+        self.quarantines_seen: set[str] = {q.worker for q in store.quarantines(run_id)}
         self.cursor = 0
         self.started = time.monotonic()
         self.games_played_here = 0
@@ -160,21 +157,9 @@ class SprtRunner:
 
     # dispatching ------------------------------------------------------------------------------
 
-    def payload(self, batch_index: int) -> dict[str, Any]:
-        """The JSON-safe payload of batch ``batch_index`` (see ``worker.games.play_batch``)."""
-        c = self.config
-        return {
-            "run_id": self.run_id,
-            "batch_index": batch_index,
-            "game": c.game,
-            "candidate": c.candidate,
-            "baseline": c.baseline,
-            "openings": self.plan.openings_for(batch_index),
-            "limits": c.limits,
-            "adjudication": c.adjudication,
-            "seed": self.plan.seed_for(batch_index),
-            "engine_version": c.engine_version,
-        }
+    def payload(self, batch_index: int) -> BatchPayload:
+        """The payload of batch ``batch_index``."""
+        return self.plan.payload(self.run_id, batch_index)
 
     def _next_batch(self) -> int | None:
         """The next batch to send: a refused one to retry first, else the next one not stored."""
@@ -188,60 +173,72 @@ class SprtRunner:
         self.cursor += 1
         return index
 
-    def _fill(self) -> None:
-        """Send batches until the executor has as many in flight as it wants."""
+    def fill(self) -> None:
+        """Send batches while the executor has free slots and this run still needs any."""
         while self.prefix.decision is None and self.executor.in_flight() < self.executor.slots:
             index = self._next_batch()
             if index is None:
                 return
             payload = self.payload(index)
-            self.store.start_batch(self.run_id, index, payload["openings"], payload["seed"])
+            self.store.start_batch(self.run_id, index, payload.openings, payload.seed)
             self.in_flight.add(index)
             self.executor.submit(payload)
 
     # receiving --------------------------------------------------------------------------------
 
-    def _refusal(self, outcome: BatchOutcome) -> str | None:
-        """Why ``outcome`` cannot count, or None if it can."""
+    def _checked(self, outcome: BatchOutcome) -> BatchResult | str:
+        """The result of ``outcome`` if it can count, else why not (a one-line reason). A result
+        that fails the checks quarantines its worker: a worker that lies once is not believed."""
         if outcome.error is not None:
             return f"batch failed: {outcome.error}"
         try:
-            validate_result(
-                outcome.result,
-                self.config.batch_pairs,
-                self.run_id,
-                outcome.batch_index,
-                self.config.engine_version,
-                openings=self.plan.openings_for(outcome.batch_index),
-                game=self.config.game if self.replay_moves else None,
-            )
+            result = BatchResult.from_json(outcome.result)
+            payload = self.payload(outcome.batch_index)
+            check_matches_payload(result, payload)
+            self.check(payload, result)
         except ValueError as e:
-            return str(e)
-        return None
+            reason = " ".join(str(e).split())
+            self.executor.quarantine(
+                outcome.worker, f"batch {outcome.batch_index} of run {self.run_id}: {reason}"
+            )
+            return reason
+        return result
 
-    def _receive(self, outcome: BatchOutcome) -> None:
-        """Validate and store one outcome; queue a retry or fail the run if it is refused."""
+    def _unplayable(self, index: int, attempts: int) -> bool:
+        """True when refusals show that batch ``index`` cannot be played: refused
+        :data:`MAX_ATTEMPTS` times, by this machine's own pool or by every live worker. While no
+        worker is known to be up, the run waits for one."""
+        if attempts < MAX_ATTEMPTS:
+            return False
+        live = self.executor.live_workers()
+        if live is None:
+            return True
+        return bool(live) and live <= self.refusers.get(index, set()) | set(self.executor.quarantined)
+
+    def receive(self, outcome: BatchOutcome) -> None:
+        """Check and store one outcome of this run (duplicates and strays are ignored); queue a
+        retry or fail the run if it is refused."""
         index = outcome.batch_index
         if outcome.run_id != self.run_id or index in self.results:
             return  # not ours, or a duplicate of a stored result
         outstanding = index in self.in_flight
         self.in_flight.discard(index)
-        reason = self._refusal(outcome)
-        if reason is not None:
+        checked = self._checked(outcome)
+        if isinstance(checked, str):
             if not outstanding:
                 return  # a stale copy of an attempt already refused; the retry is under way
-            worker = outcome.result.get("worker") if isinstance(outcome.result, dict) else None
-            self.store.refuse_batch(self.run_id, index, reason, worker=worker)
+            worker = outcome.worker or "(unnamed worker)"
+            self.store.refuse_batch(self.run_id, index, f"{worker}: {checked}", worker=worker)
+            self.refusers.setdefault(index, set()).add(worker)
             attempts = self.store.batch_attempts(self.run_id, index)
-            if attempts >= MAX_ATTEMPTS:
-                message = f"batch {index} refused {attempts} times; last reason: {reason}"
-                self.store.update_run(self.run_id, state="failed", error=message, finished=True)
+            if self._unplayable(index, attempts):
+                message = f"batch {index} refused {attempts} times; last reason: {checked}"
+                self.store.update_run(self.run_id, state=RunState.FAILED, error=message, finished=True)
                 raise RunFailed(message)
             heapq.heappush(self.retry, index)
             return
-        assert outcome.result is not None
-        if self.store.record_result(self.run_id, index, outcome.result):
-            self.games_played_here += sum(outcome.result["wdl"])
+        if self.store.record_result(self.run_id, index, checked):
+            self.games_played_here += checked.game_count
         stored = self.store.result(self.run_id, index)  # what counts is what the store kept
         if stored is not None:
             self.results[index] = stored
@@ -251,13 +248,11 @@ class SprtRunner:
         decision = self.prefix.decision
         self.store.update_run(
             self.run_id,
-            state="finished" if decision else "running",
+            state=RunState.FINISHED if decision else RunState.RUNNING,
             counted_batches=self.prefix.batches,
             decision=decision,
             finished=decision is not None,
         )
-
-    # the loop ---------------------------------------------------------------------------------
 
     # stepping (also used by the tuner, which shares one executor between several runs) ---------
 
@@ -266,16 +261,26 @@ class SprtRunner:
         """True once the SPRT has decided or the budget is used up."""
         return self.prefix.decision is not None
 
-    def fill(self) -> None:
-        """Send batches while the executor has free slots and this run still needs any."""
-        self._fill()
-
-    def receive(self, outcome: BatchOutcome) -> None:
-        """Validate and store one outcome of this run (duplicates and strays are ignored)."""
-        self._receive(outcome)
+    def _discard_quarantined(self) -> bool:
+        """Discard what newly quarantined workers gave this run and count again; True if any."""
+        lost: list[int] = []
+        for worker, reason in list(self.executor.quarantined.items()):
+            if worker not in self.quarantines_seen:
+                self.quarantines_seen.add(worker)
+                lost += self.store.quarantine_worker(self.run_id, worker, reason)
+        if not lost:
+            return False
+        for index in lost:
+            self.results.pop(index, None)
+            heapq.heappush(self.retry, index)
+        self.prefix = PrefixCounter(self.config)
+        self.prefix.advance(self.results)
+        return True
 
     def count(self) -> bool:
         """Extend the counted prefix with what arrived and persist it; True if it grew or decided."""
+        if self._discard_quarantined():
+            self._save_prefix()
         before = self.prefix.batches
         self._advance()
         changed = self.prefix.batches != before or self.prefix.decision is not None
@@ -290,15 +295,19 @@ class SprtRunner:
 
     # the loop ---------------------------------------------------------------------------------
 
-    def run(self) -> Progress:
+    def run(self, stop_requested: Callable[[], bool] | None = None) -> Progress:
         """Play until the SPRT decides or the budget is used; the final progress.
 
-        KeyboardInterrupt marks the run ``interrupted`` (results that arrived are kept) and is
-        re-raised; a batch refused :data:`MAX_ATTEMPTS` times raises :class:`RunFailed`.
+        ``stop_requested`` is asked between two steps (a graceful Ctrl-C): when it says so, or on a
+        KeyboardInterrupt, the run is marked ``interrupted`` (results that arrived are kept) and
+        KeyboardInterrupt is raised; a batch refused :data:`MAX_ATTEMPTS` times raises
+        :class:`RunFailed`.
         """
-        self.store.update_run(self.run_id, state="running", counted_batches=self.prefix.batches)
+        self.store.update_run(self.run_id, state=RunState.RUNNING, counted_batches=self.prefix.batches)
         try:
             while not self.decided:
+                if stop_requested is not None and stop_requested():
+                    raise KeyboardInterrupt
                 self.fill()
                 if self.executor.in_flight() == 0:
                     raise RunFailed("nothing left to play but the SPRT has not decided")  # unreachable
@@ -310,7 +319,9 @@ class SprtRunner:
         except KeyboardInterrupt:
             self._keep_arrived()
             self._stop()
-            self.store.update_run(self.run_id, state="interrupted", counted_batches=self.prefix.batches)
+            self.store.update_run(
+                self.run_id, state=RunState.INTERRUPTED, counted_batches=self.prefix.batches
+            )
             raise
         except BaseException:
             self._stop()
@@ -361,11 +372,3 @@ def snapshot(
         games_played_here=games_played_here,
         max_games=config.max_games,
     )
-
-
-def stored_progress(store: Store, run_id: int, config: SprtConfig) -> Progress:
-    """Where a run stands according to the store alone (its counted prefix replayed)."""
-    stored = {r.batch_index: r for r in store.results(run_id)}
-    prefix = PrefixCounter(config)
-    prefix.advance(stored)
-    return snapshot(run_id, config, prefix, stored_batches=len(stored))

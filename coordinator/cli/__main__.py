@@ -1,0 +1,3 @@
+from coordinator.cli.main import main
+
+main()

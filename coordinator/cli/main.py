@@ -1,0 +1,93 @@
+"""The ``arbiter`` command: one click group whose commands are imported only when run.
+
+Every usage error and every bad input becomes one line on stderr, ``arbiter COMMAND: message``,
+and exit status 2, never a traceback.
+"""
+
+from __future__ import annotations
+
+import importlib
+import sys
+from typing import Any
+
+import click
+
+USAGE_EXIT = 2
+INTERRUPTED_EXIT = 130
+
+#: Every command and where it lives (so `arbiter perft` does not load Optuna or Celery).
+COMMANDS = {
+    "perft": "coordinator.cli.rules:perft",
+    "moves": "coordinator.cli.rules:moves",
+    "show": "coordinator.cli.rules:show",
+    "weights": "coordinator.cli.search:weights",
+    "search": "coordinator.cli.search:search",
+    "play": "coordinator.cli.search:play",
+    "bench": "coordinator.cli.search:bench",
+    "openings": "coordinator.cli.openings:openings",
+    "stats": "coordinator.cli.stats:stats",
+    "sprt": "coordinator.cli.sprt:sprt",
+    "tune": "coordinator.cli.tune:tune",
+    "status": "coordinator.cli.runs:status",
+    "resume": "coordinator.cli.runs:resume",
+    "report": "coordinator.cli.report:report",
+    "games": "coordinator.cli.games:games",
+    "worker": "coordinator.cli.worker:worker",
+}
+
+
+def fail(where: str, message: str) -> None:
+    """Print ``where: message`` on one line and exit with the usage-error status."""
+    click.echo(f"{where}: {' '.join(message.split())}", err=True)
+    sys.exit(USAGE_EXIT)
+
+
+def command_path(args: list[str]) -> str:
+    """``arbiter COMMAND`` for the command named in ``args``, else ``arbiter``."""
+    name = next((a for a in args if not a.startswith("-")), None)
+    return f"arbiter {name}" if name in COMMANDS else "arbiter"
+
+
+class ArbiterGroup(click.Group):
+    """A lazy click group that reports usage errors and bad input as a single line."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        target = COMMANDS.get(cmd_name)
+        if target is None:
+            return None
+        module_name, attribute = target.split(":")
+        command: click.Command = getattr(importlib.import_module(module_name), attribute)
+        return command
+
+    def main(self, args: Any = None, *rest: Any, **kwargs: Any) -> Any:
+        kwargs["standalone_mode"] = False
+        kwargs.setdefault("prog_name", "arbiter")
+        argv = list(sys.argv[1:] if args is None else args)
+        where = command_path(argv)
+        try:
+            result = super().main(argv, *rest, **kwargs)
+        except click.UsageError as e:
+            fail(e.ctx.command_path if e.ctx is not None else where, e.format_message())
+        except click.Abort:
+            click.echo(f"{where}: interrupted", err=True)
+            sys.exit(INTERRUPTED_EXIT)
+        except click.ClickException as e:
+            fail(where, e.format_message())
+        except ValueError as e:
+            fail(where, str(e))
+        except OSError as e:
+            fail(where, f"{e.filename}: {e.strerror or e}" if e.filename else str(e))
+        sys.exit(result if isinstance(result, int) else 0)
+
+
+@click.group(cls=ArbiterGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="arbiter")
+def main() -> None:
+    """arbiter: test and tune engines for Congo and Congress Chess."""
+
+
+if __name__ == "__main__":
+    main()

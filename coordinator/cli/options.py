@@ -1,0 +1,298 @@
+"""What several commands share: the GAME argument, the store, broker, concurrency, limit and
+hypothesis options, reading weights and books, and opening the executor and the store.
+
+One definition each, so that an option means the same and has the same default in every command.
+Every bad value becomes a click error naming the option (exit status 2).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, TypeVar
+
+import click
+
+import engine
+from coordinator.runs import RunKind, RunState
+from coordinator.stats.inputs import ELO_MODELS, check_model
+from worker.celeryconfig import BROKER_ENV
+
+if TYPE_CHECKING:  # the store, executors and books load only in the commands that use them
+    from coordinator.executors.base import Executor
+    from coordinator.store import Run, Store
+
+F = TypeVar("F", bound=Callable[..., Any])
+
+#: The largest run id (the store's ids are 64-bit).
+MAX_RUN_ID = 2**63 - 1
+#: Nodes per move beyond this would take minutes a move: no run finishes a game.
+MAX_NODES = 100_000_000
+#: One minute a move is the longest time control a batch can hold.
+MAX_MOVETIME_MS = 60_000
+#: The search's deepest iteration.
+MAX_DEPTH = 64
+#: Game pairs in one batch (a batch is one task: a few minutes of work at most).
+MAX_BATCH_PAIRS = 1_000
+
+
+def _lower(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    return value.lower() if isinstance(value, str) else value
+
+
+def game_argument(required: bool = True) -> Callable[[F], F]:
+    """The GAME argument: one of the engine's games, any case; the command's help lists them."""
+    argument = click.argument(
+        "game",
+        type=click.Choice(engine.GAMES, case_sensitive=False),
+        metavar="GAME" if required else "[GAME]",
+        required=required,
+        callback=_lower,
+    )
+
+    def decorate(f: F) -> F:
+        f.__doc__ = f"{(f.__doc__ or '').rstrip()}\n\nGAME is one of: {', '.join(engine.GAMES)}."
+        return argument(f)
+
+    return decorate
+
+
+def run_argument(required: bool = True) -> Callable[[F], F]:
+    """The RUN argument: a run id of the store."""
+    return click.argument(
+        "run_id",
+        type=click.IntRange(1, MAX_RUN_ID),
+        metavar="RUN" if required else "[RUN]",
+        required=required,
+    )
+
+
+store_option = click.option(
+    "--store",
+    "store_url",
+    metavar="URL",
+    help="SQLAlchemy URL of the store (default: $ARBITER_STORE or sqlite:///arbiter.db).",
+)
+broker_option = click.option(
+    "--broker",
+    metavar="URL",
+    envvar=BROKER_ENV,
+    help="Play on the Celery workers behind this broker, e.g. redis://host:6379/0 "
+    f"(default: ${BROKER_ENV}; unset: a local process pool).",
+)
+verify_option = click.option(
+    "--verify-fraction",
+    type=click.FloatRange(0.0, 1.0),
+    default=0.02,
+    show_default=True,
+    help="With --broker: share of batches played again on this machine to check the workers "
+    "(each worker's first batch always is).",
+)
+concurrency_option = click.option(
+    "--concurrency",
+    type=click.IntRange(1, 4096),
+    help="Worker processes: local ones (default: one per core), or with --broker the total across all "
+    "Celery workers (default: discovered from them).",
+)
+seed_option = click.option("--seed", type=int, default=0, show_default=True, help="Seed of the batch plan.")
+book_option = click.option(
+    "--book", metavar="FILE", help="Openings book (default: the one shipped for GAME)."
+)
+output_option = click.option(
+    "-o", "--output", type=click.Path(dir_okay=False), metavar="FILE", help="File to write."
+)
+
+
+def batch_pairs_option(default: int) -> Callable[[F], F]:
+    """--batch-pairs: game pairs per batch (one SPRT update each)."""
+    return click.option(
+        "--batch-pairs",
+        type=click.IntRange(1, MAX_BATCH_PAIRS),
+        default=default,
+        show_default=True,
+        help="Game pairs per batch (one SPRT update and one task each).",
+    )
+
+
+def limit_options(default: str) -> Callable[[F], F]:
+    """--nodes / --depth / --movetime, at most one of them; ``default`` says what applies without."""
+
+    def decorate(f: F) -> F:
+        f = click.option(
+            "--movetime",
+            type=click.IntRange(1, MAX_MOVETIME_MS),
+            metavar="MS",
+            help="Milliseconds per move (not deterministic).",
+        )(f)
+        f = click.option("--depth", type=click.IntRange(1, MAX_DEPTH), metavar="D", help="Depth per move.")(f)
+        return click.option(
+            "--nodes",
+            type=click.IntRange(1, MAX_NODES),
+            metavar="N",
+            help=f"Nodes per move (default: {default}).",
+        )(f)
+
+    return decorate
+
+
+def search_limits(
+    nodes: int | None, depth: int | None, movetime: int | None, default: dict[str, int]
+) -> dict[str, int]:
+    """The one limit given, as the engine takes it, or ``default`` when none is given."""
+    given = {
+        name: value
+        for name, value in (("nodes", nodes), ("depth", depth), ("movetime_ms", movetime))
+        if value is not None
+    }
+    if len(given) > 1:
+        raise click.UsageError("give at most one of --nodes, --depth and --movetime")
+    return given or dict(default)
+
+
+def hypothesis_options(f: F) -> F:
+    """--elo0 / --elo1 / --model / --alpha / --beta of an SPRT (checked by :func:`check_hypothesis`)."""
+    for decorator in reversed(
+        [
+            click.option("--elo0", type=float, default=0.0, show_default=True, help="H0: Elo difference."),
+            click.option("--elo1", type=float, default=5.0, show_default=True, help="H1: Elo difference."),
+            click.option(
+                "--model",
+                type=click.Choice([m.lower() for m in ELO_MODELS], case_sensitive=False),
+                default="normalized",
+                show_default=True,
+                callback=lambda _c, _p, v: check_model(v),
+                help="Elo model of elo0 and elo1.",
+            ),
+            click.option("--alpha", type=float, default=0.05, show_default=True, help="False-positive rate."),
+            click.option("--beta", type=float, default=0.05, show_default=True, help="False-negative rate."),
+        ]
+    ):
+        f = decorator(f)
+    return f
+
+
+def check_hypothesis(elo0: float, elo1: float, alpha: float, beta: float) -> None:
+    """A BadParameter naming the option unless the SPRT's hypothesis and error rates make sense."""
+    for option, value in (("--elo0", elo0), ("--elo1", elo1)):
+        if not math.isfinite(value):
+            raise click.BadParameter(f"expected a finite number, got {value:g}", param_hint=option)
+    if not elo1 > elo0:
+        raise click.BadParameter(
+            f"expected a value greater than --elo0 ({elo0:g}), got {elo1:g}", param_hint="--elo1"
+        )
+    for option, value in (("--alpha", alpha), ("--beta", beta)):
+        if not 0 < value < 1:
+            raise click.BadParameter(
+                f"expected a number strictly between 0 and 1, got {value:g}", param_hint=option
+            )
+    if alpha + beta >= 1:
+        raise click.UsageError(f"--alpha/--beta: expected alpha + beta < 1, got {alpha:g} + {beta:g}")
+
+
+def read_weights(game: str, source: str, option: str) -> dict[str, int]:
+    """Full weights for ``game`` from a JSON file, or the defaults for ``default``."""
+    try:
+        return engine.validate_weights(game, None if source == "default" else source)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint=option) from None
+
+
+def read_book(game: str, book: str | None) -> tuple[str, list[str]]:
+    """The book's path and its positions (the package's book for ``game`` by default)."""
+    from coordinator.openings.book import default_book_path, load_book
+
+    path = Path(book) if book is not None else default_book_path(game)
+    if book is None and not path.is_file():
+        raise click.BadParameter(
+            f"no openings book ships for {game} yet ({path}); pass one with --book FILE",
+            param_hint="'--book'",
+        )
+    try:
+        return str(path), load_book(path, game)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="'--book'") from None
+
+
+def open_executor(broker: str | None, concurrency: int | None, verify_fraction: float) -> Executor:
+    """The executor a command plays on, announced on stderr. Opened before any run is created,
+    so that an unreachable broker leaves the store untouched."""
+    from coordinator.executors.select import make_executor
+
+    executor = make_executor(broker, concurrency, verify_fraction)
+    where = executor.describe()
+    if where:
+        click.echo(f"arbiter: {where}", err=True)
+    return executor
+
+
+def open_executor_and_store(
+    broker: str | None, concurrency: int | None, verify_fraction: float, store_url: str | None
+) -> tuple[Executor, Store]:
+    """The executor, then the store (so a bad broker never touches the store); the executor is
+    closed again if the store cannot be opened."""
+    from coordinator.store import Store
+
+    executor = open_executor(broker, concurrency, verify_fraction)
+    try:
+        return executor, Store(store_url)
+    except BaseException:
+        executor.close()
+        raise
+
+
+def open_existing_store(store_url: str | None) -> Store:
+    """The store of a command that only reads or continues runs: it must exist already."""
+    from coordinator.store import Store
+
+    try:
+        return Store(store_url, create=False)
+    except FileNotFoundError as e:
+        raise click.UsageError(str(e)) from None
+
+
+def load_run(store: Store, run_id: int) -> Run:
+    """The run ``run_id`` of the store, or a BadParameter naming it."""
+    from coordinator.store import mask_url
+
+    run = store.get_run(run_id)
+    if run is None:
+        raise click.BadParameter(f"no run {run_id} in store {mask_url(store.url)}", param_hint="RUN")
+    return run
+
+
+def create_or_resume(
+    store: Store,
+    kind: RunKind,
+    game: str,
+    config: dict[str, Any],
+    fingerprint: str,
+    finished_too: bool = False,
+) -> Run:
+    """The unfinished run of ``kind`` with this configuration (or, ``finished_too``, the latest
+    finished one), else a new one; says which on stderr. A failed run is never taken up again."""
+    from coordinator.store import mask_url
+
+    run = store.find_unfinished(kind, fingerprint)
+    if run is None and finished_too:
+        done = [
+            r for r in store.list_runs(kind) if r.fingerprint == fingerprint and r.state is RunState.FINISHED
+        ]
+        run = done[-1] if done else None
+    what = "tuning run" if kind is RunKind.TUNE else "run"
+    if run is not None:
+        click.echo(f"arbiter: resuming {what} {run.id} with the same configuration", err=True)
+        return run
+    run = store.get_run(store.create_run(kind, game, config, fingerprint))
+    assert run is not None
+    click.echo(f"arbiter: {what} {run.id} started (store {mask_url(store.url)})", err=True)
+    return run
+
+
+def check_engine_version(run: Run, played_by: str) -> None:
+    """A BadParameter unless ``run`` was played by this engine (its games would differ)."""
+    if played_by != engine.ENGINE_VERSION:
+        raise click.BadParameter(
+            f"run {run.id} was played by engine {played_by}, this is {engine.ENGINE_VERSION}",
+            param_hint="RUN",
+        )

@@ -1,0 +1,150 @@
+"""``arbiter status`` and ``arbiter resume``: look at the runs of a store, continue a stopped one."""
+
+from __future__ import annotations
+
+import json
+
+import click
+
+from coordinator.cli.options import (
+    broker_option,
+    check_engine_version,
+    concurrency_option,
+    load_run,
+    open_executor,
+    open_existing_store,
+    run_argument,
+    store_option,
+    verify_option,
+)
+from coordinator.runs import RunKind, RunState
+from coordinator.sprt.config import SprtConfig
+from coordinator.sprt.report import (
+    STATUS_HEADER,
+    status_json,
+    status_row,
+    stored_progress,
+    summary_of,
+    summary_text,
+)
+from coordinator.store import Run, Store
+from coordinator.tuning.records import TuningRecords
+
+
+def games_of(store: Store, run: Run) -> int:
+    """Games stored for a run: a tuning run's are those of all its trials and SPRTs."""
+    if run.kind is RunKind.TUNE:
+        return TuningRecords(store).games(run.id)
+    return store.totals(run.id).games
+
+
+def list_runs(store: Store, show_all: bool) -> None:
+    """The runs table: the runs people start, or every run with ``show_all``."""
+    parents = TuningRecords(store).parents() if show_all else {}
+    click.echo(STATUS_HEADER + ("  parent" if show_all else ""))
+    for run in store.list_runs():
+        if not (show_all or run.kind.started_by_user):
+            continue
+        parent = f"  {parents[run.id]:>6}" if run.id in parents else ""
+        if not run.kind.is_match:
+            click.echo(status_row(run, games_of(store, run), "-", "-") + parent)
+            continue
+        p = stored_progress(store, run)
+        s = summary_of(SprtConfig.from_json(run.config), p.pentanomial, p.wdl)
+        elo = f"{s['elo']:+.1f} +- {s['elo95']:.1f}" if p.games else "-"
+        click.echo(status_row(run, p.games, elo, f"{p.llr:.2f}") + parent)
+
+
+def show_match_run(store: Store, run: Run, as_json: bool) -> None:
+    """One SPRT, trial or acceptance run."""
+    p = stored_progress(store, run)
+    data = status_json(run, p, store.refusals(run.id), store.totals(run.id), store.quarantines(run.id))
+    if as_json:
+        click.echo(json.dumps(data, sort_keys=True))
+        return
+    for key in ("id", "kind", "game", "state", "decision", "games", "pentanomial", "wdl"):
+        if key in data:
+            click.echo(f"{key}: {data[key]}")
+    click.echo(
+        f"llr: {data['llr']:.2f} [{data['lower_bound']:.2f}, {data['upper_bound']:.2f}]\n"
+        f"elo: {data['elo']:.2f} +- {data['elo95']:.2f} (95%)  los: {100 * data['los']:.1f}%\n"
+        f"batches: {data['counted_batches']} counted, {data['stored_batches']} stored"
+    )
+    if run.error:
+        click.echo(f"error: {run.error}")
+    for q in data["quarantined"]:
+        click.echo(
+            f"quarantined worker {q['worker']}: {q['reason']} ({q['discarded_batches']} batches discarded)"
+        )
+    for refusal in data["refused"]:
+        click.echo(
+            f"refused batch {refusal['batch']} ({refusal['attempts']} attempts, {refusal['state']}): "
+            f"{refusal['reason']}"
+        )
+
+
+@click.command()
+@run_argument(required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print one JSON object (with RUN).")
+@click.option("--all", "show_all", is_flag=True, help="Also list tuning trials and acceptance SPRTs.")
+@store_option
+def status(run_id: int | None, as_json: bool, show_all: bool, store_url: str | None) -> None:
+    """List the runs of the store (SPRTs and tuning runs), or show one run."""
+    store = open_existing_store(store_url)
+    if run_id is None:
+        if as_json:
+            raise click.UsageError("--json needs a RUN")
+        list_runs(store, show_all)
+        return
+    run = load_run(store, run_id)
+    if run.kind is RunKind.TUNE:
+        from coordinator.cli.tune import tune_status
+
+        tune_status(store, run, as_json)
+        return
+    show_match_run(store, run, as_json)
+
+
+@click.command()
+@run_argument()
+@concurrency_option
+@broker_option
+@verify_option
+@store_option
+def resume(
+    run_id: int, concurrency: int | None, broker: str | None, verify_fraction: float, store_url: str | None
+) -> None:
+    """Continue an interrupted SPRT or tuning run where it stopped."""
+    store = open_existing_store(store_url)
+    run = load_run(store, run_id)
+    if not run.kind.started_by_user:
+        raise click.BadParameter(
+            f"run {run_id} is a {run.kind} run of a tuning run: resume the tuning run instead",
+            param_hint="RUN",
+        )
+    check_engine_version(run, str(run.config.get("engine_version")))
+    if run.state is RunState.FINISHED:
+        click.echo(f"arbiter: run {run_id} is already finished; nothing to resume", err=True)
+        if run.kind is RunKind.SPRT:
+            config = SprtConfig.from_json(run.config)
+            click.echo(
+                summary_text(run, config, stored_progress(store, run), 0.0, store.totals(run.id).cpu_seconds)
+            )
+        return
+    if run.kind is RunKind.TUNE:
+        from coordinator.cli.tune import drive
+        from coordinator.tuning.config import TuneConfig
+
+        click.echo(f"arbiter: resuming tuning run {run.id}", err=True)
+        drive(
+            store,
+            run,
+            TuneConfig.from_json(run.config),
+            open_executor(broker, concurrency, verify_fraction),
+            None,
+        )
+        return
+    from coordinator.cli.sprt import play
+
+    click.echo(f"arbiter: resuming run {run_id}", err=True)
+    play(store, run, SprtConfig.from_json(run.config), open_executor(broker, concurrency, verify_fraction))

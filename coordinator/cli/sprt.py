@@ -1,0 +1,165 @@
+"""``arbiter sprt``: play game pairs of a candidate against a baseline until the SPRT decides.
+
+Every input is validated before the store is touched (a bad weights file, book or bound leaves the
+store as it was); the full configuration is recorded with the run. Running the same command again,
+or ``arbiter resume RUN``, continues an interrupted run with the same final counts.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+
+import click
+
+import engine
+from coordinator.cli.options import (
+    batch_pairs_option,
+    book_option,
+    broker_option,
+    check_hypothesis,
+    concurrency_option,
+    create_or_resume,
+    game_argument,
+    hypothesis_options,
+    limit_options,
+    open_executor_and_store,
+    read_book,
+    read_weights,
+    search_limits,
+    seed_option,
+    store_option,
+    verify_option,
+)
+from coordinator.cli.progress import ProgressPrinter
+from coordinator.cli.signals import graceful_stop
+from coordinator.executors.base import Executor
+from coordinator.runs import RunKind
+from coordinator.sprt.config import DEFAULT_ADJUDICATION, DEFAULT_BATCH_PAIRS, DEFAULT_NODES, SprtConfig
+from coordinator.sprt.report import progress_line, summary_text
+from coordinator.sprt.runner import RunFailed, SprtRunner
+from coordinator.store import Run, Store
+
+INTERRUPTED_EXIT = 130
+FAILED_EXIT = 1
+
+
+def warn_if_games_repeat(config: SprtConfig) -> None:
+    """Say so when a depth-limited run may play more pairs than the book has openings.
+
+    With a depth limit a game depends only on its opening and the weights, so a second pass through
+    the book repeats the first one exactly and adds no information. (Node limits vary per pair with
+    the batch seed, and time limits vary by themselves.)
+    """
+    pairs = len(config.openings)
+    if "depth" not in config.limits or (config.max_games is not None and config.max_games <= 2 * pairs):
+        return
+    click.echo(
+        f"arbiter: note: the book has {pairs} openings; games after the first {2 * pairs} "
+        "repeat earlier ones exactly (use a larger book or --max-games)",
+        err=True,
+    )
+
+
+def play(store: Store, run: Run, config: SprtConfig, executor: Executor) -> None:
+    """Run ``run`` to its decision with live progress, then print the summary on stdout.
+
+    Ctrl-C or SIGTERM stop it between two steps (never inside a transaction); ``arbiter resume``
+    continues it."""
+    printer = ProgressPrinter()
+    started = time.monotonic()
+    try:
+        with executor, graceful_stop() as stop:
+            runner = SprtRunner(
+                store, run.id, config, executor, on_progress=lambda p: printer.show(progress_line(p))
+            )
+            progress = runner.run(stop_requested=stop)
+    except KeyboardInterrupt:
+        printer.finish()
+        totals = store.totals(run.id)
+        click.echo(
+            f"arbiter: run {run.id} interrupted after {totals.games} counted games; "
+            f"continue with: arbiter resume {run.id}",
+            err=True,
+        )
+        sys.exit(INTERRUPTED_EXIT)
+    except RunFailed as e:
+        printer.finish()
+        click.echo(f"arbiter: run {run.id} failed: {e}", err=True)
+        sys.exit(FAILED_EXIT)
+    printer.finish(progress_line(progress))
+    finished = store.get_run(run.id) or run
+    cpu = store.totals(run.id).cpu_seconds
+    click.echo(summary_text(finished, config, progress, time.monotonic() - started, cpu))
+
+
+@click.command()
+@game_argument()
+@click.option("--candidate", required=True, metavar="FILE", help="Weights of the engine under test (JSON).")
+@click.option(
+    "--baseline", default="default", show_default=True, metavar="FILE|default", help="Weights to beat."
+)
+@hypothesis_options
+@limit_options(f"{DEFAULT_NODES}")
+@book_option
+@batch_pairs_option(DEFAULT_BATCH_PAIRS)
+@click.option("--max-games", type=click.IntRange(1, 10**9), help="Game budget (default: none).")
+@concurrency_option
+@broker_option
+@verify_option
+@seed_option
+@store_option
+def sprt(
+    game: str,
+    candidate: str,
+    baseline: str,
+    elo0: float,
+    elo1: float,
+    model: str,
+    alpha: float,
+    beta: float,
+    nodes: int | None,
+    depth: int | None,
+    movetime: int | None,
+    book: str | None,
+    batch_pairs: int,
+    max_games: int | None,
+    concurrency: int | None,
+    broker: str | None,
+    verify_fraction: float,
+    seed: int,
+    store_url: str | None,
+) -> None:
+    """Play game pairs of a candidate against a baseline until the SPRT decides."""
+    check_hypothesis(elo0, elo1, alpha, beta)
+    limits = search_limits(nodes, depth, movetime, {"nodes": DEFAULT_NODES})
+    candidate_weights = read_weights(game, candidate, "'--candidate'")
+    baseline_weights = read_weights(game, baseline, "'--baseline'")
+    book_path, openings = read_book(game, book)
+    try:
+        config = SprtConfig(
+            game=game,
+            candidate=candidate_weights,
+            baseline=baseline_weights,
+            openings=openings,
+            engine_version=engine.ENGINE_VERSION,
+            elo0=elo0,
+            elo1=elo1,
+            elo_model=model,
+            alpha=alpha,
+            beta=beta,
+            limits=limits,
+            adjudication=dict(DEFAULT_ADJUDICATION),
+            batch_pairs=batch_pairs,
+            max_games=max_games,
+            seed=seed,
+            book=book_path,
+            candidate_source=candidate,
+            baseline_source=baseline,
+        )
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+    executor, store = open_executor_and_store(broker, concurrency, verify_fraction, store_url)
+    warn_if_games_repeat(config)
+    run = create_or_resume(store, RunKind.SPRT, game, config.to_json(), config.fingerprint())
+    play(store, run, config, executor)

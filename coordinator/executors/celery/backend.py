@@ -1,0 +1,74 @@
+"""The Redis result backend as the Celery executor reads it: polled, never subscribed.
+
+Results are read with one ``MGET`` over the keys of every task in flight, and each value is
+decoded on its own, so that one undecodable or malicious value (a FAILURE naming a class that is
+not an exception, bad JSON) becomes the refusal of that one batch instead of an exception in the
+coordinator.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from celery.backends.base import Backend
+from celery.backends.redis import RedisBackend
+
+#: The status of a stored value that could not be decoded.
+UNDECODABLE = "UNDECODABLE"
+#: Longest text kept of a worker's error message or name.
+MAX_TEXT = 300
+
+
+class PolledRedisBackend(RedisBackend):  # type: ignore[misc]  # celery ships no type hints
+    """Celery's Redis result backend without the pub/sub subscription it makes for each task sent.
+
+    The executor polls every in-flight result with one ``MGET`` instead, so no subscription (and no
+    unread message) piles up over a long run. Keys, encoding and expiry are the stock backend's.
+    """
+
+    def on_task_call(self, producer: Any, task_id: str) -> None:
+        """Subscribe to nothing."""
+
+
+def polled_backend_url(url: str) -> str:
+    """``url`` selecting :class:`PolledRedisBackend` for a Redis URL (others are left as they are)."""
+    scheme = url.partition("://")[0]
+    if scheme in ("redis", "rediss"):
+        return f"{PolledRedisBackend.__module__}:{PolledRedisBackend.__qualname__}+{url}"
+    return url
+
+
+def _one_line(value: Any) -> str:
+    """``value`` as one line of at most :data:`MAX_TEXT` characters."""
+    text = " ".join(str(value).split())
+    return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
+
+
+def decode_meta(backend: Backend, value: Any) -> dict[str, Any]:
+    """A task's stored meta as plain JSON data; a value that is not a JSON object with a string
+    status becomes ``{"status": UNDECODABLE, "result": why}``."""
+    try:
+        meta = backend.decode(value)
+    except Exception as e:  # any decoder error: the value came from outside
+        return {"status": UNDECODABLE, "result": f"undecodable result ({type(e).__name__})"}
+    if not isinstance(meta, dict) or not isinstance(meta.get("status"), str):
+        return {"status": UNDECODABLE, "result": f"malformed result meta ({type(meta).__name__})"}
+    return meta
+
+
+def describe_failure(value: Any) -> str:
+    """One line for a failed task's stored exception (a dict, never instantiated)."""
+    if isinstance(value, dict):
+        kind = _one_line(value.get("exc_type") or "error")
+        message = value.get("exc_message")
+        if isinstance(message, list | tuple):
+            message = " ".join(str(m) for m in message)
+        text = _one_line(message or "")
+        return f"{kind}: {text}" if text else kind
+    return _one_line(value) or "task failed"
+
+
+def reported_worker(meta: dict[str, Any] | None) -> str | None:
+    """The worker a meta names (Celery's extended results), if it is a string."""
+    worker = (meta or {}).get("worker")
+    return _one_line(worker) if isinstance(worker, str) else None

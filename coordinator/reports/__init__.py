@@ -1,0 +1,77 @@
+"""Strength reports of runs (``arbiter report``) and the export of their games (``arbiter games``).
+
+Pure data gathering and rendering, no click: :func:`build` reads one run of the store (an SPRT, a
+trial, an acceptance SPRT or a tuning run, running or finished) into JSON data and its plots;
+:func:`html_page` and :func:`terminal_summary` render it. ``docs/reports.md`` says how to read one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from coordinator.runs import RunKind
+from coordinator.store import Run, Store
+
+
+@dataclass(frozen=True)
+class Report:
+    """A run's report: the data (what ``--json`` prints) and its plots as inline SVG, by name."""
+
+    data: dict[str, Any]
+    plots: dict[str, str]
+
+
+def gather(store: Store, run: Run) -> dict[str, Any]:
+    """The report data of ``run`` (no plots)."""
+    if run.kind is RunKind.TUNE:
+        from coordinator.reports.tuning import tune_report
+
+        return tune_report(store, run)
+    from coordinator.reports.match import match_report
+
+    return match_report(store, run)
+
+
+def _study(store: Store, run: Run) -> Any:
+    """The Optuna study of a tuning run, or None if it has none yet."""
+    import optuna
+
+    from coordinator.tuning.tuner import optuna_storage, study_name
+
+    try:
+        return optuna.load_study(study_name=study_name(run.id), storage=optuna_storage(store.url))
+    except KeyError:
+        return None
+
+
+def build(store: Store, run: Run) -> Report:
+    """The full report of ``run``: its data and every plot."""
+    from coordinator.reports import plots
+
+    data = gather(store, run)
+    if data["type"] == "tune":
+        return Report(data, plots.tune_plots(data, _study(store, run)))
+    return Report(data, plots.match_plots(data))
+
+
+def html_page(report: Report) -> str:
+    """The self-contained HTML page of a report."""
+    from coordinator.reports.html import render
+
+    return render(report.data, report.plots)
+
+
+def terminal_summary(report: Report | dict[str, Any]) -> str:
+    """The 80-column terminal summary of a report (or of its data)."""
+    from coordinator.reports.text import summary
+
+    return summary(report.data if isinstance(report, Report) else report)
+
+
+def default_report_path(run_id: int) -> str:
+    """Where a report goes unless told otherwise: ``RUN-report.html``."""
+    return f"{run_id}-report.html"
+
+
+__all__ = ["Report", "build", "default_report_path", "gather", "html_page", "terminal_summary"]

@@ -1,0 +1,121 @@
+"""The exact command that plays a run again, rebuilt from the configuration stored with it.
+
+A run's configuration holds every setting that decides its games (see ``SprtConfig`` and
+``TuneConfig``), so the command line can be written back from it: with the same seed and a node or
+depth limit it plays the same games on any machine. What the command line cannot say (a weights
+file that changed since, settings only the Python API takes) is returned as notes.
+"""
+
+from __future__ import annotations
+
+import shlex
+from pathlib import Path
+from typing import Any
+
+import engine
+from coordinator.sprt.config import DEFAULT_ADJUDICATION
+from coordinator.store import mask_url
+
+#: The defaults of `arbiter sprt` / `arbiter tune` options the command leaves out when equal.
+_SPRT_DEFAULTS = {"elo0": 0.0, "elo1": 5.0, "elo_model": "normalized", "alpha": 0.05, "beta": 0.05}
+
+
+def _limit_args(limits: dict[str, Any]) -> list[str]:
+    """``--nodes N`` / ``--depth D`` / ``--movetime MS`` of a stored limit."""
+    option = {"nodes": "--nodes", "depth": "--depth", "movetime_ms": "--movetime"}
+    return [part for key, value in limits.items() if key in option for part in (option[key], str(value))]
+
+
+def _book_args(game: str, book: str) -> list[str]:
+    """``--book FILE`` unless the run used the book that ships for ``game``."""
+    from coordinator.openings.book import default_book_path
+
+    if not book:
+        return []
+    try:
+        if Path(book).resolve() == default_book_path(game):
+            return []
+    except OSError:
+        pass
+    return ["--book", book]
+
+
+def _number(value: float) -> str:
+    """A float as the shortest text that reads back the same."""
+    return f"{value:g}" if float(f"{value:g}") == value else repr(value)
+
+
+def _common_notes(config: dict[str, Any]) -> list[str]:
+    """What any match or tuning run's command line cannot reproduce."""
+    notes = []
+    if dict(config.get("adjudication", {})) != DEFAULT_ADJUDICATION:
+        notes.append(
+            f"the run used adjudication {config.get('adjudication')}, which the command line cannot set"
+        )
+    if "movetime_ms" in config.get("limits", {}):
+        notes.append("a movetime limit is not deterministic: the games will differ")
+    if config.get("engine_version") != engine.ENGINE_VERSION:
+        notes.append(
+            f"the run was played by engine {config.get('engine_version')}; this is {engine.ENGINE_VERSION}"
+        )
+    return notes
+
+
+def sprt_command(config: dict[str, Any], store_url: str) -> tuple[str, list[str]]:
+    """``arbiter sprt ...`` for a stored ``SprtConfig`` (as JSON), and notes on what it cannot say."""
+    c = config
+    args = ["arbiter", "sprt", c["game"], "--candidate", c.get("candidate_source") or "?"]
+    args += ["--baseline", c.get("baseline_source") or "default"]
+    for key, option in (("elo0", "--elo0"), ("elo1", "--elo1"), ("alpha", "--alpha"), ("beta", "--beta")):
+        if float(c.get(key, _SPRT_DEFAULTS[key])) != _SPRT_DEFAULTS[key]:
+            args += [option, _number(float(c[key]))]
+    if c.get("elo_model", "normalized") != "normalized":
+        args += ["--model", str(c["elo_model"]).lower()]
+    args += _limit_args(c.get("limits", {}))
+    args += _book_args(c["game"], c.get("book", ""))
+    args += ["--batch-pairs", str(c.get("batch_pairs", 8))]
+    if c.get("max_games") is not None:
+        args += ["--max-games", str(c["max_games"])]
+    args += ["--seed", str(c.get("seed", 0)), "--store", mask_url(store_url)]
+    notes = _common_notes(c)
+    notes.append(
+        "weights files are read again: the candidate and baseline weights this run played are "
+        "listed under Configuration"
+    )
+    return shlex.join(args), notes
+
+
+def tune_command(config: dict[str, Any], store_url: str) -> tuple[str, list[str]]:
+    """``arbiter tune ...`` for a stored ``TuneConfig`` (as JSON), and notes on what it cannot say."""
+    c = config
+    args = ["arbiter", "tune", c["game"]]
+    every = [w.name for w in engine.weights(c["game"])]
+    if list(c.get("params", every)) != every:
+        args += ["--params", ",".join(c["params"])]
+    args += ["--start", c.get("start_source") or "default", "--sampler", c.get("sampler", "tpe")]
+    args += ["--seed", str(c.get("seed", 0))]
+    args += ["--trial-pairs", str(c.get("trial_pairs", 32)), "--batch-pairs", str(c.get("batch_pairs", 4))]
+    args += _limit_args(c.get("limits", {}))
+    args += _book_args(c["game"], c.get("book", ""))
+    for key, option in (
+        ("accept_elo0", "--accept-elo0"),
+        ("accept_elo1", "--accept-elo1"),
+        ("accept_margin", "--accept-margin"),
+        ("prune_los", "--prune-los"),
+    ):
+        args += [option, _number(float(c[key]))]
+    args += ["--accept-max-games", str(c.get("accept_max_games", 4000))]
+    if c.get("max_trials") is not None:
+        args += ["--max-trials", str(c["max_trials"])]
+    if c.get("max_games") is not None:
+        args += ["--max-games", str(c["max_games"])]
+    if c.get("time_limit") is not None:
+        args += ["--time-limit", f"{_number(float(c['time_limit']))}s"]
+    args += ["--store", mask_url(store_url)]
+    notes = _common_notes(c)
+    if (c.get("accept_alpha", 0.05), c.get("accept_beta", 0.05)) != (0.05, 0.05):
+        notes.append("the acceptance SPRTs' alpha and beta are not command-line options")
+    if c.get("time_limit") is not None:
+        notes.append("a time limit stops at a moment that depends on the machine's speed")
+    notes.append("trials run concurrently: which trials are asked can depend on the timing")
+    return shlex.join(args), notes

@@ -1,0 +1,233 @@
+"""Export the games of a run as PGN or JSON lines, streamed: one record in memory at a time.
+
+The games exported are the counted ones (batches ``0 .. counted_batches - 1``: the games the run's
+statistics are made of); a tuning run's are those of its trials and acceptance SPRTs, in run order.
+
+PGN: the seven standard tags (Event, Site, Date, Round, White, Black, Result), then ``Variant``,
+``SetUp "1"`` and ``FEN`` holding the opening's position string, ``Termination`` (``normal`` for a
+game the rules or a resignation ended, ``adjudication`` for the match's ply limit, repetition and
+bare-lions rules), ``PlyCount``, and arbiter's own tags (``Reason`` with the exact end reason,
+``Run``, ``Batch``, ``Worker``, ``Candidate``, ``Baseline``). The movetext is the moves in the rules'
+notation (``d2d3``, ``b1d3f5d7``) with move numbers, a comment naming the end, and the result.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any, TextIO
+
+from sqlalchemy import and_, select
+
+from coordinator.reports.match import ADJUDICATION_REASONS, REASONS
+from coordinator.runs import RunKind
+from coordinator.store import Run, Store, game_records, results
+from worker.protocol import candidate_score
+
+FORMATS = ("pgn", "jsonl")
+#: ``--result`` values: a result as written, or the candidate's view of it.
+RESULT_CHOICES = ("1-0", "0-1", "1/2-1/2", "win", "draw", "loss")
+VARIANTS = {"congo": "Congo", "congress": "Congress Chess"}
+#: PGN lines are kept within this many characters (the export format's limit is 255; 80 reads well).
+LINE = 80
+STREAM_ROWS = 1000
+
+
+@dataclass(frozen=True)
+class GameFilter:
+    """Which games to export (None: any)."""
+
+    batch: int | None = None
+    worker: str | None = None
+    result: str | None = None
+    reason: str | None = None
+    limit: int | None = None
+
+    def __post_init__(self) -> None:
+        """Reject values no game can have."""
+        if self.result is not None and self.result not in RESULT_CHOICES:
+            raise ValueError(f"--result: expected one of {', '.join(RESULT_CHOICES)}, got {self.result!r}")
+        if self.reason is not None and self.reason not in REASONS:
+            raise ValueError(f"--reason: expected one of {', '.join(REASONS)}, got {self.reason!r}")
+        if self.limit is not None and self.limit < 0:
+            raise ValueError(f"--limit: expected a number of games >= 0, got {self.limit}")
+
+    def keeps(self, record: dict[str, Any]) -> bool:
+        """True if ``record`` passes the result and reason filters (batch and worker are in SQL)."""
+        if self.reason is not None and record["reason"] != self.reason:
+            return False
+        if self.result is None:
+            return True
+        if self.result in ("1-0", "0-1", "1/2-1/2"):
+            return bool(record["result"] == self.result)
+        score = candidate_score(record["result"], record["candidate_color"])
+        return {"win": 1.0, "draw": 0.5, "loss": 0.0}[self.result] == score
+
+
+@dataclass(frozen=True)
+class ExportedGame:
+    """One stored game and where it comes from."""
+
+    run: Run
+    batch_index: int
+    game_number: int
+    worker: str | None
+    stored_at: datetime
+    record: dict[str, Any]
+
+
+def match_runs(store: Store, run: Run) -> list[Run]:
+    """The match runs whose games make up ``run``'s: itself, or a tuning run's trials and SPRTs."""
+    if run.kind is not RunKind.TUNE:
+        return [run]
+    from coordinator.tuning.records import TuningRecords
+
+    children: set[int] = set()
+    for trial in TuningRecords(store).trials(run.id):
+        children.add(trial.trial_run_id)
+        if trial.accept_run_id is not None:
+            children.add(trial.accept_run_id)
+    return [r for r in (store.get_run(i) for i in sorted(children)) if r is not None]
+
+
+def iter_games(store: Store, run: Run, wanted: GameFilter | None = None) -> Iterator[ExportedGame]:
+    """The counted games of ``run`` that pass ``wanted``, in run, batch and game order, streamed."""
+    wanted = wanted or GameFilter()
+    left = wanted.limit
+    for match in match_runs(store, run):
+        if left is not None and left <= 0:
+            return
+        query = (
+            select(
+                game_records.c.batch_index,
+                game_records.c.game_number,
+                game_records.c.record,
+                results.c.worker,
+                results.c.created_at,
+            )
+            .join(
+                results,
+                and_(
+                    results.c.run_id == game_records.c.run_id,
+                    results.c.batch_index == game_records.c.batch_index,
+                ),
+            )
+            .where(game_records.c.run_id == match.id, game_records.c.batch_index < match.counted_batches)
+            .order_by(game_records.c.batch_index, game_records.c.game_number)
+        )
+        if wanted.batch is not None:
+            query = query.where(game_records.c.batch_index == wanted.batch)
+        if wanted.worker is not None:
+            query = query.where(results.c.worker == wanted.worker)
+        with store.engine.connect() as c:
+            for row in c.execution_options(yield_per=STREAM_ROWS).execute(query):
+                record = json.loads(row.record)
+                if not wanted.keeps(record):
+                    continue
+                yield ExportedGame(
+                    match, row.batch_index, row.game_number, row.worker, row.created_at, record
+                )
+                if left is not None:
+                    left -= 1
+                    if left <= 0:
+                        return
+
+
+def _tag(name: str, value: Any) -> str:
+    """A PGN tag pair, its value escaped (backslash and quote)."""
+    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
+    return f'[{name} "{text}"]'
+
+
+def termination(reason: str) -> str:
+    """The PGN Termination class of an end reason."""
+    return "adjudication" if reason in ADJUDICATION_REASONS and reason != "resign" else "normal"
+
+
+def movetext(opening: str, moves: list[str], comment: str, result: str) -> str:
+    """Numbered moves, the end comment and the result, wrapped at :data:`LINE` characters."""
+    black_first = opening.split()[-1:] == ["b"]
+    tokens: list[str] = []
+    number = 1
+    for ply, move in enumerate(moves):
+        white_to_move = (ply % 2 == 0) != black_first
+        if white_to_move:
+            tokens.append(f"{number}.")
+        elif ply == 0:
+            tokens.append(f"{number}...")
+        tokens.append(move)
+        if not white_to_move:
+            number += 1
+    tokens += [f"{{{comment}}}", result]
+    lines: list[str] = []
+    current = ""
+    for token in tokens:
+        if current and len(current) + 1 + len(token) > LINE:
+            lines.append(current)
+            current = token
+        else:
+            current = f"{current} {token}" if current else token
+    lines.append(current)
+    return "\n".join(lines)
+
+
+def pgn(game: ExportedGame) -> str:
+    """One game as PGN (tags, a blank line, the movetext, a blank line)."""
+    r, run = game.record, game.run
+    config = run.config
+    white, black = ("candidate", "baseline") if r["candidate_color"] == "white" else ("baseline", "candidate")
+    reason = r["reason"]
+    winner = {"1-0": "white wins", "0-1": "black wins", "1/2-1/2": "draw"}[r["result"]]
+    tags = [
+        _tag("Event", f"arbiter run {run.id} ({run.kind} {run.game})"),
+        _tag("Site", "arbiter"),
+        _tag("Date", game.stored_at.strftime("%Y.%m.%d")),
+        _tag("Round", f"{game.batch_index + 1}.{game.game_number + 1}"),
+        _tag("White", white),
+        _tag("Black", black),
+        _tag("Result", r["result"]),
+        _tag("Variant", VARIANTS.get(run.game, run.game)),
+        _tag("SetUp", "1"),
+        _tag("FEN", r["opening"]),
+        _tag("Termination", termination(reason)),
+        _tag("PlyCount", len(r["moves"])),
+        _tag("Reason", reason),
+        _tag("Run", run.id),
+        _tag("Batch", game.batch_index),
+        _tag("Worker", game.worker or "?"),
+        _tag("Candidate", config.get("candidate_source", "")),
+        _tag("Baseline", config.get("baseline_source", "")),
+    ]
+    comment = f"{winner}: {reason.replace('_', ' ')}"
+    return "\n".join(tags) + "\n\n" + movetext(r["opening"], r["moves"], comment, r["result"]) + "\n\n"
+
+
+def jsonl(game: ExportedGame) -> str:
+    """One game as a JSON line: where it comes from, and the stored record as it is."""
+    return (
+        json.dumps(
+            {
+                "run": game.run.id,
+                "batch": game.batch_index,
+                "game": game.game_number,
+                "worker": game.worker,
+                "record": game.record,
+            },
+            sort_keys=True,
+        )
+        + "\n"
+    )
+
+
+def export(store: Store, run: Run, fmt: str, out: TextIO, wanted: GameFilter | None = None) -> int:
+    """Write the games of ``run`` to ``out`` in ``fmt`` (pgn or jsonl), one at a time; how many."""
+    if fmt not in FORMATS:
+        raise ValueError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
+    write = pgn if fmt == "pgn" else jsonl
+    count = 0
+    for game in iter_games(store, run, wanted):
+        out.write(write(game))
+        count += 1
+    return count

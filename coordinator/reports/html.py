@@ -1,0 +1,558 @@
+"""The report as one self-contained HTML page: inline CSS, inline SVG plots, no script, nothing
+loaded from anywhere (no CDN, no web font, no image file), so it opens offline and can be mailed."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from html import escape
+from typing import Any
+
+from coordinator.sprt.report import duration
+
+_CSS = """
+body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:0 auto;
+max-width:1100px;padding:1rem 1.5rem;color:#222;line-height:1.4}
+h1{font-size:1.5rem;margin-bottom:.2rem}h2{font-size:1.2rem;border-bottom:1px solid #ddd;
+padding-bottom:.2rem;margin-top:2rem}h3{font-size:1rem}
+table{border-collapse:collapse;margin:.5rem 0;font-size:.85rem}
+th,td{border:1px solid #ddd;padding:.2rem .5rem;text-align:right;vertical-align:top}
+th{background:#f4f4f4}td.l,th.l{text-align:left}
+figure{margin:.8rem 0}figure svg{max-width:100%;height:auto;display:block}
+figcaption{font-size:.85rem;color:#555}
+pre,code{font-family:ui-monospace,Menlo,Consolas,monospace;font-size:.8rem}
+pre{background:#f6f6f6;padding:.5rem;overflow-x:auto;white-space:pre-wrap;word-break:break-all}
+.flag{background:#fdd}.yellow{background:#ffc}.ok{background:#dfd}
+.muted{color:#666}.big{font-size:1.1rem;font-weight:600}
+nav a{margin-right:.8rem}
+"""
+
+
+def esc(value: Any) -> str:
+    """Any value as escaped HTML text (None as a dash)."""
+    return "-" if value is None else escape(str(value))
+
+
+def fmt(value: float | None, spec: str = ".1f") -> str:
+    """A number as text, or a dash."""
+    return "-" if value is None else format(value, spec)
+
+
+def table(
+    headers: Sequence[str],
+    rows: Iterable[Sequence[Any]],
+    left: Sequence[int] = (0,),
+    cls: Sequence[str] | None = None,
+) -> str:
+    """An HTML table; columns in ``left`` are left-aligned; ``cls`` gives each row a class."""
+    head = "".join(f'<th class="{"l" if i in left else ""}">{esc(h)}</th>' for i, h in enumerate(headers))
+    body = []
+    for n, row in enumerate(rows):
+        cells = "".join(f'<td class="{"l" if i in left else ""}">{esc(v)}</td>' for i, v in enumerate(row))
+        klass = f' class="{cls[n]}"' if cls is not None and cls[n] else ""
+        body.append(f"<tr{klass}>{cells}</tr>")
+    return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+
+
+def pairs_table(items: Iterable[tuple[str, Any]]) -> str:
+    """A two-column table of names and values."""
+    rows = "".join(f'<tr><th class="l">{esc(k)}</th><td class="l">{esc(v)}</td></tr>' for k, v in items)
+    return f"<table><tbody>{rows}</tbody></table>"
+
+
+def figure(svg: str, caption: str) -> str:
+    """A plot and its caption."""
+    return f'<figure class="plot-figure">{svg}<figcaption>{escape(caption)}</figcaption></figure>'
+
+
+def section(key: str, title: str, *parts: str) -> str:
+    """A titled section with an anchor."""
+    return f'<section id="{key}"><h2>{escape(title)}</h2>{"".join(parts)}</section>'
+
+
+def page(title: str, nav: Sequence[tuple[str, str]], *sections: str) -> str:
+    """The whole document."""
+    links = "".join(f'<a href="#{k}">{escape(t)}</a>' for k, t in nav)
+    return (
+        '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
+        '<meta name="viewport" content="width=device-width, initial-scale=1">'
+        f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>"
+        f"<h1>{escape(title)}</h1><nav>{links}</nav>{''.join(sections)}"
+        '<p class="muted">Written by <code>arbiter report</code>; see docs/reports.md for how to '
+        "read it.</p></body></html>\n"
+    )
+
+
+def _interval(value: float, low: float, high: float) -> str:
+    """``+1.0 [-2.0, +4.0]``."""
+    return f"{value:+.1f} [{low:+.1f}, {high:+.1f}]"
+
+
+def _run_table(run: dict[str, Any]) -> str:
+    """Identity and state of the run."""
+    items = [
+        ("run", f"{run['id']} ({run['kind']}, {run['game']})"),
+        ("state", run["state"]),
+        ("decision", run["decision_label"] or run["decision"]),
+        ("started", run["created_at"]),
+        ("last update", run["updated_at"]),
+        ("finished", run["finished_at"]),
+        ("engine version", run["engine_version"]),
+    ]
+    if run.get("parent"):
+        items.append(("tuning run", run["parent"]))
+    if run.get("error"):
+        items.append(("error", run["error"]))
+    return pairs_table(items)
+
+
+def _command(data: dict[str, Any]) -> str:
+    """The command that reproduces the run, and what it cannot say."""
+    notes = "".join(f"<li>{esc(n)}</li>" for n in data["command_notes"])
+    return f'<pre>{esc(data["command"])}</pre><ul class="muted">{notes}</ul>'
+
+
+def _config(data: dict[str, Any]) -> str:
+    """Every stored setting of the run (the openings only counted)."""
+    items = []
+    for key, value in data["config"].items():
+        text = json.dumps(value, sort_keys=True) if isinstance(value, dict | list) else value
+        items.append((key, text))
+    return pairs_table(items)
+
+
+def match_html(data: dict[str, Any], plots: dict[str, str]) -> str:
+    """The page of a match report."""
+    r, h, t, s = data["run"], data["hypothesis"], data["totals"], data["stats"]
+    llr = data["series"]["llr"][-1] if data["series"]["llr"] else 0.0
+    headline = (
+        f'<p class="big">{esc(r["decision_label"])}: LLR {llr:.2f} '
+        f"[{h['lower_bound']:.2f}, {h['upper_bound']:.2f}] after {t['games']} games</p>"
+    )
+    hypothesis = pairs_table(
+        [
+            ("H0 / H1", f"{h['elo0']:g} / {h['elo1']:g} Elo"),
+            ("Elo model", h["elo_model"]),
+            ("alpha / beta", f"{h['alpha']:g} / {h['beta']:g}"),
+            ("bounds", f"{h['lower_bound']:.3f} / {h['upper_bound']:.3f}"),
+            ("batch", f"{h['batch_pairs']} pairs"),
+            ("game budget", h["max_games"] if h["max_games"] is not None else "none"),
+        ]
+    )
+    if s is not None:
+        lo, hi = s["sprt_elo_ci"]
+        nlo, nhi = s["nelo_ci"]
+        numbers = pairs_table(
+            [
+                ("LLR", f"{s['llr']:.3f}"),
+                ("Elo (fixed sample)", f"{s['elo']:.2f} ± {s['elo95']:.2f} (95%)"),
+                ("LOS", f"{100 * s['los']:.2f}%"),
+                ("SPRT-aware Elo", f"{s['sprt_elo']:.2f} [{lo:.2f}, {hi:.2f}] (95%)"),
+                ("SPRT-aware LOS", f"{100 * s['sprt_los']:.2f}%"),
+                ("nElo", f"{s['nelo']:.2f} [{nlo:.2f}, {nhi:.2f}] (95%)"),
+            ]
+        )
+    else:
+        numbers = '<p class="muted">No game pair counted yet: no Elo.</p>'
+    counts = table(
+        ["", "LL", "LD", "DD/WL", "WD", "WW", "pairs"], [["pentanomial", *t["pentanomial"], t["pairs"]]]
+    ) + table(["", "W", "D", "L", "games"], [["candidate", *t["wdl"], t["games"]]])
+    endings = table(
+        [
+            "reason",
+            "decided by",
+            "games",
+            "cand. white W",
+            "D",
+            "L",
+            "cand. black W",
+            "D",
+            "L",
+            "1-0",
+            "½-½",
+            "0-1",
+        ],
+        [
+            [
+                e["reason"],
+                e["kind"],
+                e["games"],
+                *(e["candidate_white"][k] for k in "WDL"),
+                *(e["candidate_black"][k] for k in "WDL"),
+                e["white_wins"],
+                e["draws"],
+                e["black_wins"],
+            ]
+            for e in data["endings"]
+        ],
+        left=(0, 1),
+    )
+    g = data["length"]
+    length = pairs_table(
+        [
+            ("games", g["games"]),
+            ("mean plies", fmt(g["mean"])),
+            ("median", g["median"]),
+            ("min", g["min"]),
+            ("max", g["max"]),
+        ]
+    )
+    o = data["openings"]
+    share = o["most_decisive_share"]
+    opening_rows = [
+        [row["opening"], row["pairs"], fmt(row["points"], "g"), f"{row['net']:+.1f}"]
+        for row in o["helped"] + o["hurt"]
+    ]
+    openings = (
+        f"<p>{o['played']} openings played in {o['pairs']} pairs; candidate's net "
+        f"{o['net']:+.1f} points; the most decisive opening holds "
+        f"{'-' if share is None else f'{100 * share:.0f}%'} of the total swing.</p>"
+        + table(["opening", "pairs", "points", "net"], opening_rows)
+    )
+    w = data["workers"]
+    check = w["check"]
+    workers = table(
+        [
+            "worker",
+            "batches",
+            "games",
+            "games/s (cpu)",
+            "knodes/s (cpu)",
+            "re-sent",
+            "refused",
+            "pentanomial",
+            "residual",
+            "flag",
+        ],
+        [
+            [
+                wk["worker"],
+                wk["batches"],
+                wk["games"],
+                fmt(wk["games_per_second"]),
+                fmt(None if wk["nodes_per_second"] is None else wk["nodes_per_second"] / 1000),
+                wk["resent"],
+                wk["refused"],
+                " ".join(map(str, wk["pentanomial"])),
+                fmt(wk["residual"], ".2f"),
+                "OUTLIER" if wk["flagged"] else wk["level"],
+            ]
+            for wk in w["workers"]
+        ],
+        cls=["flag" if wk["flagged"] else "yellow" if wk["level"] == "yellow" else "" for wk in w["workers"]],
+    ) + (
+        f'<p class="muted">chi² {fmt(check["chi2"], ".2f")} with {check["dof"]} degrees of freedom, '
+        f"p {fmt(check['p'], '.3g')}; thresholds z95 {fmt(check['z_95'], '.2f')}, "
+        f"z99 {fmt(check['z_99'], '.2f')}. {w['resent']} re-sends and {w['refused_batches']} batches "
+        "with a refusal in all.</p>"
+    )
+    refusals = (
+        table(
+            ["batch", "attempts", "state", "last reason"],
+            [[x["batch"], x["attempts"], x["state"], x["reason"]] for x in data["refusals"]],
+            left=(3,),
+        )
+        if data["refusals"]
+        else '<p class="muted">No result was refused.</p>'
+    )
+    batches = (
+        f"<p>{t['counted_batches']} batches counted, {t['stored_batches']} stored, "
+        f"{t['cpu_seconds']:.1f} s of worker CPU.</p>"
+    )
+    title = f"arbiter report: run {r['id']} ({r['kind']} {r['game']})"
+    nav = [
+        ("summary", "Summary"),
+        ("sprt", "LLR & Elo"),
+        ("outcomes", "Outcomes"),
+        ("endings", "Endings"),
+        ("openings", "Openings"),
+        ("workers", "Workers"),
+        ("throughput", "Throughput"),
+        ("config", "Configuration"),
+    ]
+    return page(
+        title,
+        nav,
+        section(
+            "summary",
+            "Summary",
+            headline,
+            _run_table(r),
+            "<h3>Hypothesis</h3>",
+            hypothesis,
+            "<h3>Statistics</h3>",
+            numbers,
+        ),
+        section(
+            "sprt",
+            "LLR and Elo over games",
+            figure(
+                plots["llr"],
+                "LLR after each counted batch; the run stops when it leaves the band between the bounds.",
+            ),
+            figure(
+                plots["elo"],
+                "Fixed-sample Elo and its 95% band after each batch; the diamond is the SPRT-aware "
+                "estimate at the end.",
+            ),
+        ),
+        section(
+            "outcomes",
+            "Pentanomial and W/D/L",
+            figure(plots["outcomes"], "Game pairs and games, from the candidate's view."),
+            counts,
+        ),
+        section(
+            "endings",
+            "How games ended",
+            figure(plots["endings"], "Per reason (rules or adjudication) and the candidate's colour."),
+            endings,
+            "<h3>Game length</h3>",
+            figure(plots["length"], "Plies per game."),
+            length,
+        ),
+        section(
+            "openings",
+            "Openings",
+            figure(plots["openings"], "Net pair points per opening: 0 is an even pair."),
+            openings,
+        ),
+        section(
+            "workers",
+            "Workers",
+            figure(
+                plots["workers"], "fishtest's chi² residual per worker; beyond z99 the worker is flagged."
+            ),
+            workers,
+            "<h3>Refusals</h3>",
+            refusals,
+        ),
+        section(
+            "throughput",
+            "Throughput",
+            figure(plots["throughput"], "Counted games per second of wall-clock time."),
+            batches,
+        ),
+        section(
+            "config",
+            "Configuration and reproduction",
+            "<h3>Command</h3>",
+            _command(data),
+            "<h3>Stored configuration</h3>",
+            _config(data),
+        ),
+    )
+
+
+def tune_html(data: dict[str, Any], plots: dict[str, str]) -> str:
+    """The page of a tuning report."""
+    r, t = data["run"], data["totals"]
+    outcomes = ", ".join(f"{n} {o}" for o, n in t["outcomes"].items() if n) or "none yet"
+    headline = (
+        f'<p class="big">champion #{t["champion"]}: {t["champion_elo"]:+.1f} ± {t["champion_elo95"]:.1f} Elo '
+        f"above the start weights after {t['trials']} trials and {t['games']} games</p>"
+    )
+    summary = pairs_table(
+        [
+            ("trials", f"{t['trials']} ({outcomes})"),
+            ("games", t["games"]),
+            ("time", duration(t["seconds"])),
+            ("games/s", fmt(t["games_per_second"])),
+        ]
+    )
+    reigns = {x["champion"]: x for x in data["reigns"]}
+    champions = table(
+        [
+            "champion",
+            "trial",
+            "Elo vs start",
+            "± 95%",
+            "SPRT Elo vs parent",
+            "games before",
+            "crowned",
+            "games",
+            "time",
+            "games/s",
+        ],
+        [
+            [
+                f"#{c['number']}",
+                c["trial"] if c["trial"] is not None else "start",
+                f"{c['elo_vs_start']:+.1f}",
+                fmt(c["elo_vs_start95"]),
+                "-" if c["number"] == 0 else _interval(c["elo_vs_parent"], *c["elo_vs_parent_ci"]),
+                c["games_before"],
+                c["crowned_at"],
+                reigns.get(c["number"], {}).get("games"),
+                duration(reigns.get(c["number"], {}).get("seconds")),
+                fmt(reigns.get(c["number"], {}).get("games_per_second")),
+            ]
+            for c in data["champions"]
+        ],
+    )
+    trials = table(
+        ["trial", "run", "vs champion", "outcome", "games", "Elo", "± 95%", "acceptance run"],
+        [
+            [
+                x["number"],
+                x["run_id"],
+                f"#{x['champion']}",
+                x["outcome"],
+                x["games"],
+                fmt(x["elo"], "+.1f"),
+                fmt(x["elo95"]),
+                x["accept_run"],
+            ]
+            for x in data["trials"]
+        ],
+        left=(3,),
+    )
+    accept = (
+        table(
+            [
+                "run",
+                "trial",
+                "vs champion",
+                "games",
+                "LLR",
+                "bounds",
+                "decision",
+                "SPRT Elo (95%)",
+                "crowned",
+            ],
+            [
+                [
+                    a["run_id"],
+                    a["trial"],
+                    f"#{a['champion']}",
+                    a["games"],
+                    f"{a['series']['llr'][-1]:.2f}" if a["series"]["llr"] else "0.00",
+                    f"{a['lower_bound']:.2f} / {a['upper_bound']:.2f}",
+                    a["decision"] or "running",
+                    "-" if a["sprt_elo"] is None else _interval(a["sprt_elo"]["elo"], *a["sprt_elo"]["ci"]),
+                    "yes" if a["crowned"] else "no",
+                ]
+                for a in data["acceptances"]
+            ],
+        )
+        if data["acceptances"]
+        else '<p class="muted">No trial went to an acceptance SPRT.</p>'
+    )
+    weights = table(
+        ["weight", "meaning", "range", "default", "start", "final", "change", "tuned"],
+        [
+            [
+                w["name"],
+                w["description"],
+                f"{w['min']}..{w['max']}",
+                w["default"],
+                w["start"],
+                w["final"],
+                f"{w['change']:+d}",
+                "yes" if w["tuned"] else "no",
+            ]
+            for w in data["weights"]
+        ],
+        left=(0, 1),
+    )
+    effort = table(
+        ["champion", "games", "time", "games/s"],
+        [
+            [f"#{x['champion']}", x["games"], duration(x["seconds"]), fmt(x["games_per_second"])]
+            for x in data["reigns"]
+        ],
+    )
+    view = data["optuna"]
+    best = view.get("best")
+    optimizer = (
+        f"<p>Study <code>{esc(view['study'])}</code>. "
+        + (
+            f"Optuna's best trial: {best['trial']} (objective {best['value']:+.1f}, Elo vs start as "
+            "the tuner reports it).</p>"
+            + table(["weight", "best trial's value"], sorted(best["params"].items()))
+            if best
+            else "No complete trial yet.</p>"
+        )
+        + (f'<p class="muted">{esc(view["error"])}</p>' if view.get("error") else "")
+    )
+    title = f"arbiter report: tuning run {r['id']} ({r['game']})"
+    nav = [
+        ("summary", "Summary"),
+        ("champions", "Champions"),
+        ("trials", "Trials"),
+        ("acceptance", "Acceptance SPRTs"),
+        ("weights", "Weights"),
+        ("optimizer", "Optimizer"),
+        ("effort", "Effort"),
+        ("config", "Configuration"),
+    ]
+    return page(
+        title,
+        nav,
+        section("summary", "Summary", headline, _run_table(r), summary),
+        section(
+            "champions",
+            "Champion chain",
+            figure(
+                plots["champions"],
+                "Each champion's Elo against the start weights (95% bars), at the games played when "
+                "it was crowned.",
+            ),
+            champions,
+        ),
+        section(
+            "trials",
+            "Trials",
+            figure(
+                plots["trials"],
+                "Every trial's Elo against the champion it played (95% bars), coloured by outcome.",
+            ),
+            trials,
+        ),
+        section(
+            "acceptance",
+            "Acceptance SPRTs",
+            figure(plots["acceptance"], "LLR over games of each acceptance SPRT, with the bounds."),
+            accept,
+        ),
+        section(
+            "weights",
+            "Final weights",
+            figure(
+                plots["weights"],
+                "Each weight's engine default, start value and final champion value within its range.",
+            ),
+            weights,
+        ),
+        section(
+            "optimizer",
+            "Parameter importance and the optimizer's view",
+            figure(
+                plots["importance"], "Optuna's parameter importance (PED-ANOVA) over the complete trials."
+            ),
+            figure(
+                plots["slice"],
+                "Optuna's slice plot: each complete trial's objective against its value of a weight.",
+            ),
+            optimizer,
+        ),
+        section(
+            "effort",
+            "Games and time per champion",
+            figure(plots["reigns"], "Games played while each champion reigned, and their speed."),
+            effort,
+        ),
+        section(
+            "config",
+            "Configuration and reproduction",
+            "<h3>Command</h3>",
+            _command(data),
+            "<h3>Stored configuration</h3>",
+            _config(data),
+        ),
+    )
+
+
+def render(data: dict[str, Any], plots: dict[str, str]) -> str:
+    """The page of any report."""
+    return tune_html(data, plots) if data["type"] == "tune" else match_html(data, plots)

@@ -1,0 +1,587 @@
+"""The report's plots, drawn with matplotlib and kept as inline SVG text.
+
+Why matplotlib, as SVG: it is the most widely kept Python plotting library; a static SVG needs no
+script to show, so the report opens in any browser or mail client with nothing to load; and an SVG
+plot weighs a few tens of kilobytes, where embedding plotly.js alone would cost 3 to 4 MB. Text
+stays text (``svg.fonttype: none``), so the page's own font draws it and it can be searched and
+copied. Optuna's matplotlib functions draw the optimizer's view of a tuning run.
+
+Every function takes the report data of :mod:`coordinator.reports.match` or
+:mod:`coordinator.reports.tuning` and returns one ``<svg>`` element; the ids inside each one are
+prefixed with the plot's name, so that several plots can share one HTML page.
+"""
+
+from __future__ import annotations
+
+import io
+import re
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+import matplotlib
+
+matplotlib.use("Agg")  # no display: figures are only ever written to SVG
+
+from matplotlib.axes import Axes
+from matplotlib.figure import Figure
+from matplotlib.ticker import MaxNLocator
+
+#: Points a line plot keeps at most (a long run's series is thinned evenly, its last point kept).
+MAX_POINTS = 600
+WIDTH, HEIGHT = 7.0, 3.0
+
+COLORS = {
+    "candidate": "#1f77b4",
+    "bound": "#7f7f7f",
+    "win": "#2ca02c",
+    "draw": "#bcbd22",
+    "loss": "#d62728",
+    "band": "#aec7e8",
+    "sprt": "#ff7f0e",
+    "pruned": "#9e9e9e",
+    "complete": "#1f77b4",
+    "in acceptance": "#ff7f0e",
+    "accepted": "#2ca02c",
+    "rejected": "#d62728",
+    "running": "#17becf",
+    "failed": "#8c564b",
+    "default": "#7f7f7f",
+    "start": "#1f77b4",
+    "final": "#d62728",
+}
+
+_STYLE: dict[str, Any] = {
+    "svg.fonttype": "none",
+    "svg.hashsalt": "arbiter-report",
+    "font.size": 9,
+    "font.family": "sans-serif",
+    "axes.spines.top": False,
+    "axes.spines.right": False,
+    "axes.grid": True,
+    "grid.alpha": 0.3,
+    "figure.dpi": 72,
+}
+
+
+@contextmanager
+def style() -> Iterator[None]:
+    """The report's matplotlib settings, for the figures drawn inside."""
+    with matplotlib.rc_context(_STYLE):  # type: ignore[arg-type]
+        yield
+
+
+def to_svg(fig: Figure, name: str, label: str) -> str:
+    """``fig`` as one ``<svg>`` element whose ids are prefixed with ``name`` (unique in a page)."""
+    buffer = io.StringIO()
+    with style():
+        fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
+    text = buffer.getvalue()
+    text = text[text.index("<svg") :]
+    text = re.sub(r"\s*<metadata>.*?</metadata>", "", text, flags=re.DOTALL)  # RDF boilerplate
+    ids = set(re.findall(r'\bid="([^"]+)"', text))
+
+    def prefixed(match: re.Match[str]) -> str:
+        key = match.group(2)
+        return f"{match.group(1)}{name}-{key}" if key in ids else match.group(0)
+
+    text = re.sub(r'\bid="([^"]+)"', lambda m: f'id="{name}-{m.group(1)}"', text)
+    text = re.sub(r"(url\(#)([^)]+)(?=\))", prefixed, text)
+    text = re.sub(r'(href="#)([^"]+)(?=")', prefixed, text)
+    safe_label = label.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+    return text.replace(
+        "<svg ", f'<svg role="img" aria-label="{safe_label}" class="plot" data-plot="{name}" ', 1
+    )
+
+
+def thin(xs: Sequence[Any], *ys: Sequence[Any]) -> tuple[list[Any], ...]:
+    """At most :data:`MAX_POINTS` evenly spaced points of ``xs`` and ``ys`` (the last one kept)."""
+    n = len(xs)
+    if n <= MAX_POINTS:
+        return (list(xs), *(list(y) for y in ys))
+    keep = sorted({round(i * (n - 1) / (MAX_POINTS - 1)) for i in range(MAX_POINTS)})
+    return ([xs[i] for i in keep], *([y[i] for i in keep] for y in ys))
+
+
+def figure(rows: int = 1, cols: int = 1, height: float = HEIGHT, width: float = WIDTH) -> tuple[Figure, Any]:
+    """A new figure (no pyplot: nothing global is kept) with its axes."""
+    with style():
+        fig = Figure(figsize=(width, height), layout="constrained")
+        axes = fig.subplots(rows, cols, squeeze=False)
+    return fig, axes
+
+
+def empty(ax: Axes, message: str) -> None:
+    """Say there is nothing to draw yet, in the middle of ``ax``."""
+    ax.text(0.5, 0.5, message, ha="center", va="center", transform=ax.transAxes, color="#555555")
+    ax.set_xticks([])
+    ax.set_yticks([])
+    ax.grid(False)
+
+
+# match runs ----------------------------------------------------------------------------------
+
+
+def llr_plot(data: dict[str, Any]) -> str:
+    """LLR after each counted batch against games, with the two bounds."""
+    fig, axes = figure()
+    ax = axes[0][0]
+    h, s = data["hypothesis"], data["series"]
+    with style():
+        ax.axhline(
+            h["upper_bound"], color=COLORS["win"], ls="--", lw=1, label=f"accept H1 ({h['upper_bound']:.2f})"
+        )
+        ax.axhline(
+            h["lower_bound"], color=COLORS["loss"], ls="--", lw=1, label=f"accept H0 ({h['lower_bound']:.2f})"
+        )
+        ax.axhline(0, color=COLORS["bound"], lw=0.6)
+        if s["games"]:
+            xs, ys = thin([0, *s["games"]], [0.0, *s["llr"]])
+            ax.plot(xs, ys, color=COLORS["candidate"], lw=1.5, label="LLR")
+            ax.plot(xs[-1:], ys[-1:], "o", color=COLORS["candidate"])
+        else:
+            ax.text(0.5, 0.5, "no games counted yet", ha="center", transform=ax.transAxes, color="#555555")
+        ax.set_xlabel("games")
+        ax.set_ylabel("log-likelihood ratio")
+        ax.set_title(f"LLR: H0 {h['elo0']:g} vs H1 {h['elo1']:g} ({h['elo_model']} Elo)")
+        ax.legend(loc="upper left", fontsize=8)
+    return to_svg(fig, "llr", "LLR over games with both bounds")
+
+
+def elo_plot(data: dict[str, Any]) -> str:
+    """Fixed-sample Elo with its 95% band over games; the SPRT-aware estimate at the end."""
+    fig, axes = figure()
+    ax = axes[0][0]
+    s = data["series"]
+    points = [(g, e, w) for g, e, w in zip(s["games"], s["elo"], s["elo95"], strict=True) if e is not None]
+    with style():
+        if not points:
+            empty(ax, "no game pairs counted yet")
+        else:
+            games, elo, half = thin(*zip(*points, strict=True))
+            low = [e - w for e, w in zip(elo, half, strict=True)]
+            high = [e + w for e, w in zip(elo, half, strict=True)]
+            ax.fill_between(
+                games, low, high, color=COLORS["band"], alpha=0.6, lw=0, label="95% (fixed sample)"
+            )
+            ax.plot(games, elo, color=COLORS["candidate"], lw=1.5, label="Elo (fixed sample)")
+            ax.axhline(0, color=COLORS["bound"], lw=0.6)
+            stats = data.get("stats")
+            if stats is not None and data["run"]["finished_at"] is not None:
+                lo, hi = stats["sprt_elo_ci"]
+                x = games[-1]
+                ax.errorbar(
+                    [x],
+                    [stats["sprt_elo"]],
+                    yerr=[[stats["sprt_elo"] - lo], [hi - stats["sprt_elo"]]],
+                    fmt="D",
+                    color=COLORS["sprt"],
+                    capsize=4,
+                    label="SPRT-aware Elo at the end (95%)",
+                )
+            ax.set_ylim(*_clip_limits(low, high))
+            ax.set_xlabel("games")
+            ax.set_ylabel("Elo (logistic)")
+            ax.legend(loc="best", fontsize=8)
+        ax.set_title("Elo over games")
+    return to_svg(fig, "elo", "Elo with its 95% band over games")
+
+
+def _clip_limits(low: Sequence[float], high: Sequence[float]) -> tuple[float, float]:
+    """y limits that show the band after its first wild batches (the last 90% of the points)."""
+    start = len(low) // 10
+    lo, hi = min(low[start:]), max(high[start:])
+    pad = max((hi - lo) * 0.1, 5.0)
+    return lo - pad, hi + pad
+
+
+def outcomes_plot(data: dict[str, Any]) -> str:
+    """The pentanomial histogram of game pairs and the W/D/L of games, with their numbers."""
+    fig, axes = figure(1, 2)
+    t = data["totals"]
+    with style():
+        penta, wdl = axes[0][0], axes[0][1]
+        labels = ["LL", "LD", "DD/WL", "WD", "WW"]
+        colors = [COLORS["loss"], "#ff9896", COLORS["draw"], "#98df8a", COLORS["win"]]
+        bars = penta.bar(labels, t["pentanomial"], color=colors)
+        penta.bar_label(bars, fontsize=8)
+        penta.set_title(f"game pairs ({t['pairs']})")
+        bars = wdl.bar(["W", "D", "L"], t["wdl"], color=[COLORS["win"], COLORS["draw"], COLORS["loss"]])
+        wdl.bar_label(bars, fontsize=8)
+        wdl.set_title(f"games, candidate's view ({t['games']})")
+    return to_svg(fig, "outcomes", "pentanomial and W/D/L histograms")
+
+
+def endings_plot(data: dict[str, Any]) -> str:
+    """How games ended: per reason, the candidate's W/D/L as white and as black."""
+    rows = data["endings"]
+    fig, axes = figure(height=max(2.2, 0.45 * 2 * len(rows) + 1.0))
+    ax = axes[0][0]
+    with style():
+        if not rows:
+            empty(ax, "no games counted yet")
+        else:
+            labels, w, d, l = [], [], [], []  # noqa: E741
+            for row in reversed(rows):
+                for color in ("black", "white"):
+                    cell = row[f"candidate_{color}"]
+                    labels.append(f"{row['reason']} ({row['kind']}), cand. {color}")
+                    w.append(cell["W"])
+                    d.append(cell["D"])
+                    l.append(cell["L"])
+            y = range(len(labels))
+            ax.barh(y, w, color=COLORS["win"], label="candidate won")
+            ax.barh(y, d, left=w, color=COLORS["draw"], label="draw")
+            ax.barh(
+                y,
+                l,
+                left=[a + b for a, b in zip(w, d, strict=True)],
+                color=COLORS["loss"],
+                label="candidate lost",
+            )
+            ax.set_yticks(list(y), labels)
+            ax.set_xlabel("games")
+            ax.legend(loc="lower right", fontsize=8)
+        ax.set_title("how games ended, per reason and candidate colour")
+    return to_svg(fig, "endings", "game endings per reason and colour")
+
+
+def length_plot(data: dict[str, Any]) -> str:
+    """Histogram of game lengths in plies."""
+    fig, axes = figure()
+    ax = axes[0][0]
+    hist = {int(k): v for k, v in data["length"]["histogram"].items()}
+    with style():
+        if not hist:
+            empty(ax, "no games counted yet")
+        else:
+            lo, hi = min(hist), max(hist)
+            width = max(1, -(-(hi - lo + 1) // 40))
+            bins: dict[int, int] = {}
+            for plies, count in hist.items():
+                start = lo + (plies - lo) // width * width
+                bins[start] = bins.get(start, 0) + count
+            ax.bar(list(bins), list(bins.values()), width=width, align="edge", color=COLORS["candidate"])
+            ax.axvline(
+                data["length"]["mean"],
+                color=COLORS["sprt"],
+                ls="--",
+                lw=1,
+                label=f"mean {data['length']['mean']:.1f}",
+            )
+            ax.set_xlabel("plies")
+            ax.set_ylabel("games")
+            ax.legend(fontsize=8)
+        ax.set_title("game length")
+    return to_svg(fig, "length", "histogram of game lengths")
+
+
+def openings_plot(data: dict[str, Any]) -> str:
+    """The openings whose pairs helped or hurt the candidate most (net pair points)."""
+    o = data["openings"]
+    rows = list(reversed(o["hurt"])) + list(o["helped"])
+    rows.sort(key=lambda r: r["net"])
+    fig, axes = figure(height=max(2.2, 0.28 * len(rows) + 1.0))
+    ax = axes[0][0]
+    with style():
+        if not rows:
+            empty(ax, "no opening decided a pair yet" if o["played"] else "no game pairs counted yet")
+        else:
+            labels = [f"{_short(r['opening'])} ({r['pairs']} pairs)" for r in rows]
+            colors = [COLORS["win"] if r["net"] > 0 else COLORS["loss"] for r in rows]
+            ax.barh(range(len(rows)), [r["net"] for r in rows], color=colors)
+            ax.set_yticks(range(len(rows)), labels, fontsize=7)
+            ax.axvline(0, color=COLORS["bound"], lw=0.8)
+            ax.set_xlabel("candidate's points above an even score (1 a pair)")
+        ax.set_title("openings that helped (green) or hurt (red) the candidate most")
+    return to_svg(fig, "openings", "openings by net pair score")
+
+
+def _short(fen: str, width: int = 34) -> str:
+    """A position string cut to ``width`` characters."""
+    return fen if len(fen) <= width else fen[: width - 1] + "…"
+
+
+def workers_plot(data: dict[str, Any]) -> str:
+    """Each worker's residual (fishtest's chi-squared check) against the two thresholds."""
+    w = data["workers"]
+    rows = w["workers"]
+    fig, axes = figure(height=max(2.0, 0.3 * len(rows) + 1.2))
+    ax = axes[0][0]
+    check = w["check"]
+    with style():
+        tested = [r for r in rows if r["residual"] is not None]
+        if not tested and rows:
+            ax.barh(range(len(rows)), [r["games"] for r in rows], color=COLORS["bound"])
+            ax.set_yticks(range(len(rows)), [r["worker"] for r in rows], fontsize=8)
+            ax.set_xlabel("games (no residuals: they need two workers with enough games each)")
+        elif not tested:
+            empty(ax, "no worker has a counted batch yet")
+        else:
+            colors = {"ok": COLORS["win"], "yellow": COLORS["draw"], "red": COLORS["loss"]}
+            ax.barh(
+                range(len(tested)),
+                [r["residual"] for r in tested],
+                color=[colors.get(r["level"], COLORS["bound"]) for r in tested],
+            )
+            ax.set_yticks(range(len(tested)), [r["worker"] for r in tested], fontsize=8)
+            ax.axvline(check["z_95"], color=COLORS["draw"], ls="--", lw=1, label=f"z95 {check['z_95']:.2f}")
+            ax.axvline(
+                check["z_99"], color=COLORS["loss"], ls="--", lw=1, label=f"z99 {check['z_99']:.2f} (flag)"
+            )
+            ax.set_xlabel("residual (standard normal units)")
+            ax.legend(fontsize=8, loc="lower right")
+        ax.set_title("per-worker residuals")
+    return to_svg(fig, "workers", "per-worker residuals")
+
+
+def throughput_plot(data: dict[str, Any]) -> str:
+    """Counted games per second over wall-clock time."""
+    t = data["throughput"]
+    fig, axes = figure(height=2.6)
+    ax = axes[0][0]
+    with style():
+        if not t["seconds"]:
+            empty(ax, "no batches counted yet")
+        else:
+            ax.step(t["seconds"], t["games_per_second"], where="post", color=COLORS["candidate"])
+            ax.set_xlabel(f"seconds since the first counted batch (bins of {t['bin_seconds']:.0f} s)")
+            ax.set_ylabel("games/s")
+            ax.set_ylim(bottom=0)
+        ax.set_title("throughput over time")
+    return to_svg(fig, "throughput", "games per second over time")
+
+
+def match_plots(data: dict[str, Any]) -> dict[str, str]:
+    """Every plot of a match report, by name, in page order."""
+    return {
+        "llr": llr_plot(data),
+        "elo": elo_plot(data),
+        "outcomes": outcomes_plot(data),
+        "endings": endings_plot(data),
+        "length": length_plot(data),
+        "openings": openings_plot(data),
+        "workers": workers_plot(data),
+        "throughput": throughput_plot(data),
+    }
+
+
+# tuning runs ---------------------------------------------------------------------------------
+
+
+def champions_plot(data: dict[str, Any]) -> str:
+    """Each champion's Elo against the start weights, with its 95% error bar, over cumulative games."""
+    chain = data["champions"]
+    fig, axes = figure()
+    ax = axes[0][0]
+    with style():
+        if not chain:
+            empty(ax, "no champion yet")
+        else:
+            xs = [c["games_before"] for c in chain]
+            ys = [c["elo_vs_start"] for c in chain]
+            total = data["totals"]["games"]
+            ax.step(
+                [*xs, max(total, xs[-1])],
+                [*ys, ys[-1]],
+                where="post",
+                color=COLORS["candidate"],
+                lw=1,
+                alpha=0.6,
+            )
+            ax.errorbar(
+                xs,
+                ys,
+                yerr=[c["elo_vs_start95"] for c in chain],
+                fmt="o",
+                color=COLORS["candidate"],
+                capsize=4,
+            )
+            for c in chain:
+                ax.annotate(
+                    f"#{c['number']}",
+                    (c["games_before"], c["elo_vs_start"]),
+                    textcoords="offset points",
+                    xytext=(5, -12),
+                    fontsize=8,
+                )
+            ax.set_xlabel("games played by the tuning run")
+            ax.set_ylabel("Elo vs start (95%)")
+        ax.set_title("champion chain")
+    return to_svg(fig, "champions", "champion Elo against the start over cumulative games")
+
+
+def trials_plot(data: dict[str, Any]) -> str:
+    """Every trial's Elo against its champion with its 95% error bar, coloured by outcome."""
+    trials = [t for t in data["trials"] if t["elo"] is not None]
+    fig, axes = figure()
+    ax = axes[0][0]
+    with style():
+        if not trials:
+            empty(ax, "no trial has counted games yet")
+        else:
+            for outcome in COLORS:
+                group = [t for t in trials if t["outcome"] == outcome]
+                if group:
+                    ax.errorbar(
+                        [t["number"] for t in group],
+                        [t["elo"] for t in group],
+                        yerr=[t["elo95"] or 0 for t in group],
+                        fmt="o",
+                        ms=4,
+                        capsize=2,
+                        color=COLORS[outcome],
+                        label=f"{outcome} ({len(group)})",
+                    )
+            ax.axhline(0, color=COLORS["bound"], lw=0.6)
+            margin = data["config"].get("accept_margin")
+            if margin is not None:
+                ax.axhline(margin, color=COLORS["sprt"], ls=":", lw=1, label=f"acceptance margin {margin:g}")
+            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+            ax.set_xlabel("trial")
+            ax.set_ylabel("Elo vs its champion (95%)")
+            ax.legend(fontsize=7, loc="best", ncols=2)
+        ax.set_title("trials")
+    return to_svg(fig, "trials", "trial Elo against its champion by outcome")
+
+
+def acceptance_plot(data: dict[str, Any]) -> str:
+    """The LLR curve of every acceptance SPRT, with the bounds."""
+    runs = data["acceptances"]
+    fig, axes = figure()
+    ax = axes[0][0]
+    with style():
+        if not runs:
+            empty(ax, "no trial went to an acceptance SPRT")
+        else:
+            ax.axhline(runs[0]["upper_bound"], color=COLORS["win"], ls="--", lw=1)
+            ax.axhline(runs[0]["lower_bound"], color=COLORS["loss"], ls="--", lw=1)
+            for a in runs:
+                xs, ys = thin([0, *a["series"]["games"]], [0.0, *a["series"]["llr"]])
+                color = (
+                    COLORS["accepted"]
+                    if a["crowned"]
+                    else COLORS["rejected"]
+                    if a["decision"]
+                    else COLORS["running"]
+                )
+                ax.plot(xs, ys, color=color, lw=1.2)
+                ax.annotate(
+                    f"trial {a['trial']}",
+                    (xs[-1], ys[-1]),
+                    textcoords="offset points",
+                    xytext=(3, 0),
+                    fontsize=7,
+                )
+            ax.set_xlabel("games")
+            ax.set_ylabel("LLR")
+        ax.set_title("acceptance SPRTs (green: crowned, red: not, blue: running)")
+    return to_svg(fig, "acceptance", "LLR curves of the acceptance SPRTs")
+
+
+def weights_plot(data: dict[str, Any]) -> str:
+    """Engine default, start and final champion of each weight, as a position within its range."""
+    rows = data["weights"]
+    fig, axes = figure(height=0.3 * len(rows) + 1.2)
+    ax = axes[0][0]
+    with style():
+        y = list(range(len(rows)))
+        for key, marker, size in (("default", "|", 80), ("start", "o", 70), ("final", "D", 22)):
+            xs = [(r[key] - r["min"]) / (r["max"] - r["min"]) if r["max"] > r["min"] else 0.5 for r in rows]
+            if key == "start":  # hollow, so that an unchanged final weight shows inside it
+                ax.scatter(
+                    xs,
+                    y,
+                    marker=marker,
+                    s=size,
+                    facecolors="none",
+                    edgecolors=COLORS[key],
+                    label=key,
+                    zorder=3,
+                )
+            else:
+                ax.scatter(xs, y, marker=marker, s=size, color=COLORS[key], label=key, zorder=4)
+        ax.set_yticks(y, [f"{r['name']} [{r['min']}..{r['max']}]" for r in rows], fontsize=8)
+        ax.invert_yaxis()
+        ax.set_xlim(-0.03, 1.03)
+        ax.set_xlabel("position within the weight's range (0 = min, 1 = max)")
+        ax.legend(fontsize=8, loc="lower right", ncols=3)
+        ax.set_title("final champion against the start weights and the engine defaults")
+    return to_svg(fig, "weights", "final weights against start and defaults")
+
+
+def importance_plot(data: dict[str, Any]) -> str:
+    """Optuna's parameter importance, as bars."""
+    view = data["optuna"]
+    values = (view.get("importance") or {}).get("values") or {}
+    fig, axes = figure(height=max(2.0, 0.28 * len(values) + 1.0))
+    ax = axes[0][0]
+    with style():
+        if not values:
+            empty(ax, view.get("error") or "no importance")
+        else:
+            names = list(values)[::-1]
+            ax.barh(names, [values[n] for n in names], color=COLORS["candidate"])
+            ax.set_xlabel("importance (PED-ANOVA, Optuna)")
+        ax.set_title("parameter importance")
+    return to_svg(fig, "importance", "parameter importance")
+
+
+def slice_plot(data: dict[str, Any], study: Any) -> str:
+    """Optuna's own slice plot (objective against each parameter) of the most important ones."""
+    import warnings
+
+    view = data["optuna"]
+    values = (view.get("importance") or {}).get("values") or {}
+    tuned = [w["name"] for w in data["weights"] if w["tuned"]]
+    params = (list(values) or tuned)[:4]
+    if study is None or not view.get("complete_trials"):
+        fig, axes = figure(height=2.0)
+        with style():
+            empty(axes[0][0], "the optimizer has no complete trial yet")
+        return to_svg(fig, "slice", "the optimizer's view of the best parameters")
+    import matplotlib.pyplot as plt
+    from optuna.visualization.matplotlib import plot_slice
+
+    with style(), warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        result: Any = plot_slice(study, params=params)
+        first = result if isinstance(result, Axes) else next(iter(result.flat))
+        optuna_figure: Any = first.figure
+        optuna_figure.set_size_inches(WIDTH, 2.8)
+        optuna_figure.suptitle(
+            "Optuna's slice plot: objective (Elo vs start) against the most important weights"
+        )
+        svg = to_svg(optuna_figure, "slice", "the optimizer's view of the best parameters")
+        plt.close(optuna_figure)
+    return svg
+
+
+def reigns_plot(data: dict[str, Any]) -> str:
+    """Games played and time spent while each champion reigned."""
+    reigns = data["reigns"]
+    fig, axes = figure(1, 2, height=2.6)
+    games_ax, rate_ax = axes[0][0], axes[0][1]
+    with style():
+        labels = [f"#{r['champion']}" for r in reigns]
+        bars = games_ax.bar(labels, [r["games"] for r in reigns], color=COLORS["candidate"])
+        games_ax.bar_label(bars, fontsize=8)
+        games_ax.set_title("games against each champion")
+        rates = [r["games_per_second"] or 0 for r in reigns]
+        bars = rate_ax.bar(labels, rates, color=COLORS["sprt"])
+        rate_ax.bar_label(bars, labels=[f"{r:.1f}" for r in rates], fontsize=8)
+        rate_ax.set_title("games/s while each reigned")
+    return to_svg(fig, "reigns", "games and speed per champion")
+
+
+def tune_plots(data: dict[str, Any], study: Any = None) -> dict[str, str]:
+    """Every plot of a tuning report, by name, in page order (``study``: the Optuna study)."""
+    return {
+        "champions": champions_plot(data),
+        "trials": trials_plot(data),
+        "acceptance": acceptance_plot(data),
+        "weights": weights_plot(data),
+        "importance": importance_plot(data),
+        "slice": slice_plot(data, study),
+        "reigns": reigns_plot(data),
+    }

@@ -1,0 +1,155 @@
+"""The terminal summary of a report: the most important numbers and tables, within 80 columns."""
+
+from __future__ import annotations
+
+import shlex
+from typing import Any
+
+from coordinator.sprt.report import duration
+
+#: The width every line of the summary fits in.
+WIDTH = 80
+
+
+def _fit(line: str) -> str:
+    """``line`` cut to :data:`WIDTH` columns."""
+    return line if len(line) <= WIDTH else line[: WIDTH - 1] + "…"
+
+
+def wrap_command(command: str) -> list[str]:
+    """A shell command over several lines of at most :data:`WIDTH` columns (``\\`` continued)."""
+    lines: list[str] = []
+    current = " "
+    for word in (shlex.quote(part) for part in shlex.split(command)):
+        if len(current) + len(word) + 3 > WIDTH and current.strip():
+            lines.append(current + " \\")
+            current = "    "
+        current += " " + word
+    lines.append(current)
+    return lines
+
+
+def _num(value: float | None, spec: str = ".1f") -> str:
+    """A number, or ``-`` when there is none."""
+    return "-" if value is None else format(value, spec)
+
+
+def match_text(data: dict[str, Any]) -> str:
+    """The summary of a match report."""
+    r, h, t, s = data["run"], data["hypothesis"], data["totals"], data["stats"]
+    parent = f", part of tuning run {r['parent']}" if r["parent"] else ""
+    lines = [
+        f"run {r['id']} ({r['kind']} {r['game']}{parent}): {r['state']}, {r['decision_label']}",
+        f"SPRT: H0 {h['elo0']:g}, H1 {h['elo1']:g} ({h['elo_model']} Elo), alpha {h['alpha']:g}, "
+        f"beta {h['beta']:g}",
+    ]
+    llr = data["series"]["llr"][-1] if data["series"]["llr"] else 0.0
+    lines.append(f"LLR: {llr:.2f} [{h['lower_bound']:.2f}, {h['upper_bound']:.2f}]")
+    w, d, l = t["wdl"]  # noqa: E741
+    lines.append(
+        f"games: {t['games']}  W {w}  D {d}  L {l}  pairs {t['pairs']}  pentanomial {t['pentanomial']}"
+    )
+    if s is not None:
+        lo, hi = s["sprt_elo_ci"]
+        nlo, nhi = s["nelo_ci"]
+        lines += [
+            f"Elo: {s['elo']:.2f} +- {s['elo95']:.2f} (95%)  LOS: {100 * s['los']:.2f}%",
+            f"SPRT Elo: {s['sprt_elo']:.2f} [{lo:.2f}, {hi:.2f}]  "
+            f"nElo: {s['nelo']:.2f} [{nlo:.2f}, {nhi:.2f}]",
+        ]
+    else:
+        lines.append("Elo: - (no game pair counted yet)")
+    lines.append(
+        f"batches: {t['counted_batches']} counted, {t['stored_batches']} stored; "
+        f"{t['cpu_seconds']:.1f} s cpu in workers"
+    )
+    if data["endings"]:
+        lines += ["", f"{'ended by':<26} {'games':>6}  {'cand. white W/D/L':>18}  {'cand. black W/D/L':>18}"]
+        for e in data["endings"]:
+            white = "/".join(str(e["candidate_white"][k]) for k in "WDL")
+            black = "/".join(str(e["candidate_black"][k]) for k in "WDL")
+            lines.append(
+                f"{e['reason'] + ' (' + e['kind'] + ')':<26} {e['games']:>6}  {white:>18}  {black:>18}"
+            )
+    g = data["length"]
+    if g["games"]:
+        lines.append(
+            f"length: mean {g['mean']:.1f} plies, median {g['median']}, min {g['min']}, max {g['max']}"
+        )
+    o = data["openings"]
+    if o["helped"] or o["hurt"]:
+        lines += ["", f"openings: {o['played']} played; pair points above even, best and worst:"]
+        for row in o["helped"][:3] + o["hurt"][:3]:
+            lines.append(f"  {row['net']:+5.1f} in {row['pairs']:>3} pairs  {row['opening']}")
+        share = o["most_decisive_share"]
+        if share is not None:
+            lines.append(f"  the most decisive opening holds {100 * share:.0f}% of the total swing")
+    workers = data["workers"]["workers"]
+    if workers:
+        lines += [
+            "",
+            f"{'worker':<24} {'games':>7} {'games/s':>8} {'knodes/s':>9} {'resent':>6} "
+            f"{'refused':>7} {'resid.':>6}",
+        ]
+        for wk in workers:
+            nps = wk["nodes_per_second"] / 1000 if wk["nodes_per_second"] is not None else None
+            flag = " FLAG" if wk["flagged"] else ""
+            lines.append(
+                f"{wk['worker'][:24]:<24} {wk['games']:>7} {_num(wk['games_per_second']):>8} {_num(nps):>9} "
+                f"{wk['resent']:>6} {wk['refused']:>7} {_num(wk['residual'], '.2f'):>6}{flag}"
+            )
+    return "\n".join([*(_fit(line) for line in lines), "", "reproduce:", *wrap_command(data["command"])])
+
+
+def tune_text(data: dict[str, Any]) -> str:
+    """The summary of a tuning report."""
+    r, t = data["run"], data["totals"]
+    outcomes = ", ".join(f"{n} {o}" for o, n in t["outcomes"].items() if n)
+    lines = [
+        f"tuning run {r['id']} ({r['game']}): {r['state']}, {t['trials']} trials ({outcomes or 'none yet'})",
+        f"{t['games']} games in {duration(t['seconds'])}, {_num(t['games_per_second'])} games/s; champion "
+        f"#{t['champion']} {t['champion_elo']:+.1f} +- {t['champion_elo95']:.1f} Elo vs start",
+        "",
+        f"{'champion':>8} {'trial':>5} {'Elo vs start (95%)':>19} {'SPRT Elo vs parent':>24} "
+        f"{'games':>7} {'games/s':>8}",
+    ]
+    reigns = {row["champion"]: row for row in data["reigns"]}
+    for c in data["champions"]:
+        reign = reigns.get(c["number"], {})
+        if c["number"] == 0:
+            vs_parent, trial = "-", "start"
+        else:
+            lo, hi = c["elo_vs_parent_ci"]
+            vs_parent, trial = f"{c['elo_vs_parent']:+.1f} [{lo:+.1f}, {hi:+.1f}]", str(c["trial"])
+        elo = f"{c['elo_vs_start']:+.1f} +- {c['elo_vs_start95']:.1f}"
+        lines.append(
+            f"{'#' + str(c['number']):>8} {trial:>5} {elo:>19} {vs_parent:>24} "
+            f"{reign.get('games', 0):>7} {_num(reign.get('games_per_second')):>8}"
+        )
+    if data["acceptances"]:
+        lines += ["", f"{'acceptance':>10} {'trial':>5} {'games':>6} {'LLR':>6}  decision"]
+        for a in data["acceptances"]:
+            llr = a["series"]["llr"][-1] if a["series"]["llr"] else 0.0
+            verdict = (a["decision"] or "running") + (" (crowned)" if a["crowned"] else "")
+            lines.append(
+                f"{'run ' + str(a['run_id']):>10} {a['trial']:>5} {a['games']:>6} {llr:>6.2f}  {verdict}"
+            )
+    changed = [w for w in data["weights"] if w["change"]]
+    if changed:
+        lines += ["", f"{'weight':<20} {'range':>12} {'default':>8} {'start':>7} {'final':>7} {'change':>7}"]
+        for w in changed:
+            span = f"{w['min']}..{w['max']}"
+            lines.append(
+                f"{w['name'][:20]:<20} {span:>12} {w['default']:>8} {w['start']:>7} {w['final']:>7} "
+                f"{w['change']:>+7}"
+            )
+    importance = (data["optuna"].get("importance") or {}).get("values") or {}
+    if importance:
+        top = ", ".join(f"{k} {v:.2f}" for k, v in list(importance.items())[:4])
+        lines += ["", f"most important (Optuna): {top}"]
+    return "\n".join([*(_fit(line) for line in lines), "", "reproduce:", *wrap_command(data["command"])])
+
+
+def summary(data: dict[str, Any]) -> str:
+    """The terminal summary of any report."""
+    return tune_text(data) if data["type"] == "tune" else match_text(data)

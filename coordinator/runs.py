@@ -1,0 +1,74 @@
+"""The vocabulary of runs: what kind a run is, where it stands, where its batches stand, and what it
+decided. Stored as their string values, so the store stays readable with any SQL client."""
+
+from __future__ import annotations
+
+from enum import StrEnum
+
+
+class RunKind(StrEnum):
+    """What a run of the store is."""
+
+    #: An SPRT a user started (``arbiter sprt``).
+    SPRT = "sprt"
+    #: A tuning run (``arbiter tune``): its trials and acceptance SPRTs are runs of their own.
+    TUNE = "tune"
+    #: A tuning trial: a short match of a candidate against the champion of the moment.
+    TRIAL = "trial"
+    #: A tuning run's SPRT of a promising trial against the champion; H1 accepted crowns it.
+    ACCEPTANCE = "acceptance"
+
+    @property
+    def is_match(self) -> bool:
+        """True for runs that play game pairs under an SPRT configuration."""
+        return self is not RunKind.TUNE
+
+    @property
+    def started_by_user(self) -> bool:
+        """True for the runs people start; trials and acceptance SPRTs belong to a tuning run."""
+        return self in (RunKind.SPRT, RunKind.TUNE)
+
+
+class RunState(StrEnum):
+    """Where a run stands."""
+
+    RUNNING = "running"
+    INTERRUPTED = "interrupted"
+    FINISHED = "finished"
+    FAILED = "failed"
+
+    @property
+    def unfinished(self) -> bool:
+        """True while the run can still be resumed."""
+        return self in (RunState.RUNNING, RunState.INTERRUPTED)
+
+
+class BatchState(StrEnum):
+    """Where one batch of a run stands."""
+
+    PENDING = "pending"
+    RUNNING = "running"
+    DONE = "done"
+    REFUSED = "refused"
+
+
+class Decision(StrEnum):
+    """How a match run ended."""
+
+    ACCEPTED = "accepted"
+    REJECTED = "rejected"
+    BUDGET = "budget"
+
+    @property
+    def label(self) -> str:
+        """Human wording."""
+        return {
+            Decision.ACCEPTED: "H1 accepted",
+            Decision.REJECTED: "H0 accepted (H1 rejected)",
+            Decision.BUDGET: "budget reached",
+        }[self]
+
+
+def decision_label(decision: str | None) -> str:
+    """Human wording of a stored decision (``undecided`` for none)."""
+    return Decision(decision).label if decision else "undecided"

@@ -1,0 +1,219 @@
+"""Deterministic spot checks: the proof that a worker plays the games it was sent.
+
+Games are deterministic under node and depth limits: the same payload always gives the same games,
+move for move. So the coordinator can check a worker by playing some of its batches again on its
+own pool: the first batch of every worker, and a fraction of all batches chosen from the run's seed.
+A result held for a check is delivered only once the replay agrees; a mismatch quarantines the
+worker: its held and later results become refusals (their batches are played again elsewhere), and
+the runs are told (:attr:`CheckingExecutor.quarantined`) so that they discard what they stored from
+it and count again.
+
+A result that fails the checks every result must pass (a forged record, an illegal move) also
+quarantines its worker (:meth:`CheckingExecutor.quarantine`): a worker that lies once is not
+believed again.
+
+Worker names are what results say they are. Whoever can write to the result backend can claim a
+name, so a name proves nothing; what the spot checks prove is that the games are the right ones.
+"""
+
+from __future__ import annotations
+
+import hashlib
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+from coordinator.executors.base import BatchOutcome, Executor
+from coordinator.trust.replay import replay_check
+from worker.protocol import BatchPayload, BatchResult, check_matches_payload
+
+#: Share of batches played again by default (besides every worker's first).
+DEFAULT_VERIFY_FRACTION = 0.02
+#: How a result without a worker name is named.
+UNNAMED = "(unnamed worker)"
+
+
+def chosen_for_check(payload: BatchPayload, fraction: float) -> bool:
+    """Whether batch ``payload`` is in the checked fraction: a pure function of its seed."""
+    digest = hashlib.sha256(f"spot-check:{payload.run_id}:{payload.seed}".encode()).digest()
+    return int.from_bytes(digest[:8], "big") / 2**64 < fraction
+
+
+def games_of(result: Any) -> list[dict[str, Any]] | None:
+    """The games of a JSON result as compared move for move (None if it has none)."""
+    if not isinstance(result, dict) or not isinstance(result.get("games"), list):
+        return None
+    keys = ("opening", "moves", "result", "reason", "candidate_color")
+    games = result["games"]
+    if not all(isinstance(g, dict) for g in games):
+        return None
+    return [{k: g.get(k) for k in keys} for g in games]
+
+
+def plausible(payload: BatchPayload, result: Any) -> bool:
+    """Whether ``result`` passes the checks every result must pass (no replay is spent on the
+    others: the runner refuses them with the reason)."""
+    try:
+        checked = BatchResult.from_json(result)
+        check_matches_payload(checked, payload)
+        replay_check(payload, checked)
+    except ValueError:
+        return False
+    return True
+
+
+def first_difference(sent: Any, replayed: Any) -> str:
+    """Where two results' games first differ, in a few words."""
+    a, b = games_of(sent) or [], games_of(replayed) or []
+    if len(a) != len(b):
+        return f"{len(a)} games instead of {len(b)}"
+    for i, (x, y) in enumerate(zip(a, b, strict=True)):
+        if x != y:
+            field = next(k for k in x if x[k] != y[k])
+            if field == "moves":
+                ply = next(
+                    (p for p, (m, n) in enumerate(zip(x["moves"], y["moves"], strict=False), 1) if m != n),
+                    min(len(x["moves"]), len(y["moves"])) + 1,
+                )
+                return f"game {i} differs from ply {ply}"
+            return f"game {i}: {field} {x[field]!r} instead of {y[field]!r}"
+    return "no difference"
+
+
+@dataclass
+class _Held:
+    """A result waiting for its spot check."""
+
+    outcome: BatchOutcome
+    worker: str
+
+
+class CheckingExecutor(Executor):
+    """Wraps the executor of untrusted workers with spot checks played on ``verifier``."""
+
+    def __init__(
+        self, inner: Executor, verifier: Executor, fraction: float = DEFAULT_VERIFY_FRACTION
+    ) -> None:
+        """Check ``fraction`` of the batches (and each worker's first) by replaying them on ``verifier``."""
+        if not 0.0 <= fraction <= 1.0:
+            raise ValueError(f"verify fraction: expected a number from 0 to 1, got {fraction}")
+        self.inner = inner
+        self.verifier = verifier
+        self.fraction = fraction
+        self._payloads: dict[tuple[int, int], BatchPayload] = {}
+        self._held: dict[tuple[int, int], _Held] = {}
+        self._proven: set[str] = set()
+        self._quarantined: dict[str, str] = {}
+        #: Spot checks passed and failed (for reports and tests).
+        self.checks_passed = 0
+        self.checks_failed = 0
+
+    # the executor interface --------------------------------------------------------------------
+
+    @property
+    def slots(self) -> int:  # type: ignore[override]
+        """As many batches in flight as the workers take."""
+        return self.inner.slots
+
+    def submit(self, payload: BatchPayload) -> None:
+        """Send the batch to the workers, remembering it for a possible check."""
+        self._payloads[(payload.run_id, payload.batch_index)] = payload
+        self.inner.submit(payload)
+
+    def in_flight(self) -> int:
+        """Batches sent and not delivered, held ones included."""
+        return self.inner.in_flight() + len(self._held)
+
+    def completed(self, timeout: float | None = None) -> Iterator[BatchOutcome]:
+        """Outcomes of the workers that need no check, and held ones whose check agreed."""
+        checks = self._finish_checks(timeout=0 if self.inner.in_flight() else timeout)
+        yield from checks
+        wait = 0 if checks else timeout
+        for outcome in self.inner.completed(timeout=wait):
+            yield from self._admit(outcome)
+
+    def cancel(self) -> None:
+        """Drop everything in flight, held results and checks included."""
+        self.inner.cancel()
+        self.verifier.cancel()
+        self._held.clear()
+        self._payloads.clear()
+
+    def close(self) -> None:
+        """Close both executors."""
+        self.cancel()
+        self.inner.close()
+        self.verifier.close()
+
+    def describe(self) -> str | None:
+        """The workers' line, and the share of batches checked."""
+        where = self.inner.describe()
+        check = f"spot checks: each worker's first batch and {100 * self.fraction:g}% of the others"
+        return f"{where}; {check}" if where else check
+
+    def live_workers(self) -> set[str] | None:
+        """The workers known to be up."""
+        return self.inner.live_workers()
+
+    # checking ----------------------------------------------------------------------------------
+
+    @property
+    def quarantined(self) -> dict[str, str]:
+        """Quarantined workers and why, for the runs to discard their results."""
+        return self._quarantined
+
+    def quarantine(self, worker: str | None, reason: str) -> None:
+        """Believe nothing more from ``worker`` (its held results become refusals)."""
+        self._quarantined.setdefault(worker or UNNAMED, reason)
+
+    def _admit(self, outcome: BatchOutcome) -> list[BatchOutcome]:
+        """What to deliver now for an outcome of the workers."""
+        key = (outcome.run_id, outcome.batch_index)
+        payload = self._payloads.get(key)
+        worker = outcome.worker or UNNAMED
+        if key in self._held:
+            return []  # a second delivery of a batch under check: the check decides
+        if worker in self.quarantined:
+            return [self._refused(outcome, worker)]
+        if outcome.error is not None or payload is None or not plausible(payload, outcome.result):
+            self._payloads.pop(key, None)
+            return [outcome]  # the runner refuses it, naming why, and quarantines its worker
+        if worker in self._proven and not chosen_for_check(payload, self.fraction):
+            self._payloads.pop(key, None)
+            return [outcome]
+        self._held[key] = _Held(outcome, worker)
+        self.verifier.submit(payload)
+        return []
+
+    def _finish_checks(self, timeout: float | None) -> list[BatchOutcome]:
+        """Compare the replays that are done with the results they check."""
+        delivered: list[BatchOutcome] = []
+        for replay in self.verifier.completed(timeout=timeout if self._held else 0):
+            key = (replay.run_id, replay.batch_index)
+            held = self._held.pop(key, None)
+            self._payloads.pop(key, None)
+            if held is None:
+                continue
+            if held.worker in self.quarantined:
+                delivered.append(self._refused(held.outcome, held.worker))
+            elif replay.error is not None:
+                delivered.append(held.outcome)  # our own pool failed: no evidence either way
+            elif games_of(held.outcome.result) == games_of(replay.result):
+                self.checks_passed += 1
+                self._proven.add(held.worker)
+                delivered.append(held.outcome)
+            else:
+                self.checks_failed += 1
+                why = first_difference(held.outcome.result, replay.result)
+                self.quarantine(
+                    held.worker,
+                    f"spot check of batch {held.outcome.batch_index} of run {held.outcome.run_id}: {why}",
+                )
+                delivered.append(self._refused(held.outcome, held.worker))
+        return delivered
+
+    def _refused(self, outcome: BatchOutcome, worker: str) -> BatchOutcome:
+        """A refusal in place of a quarantined worker's outcome."""
+        self._payloads.pop((outcome.run_id, outcome.batch_index), None)
+        reason = f"worker {worker} is quarantined ({self.quarantined[worker]})"
+        return BatchOutcome(outcome.run_id, outcome.batch_index, error=reason, worker=worker)

@@ -1,0 +1,61 @@
+//! Replaying game records: a played game replays to its own end; a forged one does not.
+
+use arbiter_core::eval::Evaluate;
+use arbiter_core::play::{play_game, Adjudication, GameResult};
+use arbiter_core::replay::{replay, ReplayError};
+use arbiter_core::search::{Limits, Searcher};
+use arbiter_core::{congo, congress, Rules};
+
+fn adjudication() -> Adjudication {
+    Adjudication { max_plies: Some(120), repetition: true, bare_lions: true, resign_score: None, resign_plies: 0 }
+}
+
+fn played<P: Evaluate>(nodes: u64) -> (P, Vec<String>, GameResult, &'static str) {
+    let start = P::start();
+    let weights = P::WEIGHTS.iter().map(|w| w.default).collect::<Vec<_>>();
+    let mut engines = [Searcher::new(weights.clone(), 1), Searcher::new(weights, 1)];
+    let limits = Limits { nodes: Some(nodes), ..Limits::default() };
+    let record = play_game(&start, &mut engines, limits, adjudication());
+    let moves = record.moves.iter().map(|m| m.to_string()).collect();
+    (start, moves, record.result, record.reason)
+}
+
+fn replays_to_its_own_end<P: Evaluate>() {
+    for nodes in [200, 500, 900] {
+        let (start, moves, result, reason) = played::<P>(nodes);
+        let replayed = replay(&start, &moves, adjudication()).expect("a played game replays");
+        assert_eq!(replayed.end, Some((result, reason)));
+        assert_eq!(replayed.plies, moves.len());
+    }
+}
+
+#[test]
+fn played_games_replay_to_their_result() {
+    replays_to_its_own_end::<congo::Position>();
+    replays_to_its_own_end::<congress::Position>();
+}
+
+#[test]
+fn forged_records_are_refused() {
+    let (start, moves, _, _) = played::<congo::Position>(300);
+    // An illegal move names its ply.
+    let mut illegal = moves.clone();
+    illegal.insert(1, "a1a1".to_string());
+    assert!(matches!(replay(&start, &illegal, adjudication()), Err(ReplayError::BadMove { ply: 2, .. })));
+    // A move after the end is refused.
+    let mut after = moves.clone();
+    let next = congo::Position::start().legal_moves()[0].to_string();
+    after.push(next);
+    assert!(replay(&start, &after, adjudication()).is_err());
+    // No moves at all: the game has not ended.
+    let none: Vec<String> = Vec::new();
+    assert_eq!(replay(&start, &none, adjudication()).expect("the start replays").end, None);
+}
+
+#[test]
+fn the_ply_limit_ends_a_replay() {
+    let (start, moves, _, _) = played::<congress::Position>(300);
+    let limit = Adjudication { max_plies: Some(4), ..adjudication() };
+    assert_eq!(replay(&start, &moves[..4], limit).expect("4 plies").end, Some((GameResult::Draw, "ply_limit")));
+    assert!(matches!(replay(&start, &moves[..5], limit), Err(ReplayError::AfterEnd { ply: 5, reason: "ply_limit" })));
+}

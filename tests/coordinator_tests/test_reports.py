@@ -1,0 +1,349 @@
+"""The report data and the game export, each section checked against numbers computed here,
+independently, from the store's rows; and fishtest's worker residuals against a plain
+re-computation of fishtest's formulas with numpy.
+
+Runs are made in-process with the real engine (300 nodes, 2-pair batches) over a synchronous
+executor that names the workers in turn.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import re
+import tracemalloc
+from collections import Counter
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import pytest
+from report_testkit import (
+    InProcessExecutor,
+    assert_tokens_cover,
+    empty_run,
+    movetext_moves,
+    one_game_run,
+    read_pgn_games,
+    running_run,
+    small_config,
+)
+from sqlalchemy import select
+
+import engine
+from coordinator.reports import build, gather, html_page, terminal_summary
+from coordinator.reports.games import GameFilter, export, iter_games
+from coordinator.runs import RunKind
+from coordinator.sprt.config import BatchPlan
+from coordinator.sprt.runner import SprtRunner
+from coordinator.stats import fixed_elo, sprt_summary
+from coordinator.stats.residuals import chi2_sf, fold_pentanomial, worker_chi2, worker_residuals
+from coordinator.store import Store, results
+from worker.protocol import BatchResult, GameRecord, candidate_score
+
+GAMES = ("congo", "congress")
+
+
+# fishtest's worker residuals -----------------------------------------------------------------
+
+
+def test_chi2_sf_matches_closed_forms() -> None:
+    for x in (0.0, 0.3, 2.0, 7.5, 40.0, 300.0):
+        assert chi2_sf(x, 2) == pytest.approx(math.exp(-x / 2), rel=1e-12, abs=1e-300)
+        assert chi2_sf(x, 1) == pytest.approx(math.erfc(math.sqrt(x / 2)), rel=1e-10, abs=1e-300)
+        assert chi2_sf(x, 4) == pytest.approx(math.exp(-x / 2) * (1 + x / 2), rel=1e-10, abs=1e-300)
+
+
+def fishtest_residuals(per_worker: dict[str, list[int]]) -> tuple[float, dict[str, float], float, float]:
+    """fishtest's get_chi2 written out with numpy (the three-column table, dof 2 closed forms)."""
+    from statistics import NormalDist
+
+    normal = NormalDist()
+    users = {w: [p[4] + p[3], p[0] + p[1], p[2]] for w, p in per_worker.items()}
+    observed = np.array(list(users.values()), dtype=float)
+    rows, _ = observed.shape
+    col, row = observed.sum(axis=0), observed.sum(axis=1)
+    grand = col.sum()
+    expected = np.outer(row, col) / grand
+    assert expected.min() > 5  # the example is chosen so that no worker is set aside
+    row_chi2 = ((observed - expected) ** 2 / expected).sum(axis=1)
+    adjusted = row_chi2 / (1 - row / grand)
+    z = {w: max(0.0, -normal.inv_cdf(math.exp(-a / 2))) for w, a in zip(users, adjusted, strict=True)}
+    z95, z99 = (normal.inv_cdf(1 - p / rows) for p in (0.05, 0.01))
+    return float(row_chi2.sum()), z, z95, z99
+
+
+def test_worker_residuals_follow_fishtest_and_flag_the_odd_worker() -> None:
+    per_worker = {
+        "w1": [10, 40, 100, 42, 9],
+        "w2": [11, 38, 104, 39, 10],
+        "w3": [9, 41, 98, 40, 12],
+        "w4": [12, 39, 101, 41, 10],
+        "w5": [10, 42, 99, 38, 11],
+        "forger": [5, 25, 90, 60, 25],
+    }
+    check = worker_chi2(per_worker)
+    chi2, z, z95, z99 = fishtest_residuals(per_worker)
+    assert check.chi2 == pytest.approx(chi2)
+    assert check.dof == 5 * 2
+    assert (check.z_95, check.z_99) == pytest.approx((z95, z99))
+    for worker, residual, flagged in check.residuals:
+        assert residual == pytest.approx(z[worker], rel=1e-9)
+        assert flagged == (worker == "forger")
+    assert check.level(check.residuals[0].residual) == "ok"
+    assert worker_residuals(per_worker) == check.residuals
+
+
+def test_worker_residuals_without_a_test() -> None:
+    assert worker_residuals({"only": [1, 2, 3, 4, 5]}) == [("only", None, False)]
+    small = worker_chi2({"a": [0, 1, 1, 1, 0], "b": [0, 0, 1, 1, 0], "big1": [50] * 5, "big2": [52] * 5})
+    assert [r.residual is None for r in small.residuals] == [True, True, False, False]
+    assert small.dof == 2
+    with pytest.raises(ValueError, match="pentanomial"):
+        fold_pentanomial([1, 2, 3])
+
+
+# runs ----------------------------------------------------------------------------------------
+
+
+def finished_run(store: Store, game: str, batches_: int = 6) -> int:
+    """A finished run of ``batches_`` 2-pair batches, played by three named workers."""
+    config = small_config(game, max_games=4 * batches_)
+    run_id = store.create_run(RunKind.SPRT, game, config.to_json(), config.fingerprint())
+    SprtRunner(store, run_id, config, InProcessExecutor(("alpha:1", "beta:2", "gamma:3"))).run()
+    return run_id
+
+
+@pytest.fixture(scope="module")
+def store(tmp_path_factory: pytest.TempPathFactory) -> Store:
+    return Store(f"sqlite:///{tmp_path_factory.mktemp('reports') / 'store.db'}")
+
+
+@pytest.fixture(scope="module")
+def runs(store: Store) -> dict[str, int]:
+    made = {}
+    for game in GAMES:
+        made[f"finished-{game}"] = finished_run(store, game)
+        made[f"running-{game}"] = running_run(store, game)
+        made[f"empty-{game}"] = empty_run(store, game)
+        made[f"one-{game}"] = one_game_run(store, game)
+    return made
+
+
+def stored_rows(store: Store, run_id: int, counted: int) -> list[Any]:
+    query = select(results).where(results.c.run_id == run_id, results.c.batch_index < counted)
+    with store.engine.connect() as c:
+        return list(c.execute(query.order_by(results.c.batch_index)))
+
+
+def counted_records(store: Store, run_id: int, counted: int) -> list[dict[str, Any]]:
+    return [r for b in range(counted) for r in store.game_records(run_id, b)]
+
+
+@pytest.mark.parametrize("kind", ["finished", "running"])
+@pytest.mark.parametrize("game", GAMES)
+def test_match_report_sections_agree_with_the_store(
+    store: Store, runs: dict[str, int], kind: str, game: str
+) -> None:
+    run = store.get_run(runs[f"{kind}-{game}"])
+    assert run is not None
+    data = gather(store, run)
+    rows = stored_rows(store, run.id, run.counted_batches)
+    records = counted_records(store, run.id, run.counted_batches)
+    penta = [sum(getattr(r, c) for r in rows) for c in ("ll", "ld", "dd_wl", "wd", "ww")]
+    wdl = [sum(getattr(r, c) for r in rows) for c in ("wins", "draws", "losses")]
+    t = data["totals"]
+    # counts: pentanomial sums to the pairs, W/D/L to the games, both to the records
+    assert t["pentanomial"] == penta and t["wdl"] == wdl
+    assert sum(t["pentanomial"]) == t["pairs"] == len(records) // 2
+    assert t["games"] == sum(wdl) == len(records) == t["records"]
+    if kind == "running":
+        assert data["run"]["state"] == "running"
+        assert t["stored_batches"] == t["counted_batches"] + 1
+    # the LLR of the last point is `arbiter stats` on the final counts; the Elo series ends at it
+    expected = sprt_summary(pentanomial=penta, elo0=0, elo1=5, elo_model="normalized", alpha=0.05, beta=0.05)
+    s = data["series"]
+    assert s["games"][-1] == t["games"] and s["games"] == sorted(set(s["games"]))
+    assert s["llr"][-1] == pytest.approx(expected["llr"], abs=1e-12)
+    assert data["stats"]["llr"] == pytest.approx(expected["llr"], abs=1e-12)
+    assert data["stats"]["los"] == pytest.approx(expected["los"])
+    assert data["stats"]["nelo"] == pytest.approx(expected["nelo"])
+    assert s["elo"][-1] == pytest.approx(fixed_elo(penta).elo)
+    first = rows[0]
+    assert s["llr"][0] == pytest.approx(
+        sprt_summary(pentanomial=[first.ll, first.ld, first.dd_wl, first.wd, first.ww], elo0=0, elo1=5)["llr"]
+    )
+    # endings: per reason and colour, from the records
+    by_reason = Counter(r["reason"] for r in records)
+    assert {e["reason"]: e["games"] for e in data["endings"]} == dict(by_reason)
+    for e in data["endings"]:
+        mine = [r for r in records if r["reason"] == e["reason"]]
+        for color in ("white", "black"):
+            scores = [
+                candidate_score(r["result"], r["candidate_color"])
+                for r in mine
+                if r["candidate_color"] == color
+            ]
+            assert e[f"candidate_{color}"] == {
+                "W": scores.count(1.0),
+                "D": scores.count(0.5),
+                "L": scores.count(0.0),
+            }
+        assert e["white_wins"] == sum(r["result"] == "1-0" for r in mine)
+    # length
+    plies = [len(r["moves"]) for r in records]
+    assert data["length"]["games"] == len(plies) and data["length"]["max"] == max(plies)
+    assert data["length"]["mean"] == pytest.approx(sum(plies) / len(plies))
+    # openings: pair scores, summed back to the candidate's points
+    o = data["openings"]
+    points = sum(candidate_score(r["result"], r["candidate_color"]) for r in records)
+    assert o["pairs"] == t["pairs"] and o["net"] == pytest.approx(points - t["pairs"])
+    assert all(r["net"] > 0 for r in o["helped"]) and all(r["net"] < 0 for r in o["hurt"])
+    # workers: games per worker, and nothing lost
+    per_worker = Counter()
+    for row in rows:
+        per_worker[row.worker] += row.wins + row.draws + row.losses
+    assert {w["worker"]: w["games"] for w in data["workers"]["workers"]} == dict(per_worker)
+    assert data["throughput"]["games_per_second"] and sum(
+        g * data["throughput"]["bin_seconds"] for g in data["throughput"]["games_per_second"]
+    ) == pytest.approx(t["games"])
+    # the command plays this configuration again
+    assert data["command"].startswith(f"arbiter sprt {game} --candidate ")
+    assert "--batch-pairs 2" in data["command"] and "--nodes 300" in data["command"]
+    json.dumps(data, allow_nan=False)
+    for line in terminal_summary(data).splitlines():
+        assert len(line) <= 80, line
+
+
+@pytest.mark.parametrize("game", GAMES)
+@pytest.mark.parametrize("kind", ["empty", "one", "running"])
+def test_small_and_unfinished_runs_render(store: Store, runs: dict[str, int], game: str, kind: str) -> None:
+    run = store.get_run(runs[f"{kind}-{game}"])
+    assert run is not None
+    report = build(store, run)
+    page = html_page(report)
+    assert page.count("<svg ") == len(report.plots) == 8
+    assert "<script" not in page and "<img" not in page and "<link" not in page
+    assert set(re.findall(r'(\S+)="https?://', page)) <= {"xmlns", "xmlns:xlink"}  # names, not loads
+    t = report.data["totals"]
+    assert t["games"] == {"empty": 0, "one": 1, "running": t["games"]}[kind]
+    if kind != "running":
+        assert report.data["stats"] is None
+        assert "no game pair counted yet" in terminal_summary(report)
+
+
+# the export ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("game", GAMES)
+def test_pgn_export_is_read_by_python_chess_and_replays(
+    store: Store, runs: dict[str, int], game: str
+) -> None:
+    run = store.get_run(runs[f"finished-{game}"])
+    assert run is not None
+    out = io.StringIO()
+    count = export(store, run, "pgn", out)
+    text = out.getvalue()
+    assert count == store.totals(run.id).games
+    parsed = read_pgn_games(text)
+    chunks = text.split("\n\n[Event")
+    assert len(parsed) == len(chunks) == count
+    adjudication = run.config["adjudication"]
+    for game_read, chunk in zip(parsed, chunks, strict=True):
+        tags = game_read["tags"]
+        assert not game_read["errors"]
+        for tag in (
+            "Event",
+            "Site",
+            "Date",
+            "Round",
+            "White",
+            "Black",
+            "Result",
+            "SetUp",
+            "FEN",
+            "Termination",
+        ):
+            assert tag in tags
+        assert tags["Variant"] == {"congo": "Congo", "congress": "Congress Chess"}[game]
+        assert game_read["result"] == tags["Result"]
+        moves = movetext_moves(chunk if chunk.startswith("[Event") else "[Event" + chunk)
+        assert_tokens_cover(game_read["tokens"], moves)
+        assert int(tags["PlyCount"]) == len(moves)
+        replayed = engine.replay_game(game, tags["FEN"], moves, adjudication)
+        assert (replayed["result"], replayed["reason"]) == (tags["Result"], tags["Reason"])
+
+
+def test_jsonl_export_and_filters(store: Store, runs: dict[str, int]) -> None:
+    run = store.get_run(runs["finished-congo"])
+    assert run is not None
+    everything = [json.loads(line) for line in _export(store, run, "jsonl").splitlines()]
+    records = counted_records(store, run.id, run.counted_batches)
+    assert [g["record"] for g in everything] == records
+    assert len(_export(store, run, "jsonl", GameFilter(limit=3)).splitlines()) == 3
+    assert all(
+        g["batch"] == 1
+        for g in map(json.loads, _export(store, run, "jsonl", GameFilter(batch=1)).splitlines())
+    )
+    beta = [json.loads(x) for x in _export(store, run, "jsonl", GameFilter(worker="beta:2")).splitlines()]
+    assert beta and {g["worker"] for g in beta} == {"beta:2"}
+    wins = [json.loads(x) for x in _export(store, run, "jsonl", GameFilter(result="win")).splitlines()]
+    assert len(wins) == store.totals(run.id).wdl[0]
+    draws = [json.loads(x) for x in _export(store, run, "jsonl", GameFilter(result="1/2-1/2")).splitlines()]
+    assert len(draws) == store.totals(run.id).wdl[1]
+    reason = records[0]["reason"]
+    assert len(_export(store, run, "jsonl", GameFilter(reason=reason)).splitlines()) == sum(
+        r["reason"] == reason for r in records
+    )
+    with pytest.raises(ValueError, match="--reason"):
+        GameFilter(reason="nonsense")
+
+
+def _export(store: Store, run: Any, fmt: str, wanted: GameFilter | None = None) -> str:
+    out = io.StringIO()
+    export(store, run, fmt, out, wanted)
+    return out.getvalue()
+
+
+class CountingSink(io.TextIOBase):
+    """Counts what is written and keeps nothing."""
+
+    def __init__(self) -> None:
+        self.chars = 0
+
+    def write(self, text: str) -> int:
+        self.chars += len(text)
+        return len(text)
+
+
+def test_export_streams_in_constant_memory(tmp_path: Path) -> None:
+    """10,000 stored games (40 real ones, stored again and again) export with the same peak memory
+    as 1,000: one record at a time."""
+    store = Store(f"sqlite:///{tmp_path / 'big.db'}")
+    config = small_config("congo", batch_pairs=20)
+    run_id = store.create_run(RunKind.SPRT, "congo", config.to_json(), config.fingerprint())
+    executor = InProcessExecutor()
+    executor.submit(BatchPlan(config).payload(run_id, 0))
+    result = BatchResult.from_json(executor.play(0).result)
+    assert len(result.games) == 40
+    for index in range(250):
+        store.record_result(run_id, index, result)
+    store.update_run(run_id, counted_batches=250)
+    run = store.get_run(run_id)
+    assert run is not None
+
+    def peak(limit: int) -> tuple[int, int]:
+        sink = CountingSink()
+        tracemalloc.start()
+        count = export(store, run, "pgn", sink, GameFilter(limit=limit))
+        _, top = tracemalloc.get_traced_memory()
+        tracemalloc.stop()
+        return count, top
+
+    small_count, small_peak = peak(1_000)
+    count, big_peak = peak(10_000)
+    assert (small_count, count) == (1_000, 10_000)
+    assert big_peak < small_peak + 512 * 1024, (small_peak, big_peak)
+    first = next(iter_games(store, run))
+    assert isinstance(GameRecord.from_json(first.record), GameRecord)

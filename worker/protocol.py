@@ -1,0 +1,351 @@
+"""The wire format between a coordinator and its workers: the one definition of a batch.
+
+A :class:`BatchPayload` is what a coordinator sends (a slice of openings of one run, with the
+weights, limits and seed that decide its games); a :class:`BatchResult` is what a worker sends back
+(a record of every game, plus the counts the worker claims). Both cross the broker as plain JSON
+objects through ``to_json`` / ``from_json``. ``from_json`` checks every field's type and shape and
+raises a ValueError naming the first bad one, so nothing a worker or a broker client sends can
+reach the store, or crash the coordinator, unchecked.
+
+Whether a well-formed result is *true* (the moves legal, the results earned, the games those the
+payload asks for) is decided by the coordinator, which replays every record; see
+``coordinator/trust``.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from dataclasses import asdict, dataclass, field
+from enum import StrEnum
+from typing import Any
+
+#: The Celery task name coordinators send batches to.
+TASK_NAME = "arbiter.play_batch"
+
+RESULTS = ("1-0", "0-1", "1/2-1/2")
+
+#: Engine limits that may be set per move; at most one is used.
+LIMIT_KEYS = ("nodes", "depth", "movetime_ms")
+#: Tournament adjudication settings of ``engine.play_game``.
+ADJUDICATION_KEYS = ("max_plies", "repetition", "bare_lions", "resign_score", "resign_plies")
+#: The longest worker name stored (a ``host:pid`` or a Celery node name).
+MAX_WORKER_NAME = 255
+#: Above this a count or index is not one any run could make (and would overflow the store).
+MAX_INT = 2**63 - 1
+
+Weights = dict[str, int]
+
+
+class Color(StrEnum):
+    """The colour the candidate plays in a game."""
+
+    WHITE = "white"
+    BLACK = "black"
+
+
+#: The candidate plays white in the first game of a pair, black in the second.
+PAIR_COLORS = (Color.WHITE, Color.BLACK)
+
+
+# field checks ---------------------------------------------------------------------------------
+
+
+def check_int(value: Any, name: str, *, low: int = 0, high: int = MAX_INT) -> int:
+    """``value`` as an int in ``[low, high]`` (bools are not ints here)."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        raise ValueError(f"{name}: expected an integer, got {type(value).__name__}")
+    if not low <= value <= high:
+        raise ValueError(f"{name}: expected an integer from {low} to {high}, got {value}")
+    return value
+
+
+def check_float(value: Any, name: str, *, low: float = 0.0, high: float = 1e12) -> float:
+    """``value`` as a finite float in ``[low, high]`` (an int is accepted)."""
+    if not isinstance(value, int | float) or isinstance(value, bool):
+        raise ValueError(f"{name}: expected a number, got {type(value).__name__}")
+    number = float(value)
+    if not math.isfinite(number) or not low <= number <= high:
+        raise ValueError(f"{name}: expected a number from {low:g} to {high:g}, got {value!r}")
+    return number
+
+
+def check_str(value: Any, name: str, *, max_length: int = 4096) -> str:
+    """``value`` as a str of at most ``max_length`` characters."""
+    if not isinstance(value, str):
+        raise ValueError(f"{name}: expected a string, got {type(value).__name__}")
+    if len(value) > max_length:
+        raise ValueError(f"{name}: longer than {max_length} characters")
+    return value
+
+
+def check_list(value: Any, name: str) -> list[Any]:
+    """``value`` as a list."""
+    if not isinstance(value, list):
+        raise ValueError(f"{name}: expected a list, got {type(value).__name__}")
+    return value
+
+
+def check_object(
+    value: Any, name: str, required: Sequence[str], optional: Sequence[str] = ()
+) -> dict[str, Any]:
+    """``value`` as a dict with string keys, every ``required`` key and no unknown one."""
+    if not isinstance(value, dict):
+        raise ValueError(f"{name}: expected a JSON object, got {type(value).__name__}")
+    missing = [key for key in required if key not in value]
+    if missing:
+        raise ValueError(f"{name}: missing {', '.join(missing)}")
+    known = set(required) | set(optional)
+    unknown = sorted(str(key) for key in value if key not in known)
+    if unknown:
+        raise ValueError(f"{name}: unknown field(s) {', '.join(unknown)}")
+    return value
+
+
+def check_counts(value: Any, length: int, name: str) -> list[int]:
+    """``value`` as a list of ``length`` non-negative integer counts."""
+    counts = check_list(value, name)
+    if len(counts) != length:
+        raise ValueError(f"{name}: expected a list of {length} counts, got {value!r}")
+    if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_INT for v in counts):
+        raise ValueError(f"{name}: expected non-negative integer counts, got {value!r}")
+    return list(counts)
+
+
+def check_weights(value: Any, name: str) -> Weights | None:
+    """A weights mapping ``{"name": int}`` or None (the engine's defaults)."""
+    if value is None:
+        return None
+    if not isinstance(value, dict):
+        raise ValueError(f"{name}: expected a JSON object of weights, got {type(value).__name__}")
+    out: Weights = {}
+    for key, number in value.items():
+        check_str(key, f"{name} name", max_length=64)
+        if isinstance(number, float) and number.is_integer():
+            number = int(number)
+        out[key] = check_int(number, f"{name}.{key}", low=-(2**31), high=2**31 - 1)
+    return out
+
+
+# payload -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class BatchPayload:
+    """One batch of a run: play each opening twice, colours reversed, candidate white first."""
+
+    run_id: int
+    batch_index: int
+    game: str
+    candidate: Weights | None
+    baseline: Weights | None
+    openings: list[str]
+    limits: dict[str, int]
+    adjudication: dict[str, Any]
+    seed: int
+    engine_version: str
+
+    @property
+    def pairs(self) -> int:
+        """Game pairs in the batch."""
+        return len(self.openings)
+
+    def to_json(self) -> dict[str, Any]:
+        """The payload as the JSON object sent to a worker."""
+        return asdict(self)
+
+    @classmethod
+    def from_json(cls, data: Any) -> BatchPayload:
+        """A payload from its JSON object; ValueError naming the first missing or bad field."""
+        fields = [f for f in cls.__dataclass_fields__]
+        d = check_object(data, "batch payload", fields)
+        openings = check_list(d["openings"], "batch payload: openings")
+        if not openings:
+            raise ValueError("batch payload: openings must be a non-empty list of position strings")
+        for i, opening in enumerate(openings):
+            check_str(opening, f"batch payload: openings[{i}]", max_length=256)
+        limits = check_object(d["limits"], "batch payload: limits", (), LIMIT_KEYS)
+        adjudication = check_object(d["adjudication"], "batch payload: adjudication", (), ADJUDICATION_KEYS)
+        return cls(
+            run_id=check_int(d["run_id"], "batch payload: run_id"),
+            batch_index=check_int(d["batch_index"], "batch payload: batch_index"),
+            game=check_str(d["game"], "batch payload: game", max_length=32),
+            candidate=check_weights(d["candidate"], "batch payload: candidate"),
+            baseline=check_weights(d["baseline"], "batch payload: baseline"),
+            openings=list(openings),
+            limits={k: check_int(v, f"batch payload: limits.{k}", low=1) for k, v in limits.items()},
+            adjudication=dict(adjudication),
+            seed=check_int(d["seed"], "batch payload: seed"),
+            engine_version=check_str(d["engine_version"], "batch payload: engine_version", max_length=128),
+        )
+
+
+# result --------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class GameRecord:
+    """One game as a worker played it: the opening, the moves, and how the worker says it ended."""
+
+    opening: str
+    moves: list[str]
+    result: str
+    reason: str
+    plies: int
+    candidate_color: Color
+
+    def to_json(self) -> dict[str, Any]:
+        """The record as a JSON object (also the form the store keeps)."""
+        return {
+            "opening": self.opening,
+            "moves": list(self.moves),
+            "result": self.result,
+            "reason": self.reason,
+            "plies": self.plies,
+            "candidate_color": str(self.candidate_color),
+        }
+
+    @classmethod
+    def from_json(cls, data: Any, name: str = "game") -> GameRecord:
+        """A record from its JSON object; ValueError naming the first bad field."""
+        d = check_object(data, name, ("opening", "moves", "result", "reason", "candidate_color"), ("plies",))
+        moves = check_list(d["moves"], f"{name}: moves")
+        for ply, move in enumerate(moves, start=1):
+            check_str(move, f"{name}: move at ply {ply}", max_length=32)
+        result = d["result"]
+        if result not in RESULTS:
+            raise ValueError(f"{name}: result {result!r} is not one of {', '.join(RESULTS)}")
+        color = d["candidate_color"]
+        if color not in (Color.WHITE, Color.BLACK):
+            raise ValueError(f"{name}: candidate_color {color!r} is not 'white' or 'black'")
+        check_int(d.get("plies", len(moves)), f"{name}: plies", high=100_000)  # the moves count, not this
+        return cls(
+            opening=check_str(d["opening"], f"{name}: opening", max_length=256),
+            moves=list(moves),
+            result=result,
+            reason=check_str(d["reason"], f"{name}: reason", max_length=32),
+            plies=len(moves),
+            candidate_color=Color(color),
+        )
+
+
+RESULT_FIELDS = (
+    "run_id",
+    "batch_index",
+    "engine_version",
+    "pentanomial",
+    "wdl",
+    "games",
+)
+RESULT_OPTIONAL = ("nodes", "cpu_seconds", "worker")
+
+
+@dataclass(frozen=True)
+class BatchResult:
+    """What a worker returns for one batch. The counts are the worker's claim; the coordinator
+    derives its own from the replayed ``games`` and counts only those."""
+
+    run_id: int
+    batch_index: int
+    engine_version: str
+    pentanomial: list[int]
+    wdl: list[int]
+    games: list[GameRecord]
+    nodes: dict[str, int] = field(default_factory=dict)
+    cpu_seconds: float = 0.0
+    worker: str | None = None
+
+    @property
+    def game_count(self) -> int:
+        """Games in the batch."""
+        return len(self.games)
+
+    def to_json(self) -> dict[str, Any]:
+        """The result as the JSON object a worker sends."""
+        data = asdict(self)
+        data["games"] = [g.to_json() for g in self.games]
+        return data
+
+    @classmethod
+    def from_json(cls, data: Any) -> BatchResult:
+        """A result from its JSON object, every field type-checked; ValueError naming the first bad
+        one (``result: ...``)."""
+        d = check_object(data, "result", RESULT_FIELDS, RESULT_OPTIONAL)
+        games = check_list(d["games"], "games")
+        nodes = check_object(d.get("nodes", {}), "nodes", (), ("candidate", "baseline"))
+        worker = d.get("worker")
+        return cls(
+            run_id=check_int(d["run_id"], "run_id"),
+            batch_index=check_int(d["batch_index"], "batch_index"),
+            engine_version=check_str(d["engine_version"], "engine_version", max_length=128),
+            pentanomial=check_counts(d["pentanomial"], 5, "pentanomial"),
+            wdl=check_counts(d["wdl"], 3, "wdl"),
+            games=[GameRecord.from_json(g, f"games[{i}]") for i, g in enumerate(games)],
+            nodes={k: check_int(v, f"nodes.{k}") for k, v in nodes.items()},
+            cpu_seconds=check_float(d.get("cpu_seconds", 0.0), "cpu_seconds"),
+            worker=None if worker is None else check_str(worker, "worker", max_length=MAX_WORKER_NAME),
+        )
+
+
+# counting ------------------------------------------------------------------------------------
+
+
+def candidate_score(result: str, candidate_color: str) -> float:
+    """The candidate's score (1, 0.5 or 0) in a game with ``result`` where it played ``candidate_color``."""
+    if result == "1/2-1/2":
+        return 0.5
+    white_won = result == "1-0"
+    return 1.0 if white_won == (candidate_color == Color.WHITE) else 0.0
+
+
+def tally(records: Sequence[Mapping[str, Any] | GameRecord]) -> tuple[list[int], list[int]]:
+    """Pentanomial ``[LL, LD, DD+WL, WD, WW]`` and ``[W, D, L]`` of records taken two by two as pairs."""
+    pentanomial = [0] * 5
+    wdl = [0, 0, 0]
+    scores = [
+        candidate_score(r.result, r.candidate_color)
+        if isinstance(r, GameRecord)
+        else candidate_score(r["result"], r["candidate_color"])
+        for r in records
+    ]
+    for score in scores:
+        wdl[0 if score == 1.0 else 1 if score == 0.5 else 2] += 1
+    for first, second in zip(scores[0::2], scores[1::2], strict=True):
+        pentanomial[round(2 * (first + second))] += 1
+    return pentanomial, wdl
+
+
+def check_matches_payload(result: BatchResult, payload: BatchPayload) -> None:
+    """ValueError unless ``result`` answers ``payload``: same run, batch and engine, one record per
+    game in pair order (candidate white then black) from the openings sent, and claimed counts
+    that agree with the records."""
+    if result.run_id != payload.run_id:
+        raise ValueError(f"run_id: result is for run {result.run_id!r}, expected {payload.run_id!r}")
+    if result.batch_index != payload.batch_index:
+        raise ValueError(
+            f"batch_index: result is for batch {result.batch_index!r}, expected {payload.batch_index}"
+        )
+    if result.engine_version != payload.engine_version:
+        raise ValueError(
+            f"engine_version: result was played by {result.engine_version!r}, "
+            f"expected {payload.engine_version!r}"
+        )
+    pairs = payload.pairs
+    if sum(result.pentanomial) != pairs:
+        raise ValueError(f"pentanomial: counts add up to {sum(result.pentanomial)}, expected {pairs}")
+    if sum(result.wdl) != 2 * pairs:
+        raise ValueError(f"wdl: counts add up to {sum(result.wdl)}, expected {2 * pairs}")
+    if len(result.games) != 2 * pairs:
+        raise ValueError(f"games: expected {2 * pairs} game records, got {len(result.games)}")
+    for i, record in enumerate(result.games):
+        if record.candidate_color != PAIR_COLORS[i % 2]:
+            raise ValueError(f"games[{i}]: candidate_color should be {str(PAIR_COLORS[i % 2])!r}")
+        if record.opening != payload.openings[i // 2]:
+            raise ValueError(f"games[{i}]: opening differs from the one sent for pair {i // 2}")
+    counted_pentanomial, counted_wdl = tally(result.games)
+    if counted_pentanomial != result.pentanomial:
+        raise ValueError(
+            f"pentanomial: {result.pentanomial} does not match the game records ({counted_pentanomial})"
+        )
+    if counted_wdl != result.wdl:
+        raise ValueError(f"wdl: {result.wdl} does not match the game records ({counted_wdl})")
