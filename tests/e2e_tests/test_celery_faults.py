@@ -166,7 +166,7 @@ def test_two_workers_give_the_local_pools_counts(
     store = Store(store_urls("a"))
     run_id = new_run(store, config)
     with make_executor(redis_server.url, 2) as executor:
-        assert isinstance(executor, CeleryExecutor)
+        assert isinstance(getattr(executor, "inner", executor), CeleryExecutor)
         progress = play(store, run_id, config, executor)
     assert counts(progress) == reference(config)
     assert progress.decision == "budget"
