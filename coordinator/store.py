@@ -624,6 +624,7 @@ class Store:
     def quarantine_worker(self, run_id: int, worker: str, reason: str) -> list[int]:
         """Discard every result ``worker`` gave ``run_id`` (their batches go back to ``pending``)
         and record why, in one transaction; the batches discarded, in order. Once per worker."""
+        worker = _clip_worker(worker) or worker  # stored names are clipped; match them so
         stamp = now()
         with self.transaction() as c:
             known = c.execute(
