@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -53,6 +54,8 @@ from worker.protocol import BatchResult, tally
 DEFAULT_URL = "sqlite:///arbiter.db"
 STORE_ENV = "ARBITER_STORE"
 SQLITE_BUSY_TIMEOUT_MS = 30_000
+#: Pause between two tries at switching a new SQLite file to WAL (see :func:`_set_wal`).
+SQLITE_WAL_RETRY_SECONDS = 0.01
 #: Seconds a PostgreSQL connection attempt may take (libpq's default is to wait for TCP to give up).
 POSTGRES_CONNECT_TIMEOUT = 10
 #: Key of the PostgreSQL advisory lock held while tables are created (any fixed 64-bit number).
@@ -255,11 +258,26 @@ def _clip_worker(worker: str | None) -> str | None:
     return None if worker is None else str(worker)[:MAX_WORKER_COLUMN]
 
 
+def _set_wal(cursor: Any) -> None:
+    """Switch the database to WAL. On a new file that other connections are opening too, SQLite
+    answers "database is locked" at once, without waiting for its busy timeout (the switch needs
+    an exclusive lock), so the switch is tried again until the busy timeout has passed."""
+    deadline = time.monotonic() + SQLITE_BUSY_TIMEOUT_MS / 1000
+    while True:
+        try:
+            cursor.execute("PRAGMA journal_mode = WAL")
+            return
+        except sqlite3.OperationalError as e:
+            if "locked" not in str(e) or time.monotonic() >= deadline:
+                raise
+            time.sleep(SQLITE_WAL_RETRY_SECONDS)
+
+
 def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     """WAL journal (readers never block the writer) and a generous busy timeout."""
     cursor = dbapi_connection.cursor()
     cursor.execute(f"PRAGMA busy_timeout = {SQLITE_BUSY_TIMEOUT_MS}")
-    cursor.execute("PRAGMA journal_mode = WAL")
+    _set_wal(cursor)
     cursor.execute("PRAGMA synchronous = NORMAL")
     cursor.execute("PRAGMA foreign_keys = ON")
     cursor.close()

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
-# The whole test suite: Rust unit and perft tests, then pytest (engine, coordinator, worker,
-# end-to-end with real redis-server, PostgreSQL and Celery workers, and workers on hosts made of
-# network namespaces). Sets up what it needs first.
+# The whole test suite: Rust tests and clippy, ruff and mypy (strict), then pytest (engine,
+# coordinator, worker, end-to-end with real redis-server, PostgreSQL and Celery workers, and workers
+# on hosts made of network namespaces). Sets up what it needs first.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 scripts/setup.sh
@@ -10,5 +10,7 @@ scripts/ensure-chromium.sh
 scripts/ensure-postgres.sh
 scripts/ensure-iproute2.sh
 cargo test --release --workspace --exclude arbiter-python
+cargo clippy --release --workspace --all-targets -- -D warnings
 .venv/bin/ruff check engine coordinator worker tests benchmarks
+.venv/bin/mypy
 .venv/bin/python -m pytest "$@"

@@ -40,6 +40,12 @@ class Executor(ABC):
     def submit(self, payload: BatchPayload) -> None:
         """Queue one batch payload for execution (returns at once)."""
 
+    def retry(self, payload: BatchPayload) -> None:
+        """Play ``payload`` again because the outcome delivered for it could not count. Called
+        before the next :meth:`completed`, so that an executor may go on watching the batch's
+        earlier attempts too (by default the batch is simply submitted again)."""
+        self.submit(payload)
+
     @abstractmethod
     def in_flight(self) -> int:
         """Number of submitted batches whose outcome has not been delivered yet."""

@@ -161,28 +161,34 @@ class SprtRunner:
         """The payload of batch ``batch_index``."""
         return self.plan.payload(self.run_id, batch_index)
 
-    def _next_batch(self) -> int | None:
-        """The next batch to send: a refused one to retry first, else the next one not stored."""
+    def _next_batch(self) -> tuple[int, bool] | None:
+        """The next batch to send and whether it is a retry: a refused one first, else the next
+        one not stored."""
         if self.retry:
-            return heapq.heappop(self.retry)
+            return heapq.heappop(self.retry), True
         while self.cursor in self.results or self.cursor in self.in_flight:
             self.cursor += 1
         if self.max_batches is not None and self.cursor >= self.max_batches:
             return None
         index = self.cursor
         self.cursor += 1
-        return index
+        return index, False
 
     def fill(self) -> None:
-        """Send batches while the executor has free slots and this run still needs any."""
+        """Send batches while the executor has free slots and this run still needs any; refused
+        batches are sent again first."""
         while self.prefix.decision is None and self.executor.in_flight() < self.executor.slots:
-            index = self._next_batch()
-            if index is None:
+            chosen = self._next_batch()
+            if chosen is None:
                 return
+            index, again = chosen
             payload = self.payload(index)
             self.store.start_batch(self.run_id, index, payload.openings, payload.seed)
             self.in_flight.add(index)
-            self.executor.submit(payload)
+            if again:
+                self.executor.retry(payload)
+            else:
+                self.executor.submit(payload)
 
     # receiving --------------------------------------------------------------------------------
 

@@ -120,6 +120,11 @@ class CheckingExecutor(Executor):
         self._payloads[(payload.run_id, payload.batch_index)] = payload
         self.inner.submit(payload)
 
+    def retry(self, payload: BatchPayload) -> None:
+        """Send a refused batch again (the workers' executor may go on watching its attempts)."""
+        self._payloads[(payload.run_id, payload.batch_index)] = payload
+        self.inner.retry(payload)
+
     def in_flight(self) -> int:
         """Batches sent and not delivered, held ones included."""
         return self.inner.in_flight() + len(self._held)

@@ -216,10 +216,59 @@ def test_broker_outage_while_sending_and_polling(clock: FakeClock) -> None:
 def test_watched_attempts_are_bounded(clock: FakeClock) -> None:
     ex, app = executor(lease=1)
     ex.submit(payload(0))
-    for _ in range(10):
+    for _ in range(40):
         list(ex.completed(timeout=5))
-    assert len(ex._jobs[0].attempts) == ce.MAX_WATCHED_ATTEMPTS
-    assert len(app.control.revoked) == len(app.sent) - ce.MAX_WATCHED_ATTEMPTS
+    watched = ex._jobs[0].attempts
+    assert 1 <= len(watched) <= ce.MAX_WATCHED_ATTEMPTS
+    assert all(a.expires_at > clock.now for a in watched)  # expired copies are no longer watched
+    gone = {s["task_id"] for s in app.sent} - {a.task_id for a in watched}
+    assert gone <= set(app.control.revoked) | set(app.backend.forgotten)
+
+
+def success(index: int, worker: str = "w1") -> dict[str, Any]:
+    return {"status": "SUCCESS", "result": {"batch_index": index}, "worker": worker}
+
+
+def test_a_refused_outcome_leaves_earlier_attempts_watched(clock: FakeClock) -> None:
+    """A forger writes a result for a queued task before its worker does: the batch sent again
+    still watches that task, and the worker's own result, written later, is delivered."""
+    ex, app = executor()
+    ex.submit(payload(0))
+    first = app.sent[0]["task_id"]
+    app.backend.metas[first] = {"status": "SUCCESS", "result": {"forged": True}}
+    [forged] = list(ex.completed(timeout=1))
+    assert forged.result == {"forged": True} and ex.in_flight() == 0
+    ex.retry(payload(0))  # refused by the runner: sent again
+    assert ex.in_flight() == 1 and len(app.sent) == 2 and first not in app.control.revoked
+    app.backend.metas[first] = success(0)  # the worker finishes the first task after all
+    [honest] = list(ex.completed(timeout=1))
+    assert honest.result == {"batch_index": 0} and honest.worker == "w1"
+    assert app.sent[1]["task_id"] in app.control.revoked  # the copy is no longer needed
+
+
+def test_repeated_refusals_back_off(clock: FakeClock) -> None:
+    ex, app = executor()
+    ex.submit(payload(0))
+    for refusals in range(1, 5):
+        newest = app.sent[-1]["task_id"]
+        app.backend.metas[newest] = {"status": "FAILURE", "result": {"exc_type": "Forged"}}
+        assert [o.error for o in ex.completed(timeout=0.001)] == ["Forged"]
+        sent = len(app.sent)
+        ex.retry(payload(0))
+        if refusals == 1:
+            assert len(app.sent) == sent + 1  # the first retry goes out at once
+            continue
+        delay = ce.RETRY_DELAY * 2 ** (refusals - 2)
+        list(ex.completed(timeout=delay / 2))
+        assert len(app.sent) == sent  # not yet
+        list(ex.completed(timeout=delay))
+        assert len(app.sent) == sent + 1
+
+
+def test_retry_of_a_batch_not_delivered_here_submits_it(clock: FakeClock) -> None:
+    ex, app = executor()
+    ex.retry(payload(3))
+    assert ex.in_flight() == 1 and app.sent[0]["payload"]["batch_index"] == 3
 
 
 def test_cancel_revokes_everything_and_close_is_idempotent(clock: FakeClock) -> None:

@@ -100,11 +100,13 @@ class HostWorker:
         wait_until(ready, START_TIMEOUT, f"the worker on {self.host} to be ready", interval=0.05)
 
     def playing(self) -> bool:
-        """True while it has received a batch it has not finished (its one process is playing it)."""
+        """True while it has received a batch it has neither finished nor discarded (a task the
+        coordinator revoked is dropped unplayed): its one process is playing it."""
         text = self.output()
-        received = len(re.findall(r"Task arbiter\.play_batch\[[^\]]+\] received", text))
-        finished = len(re.findall(r"Task arbiter\.play_batch\[[^\]]+\] (succeeded|failed|raised)", text))
-        return received > finished
+        received = set(re.findall(r"Task arbiter\.play_batch\[([^\]]+)\] received", text))
+        ended = set(re.findall(r"Task arbiter\.play_batch\[([^\]]+)\] (?:succeeded|failed|raised)", text))
+        ended |= set(re.findall(r"Discarding revoked task: arbiter\.play_batch\[([^\]]+)\]", text))
+        return bool(received - ended)
 
 
 class Run:

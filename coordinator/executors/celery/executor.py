@@ -12,6 +12,14 @@ attempts are revoked (a worker drops a revoked task it has not started). A task 
 :data:`EXPIRY_LEASES` leases after it was sent, so copies left behind by a coordinator that went
 away are not played hours later.
 
+Refused outcomes. Whoever can write to the result backend can write a result for a task before
+its worker does (the task ids are in the queue for anyone to read). So an outcome the coordinator
+refuses does not end the watch: a batch sent again with :meth:`CeleryExecutor.retry` goes on
+watching the attempts sent before (their stored values were deleted when read, so what appears
+there later is new, such as the worker's own result) beside a new one, and the first outcome that
+counts wins. Attempts revoked when an outcome was delivered stay watched too: a worker drops a
+revoked task it has not started, but finishes and stores one it is playing.
+
 Duplicates. A batch may still be played twice (its first worker was only slow). This executor
 delivers one outcome per submission, and the scheduler validates every outcome and stores one
 result per (run, batch), so a duplicate never counts twice.
@@ -29,6 +37,7 @@ import logging
 import math
 import time
 import uuid
+from collections import OrderedDict
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
@@ -62,8 +71,15 @@ MIN_SLOTS = 2
 MAX_LEASE_GROWTH = 4
 #: A task is dropped by workers that receive it this many leases after it was sent.
 EXPIRY_LEASES = 4
-#: Attempts of one batch watched at once (older ones are revoked).
-MAX_WATCHED_ATTEMPTS = 4
+#: Attempts of one batch watched at once (the oldest are revoked beyond it; attempts are also
+#: forgotten once expired).
+MAX_WATCHED_ATTEMPTS = 16
+#: Seconds a batch refused again waits before its next attempt: none after its first refusal,
+#: then this, doubling with each refusal up to its lease (so that a forger who answers every
+#: attempt at once cannot push the worker's own attempt out of the watch).
+RETRY_DELAY = 0.05
+#: Delivered batches remembered, in case their outcome is refused and they are sent again.
+MAX_DELIVERED = 1024
 #: Seconds between two polls of the result backend: short right after a result arrived, doubling
 #: while nothing does (results come in bursts when batches are short, rarely when they are long).
 POLL_INTERVAL = 0.005
@@ -92,6 +108,7 @@ class _Attempt:
     task_id: str
     sent_at: float
     deadline: float
+    expires_at: float = math.inf
     sent: bool = True
     started: bool = False
     dropped: bool = False
@@ -104,6 +121,7 @@ class _Job:
     payload: BatchPayload
     lease: float
     attempts: list[_Attempt] = field(default_factory=list)
+    refusals: int = 0
 
     @property
     def key(self) -> tuple[int, int]:
@@ -151,6 +169,7 @@ class CeleryExecutor(Executor):
         self.workers: dict[str, int] = {}
         self._discovered_at = -math.inf
         self._jobs: dict[int, _Job] = {}
+        self._delivered: OrderedDict[tuple[int, int], _Job] = OrderedDict()
         self._next_job = 0
         self._poll_interval = POLL_INTERVAL
         self._outage: str | None = None
@@ -207,23 +226,45 @@ class CeleryExecutor(Executor):
         if self._closed:
             raise RuntimeError("submit: the executor is closed")
         job = _Job(payload=payload, lease=self.leases.lease(payload))
-        job_id = self._next_job
-        self._next_job += 1
-        self._jobs[job_id] = job
+        self._watch(job)
         self._send(job)
 
+    def retry(self, payload: BatchPayload) -> None:
+        """Send a batch again whose delivered outcome was refused, still watching the attempts
+        sent for it before (one of them may yet bring the worker's own result). The new attempt
+        goes out at once after a first refusal, then after :data:`RETRY_DELAY` doubling."""
+        job = self._delivered.pop((payload.run_id, payload.batch_index), None)
+        if job is None or self._closed:
+            self.submit(payload)
+            return
+        job.payload = payload
+        job.refusals += 1
+        self._watch(job)
+        if job.refusals > 1:
+            delay = min(job.lease, RETRY_DELAY * 2 ** (job.refusals - 2))
+            now = time.monotonic()
+            job.attempts.append(_Attempt(task_id="", sent_at=now, deadline=now + delay, sent=False))
+        else:
+            self._send(job)
+
+    def _watch(self, job: _Job) -> None:
+        """Put ``job`` in flight."""
+        self._jobs[self._next_job] = job
+        self._next_job += 1
+
     def _send(self, job: _Job) -> None:
-        """Publish one more attempt of ``job``."""
+        """Publish one more attempt of ``job``, forgetting its expired and unsent ones."""
         now = time.monotonic()
         task_id = str(uuid.uuid4())
-        attempt = _Attempt(task_id=task_id, sent_at=now, deadline=now + job.lease)
+        expires = EXPIRY_LEASES * job.lease
+        attempt = _Attempt(task_id=task_id, sent_at=now, deadline=now + job.lease, expires_at=now + expires)
         try:
             self.app.send_task(
                 TASK_NAME,
                 args=[job.payload.to_json()],
                 task_id=task_id,
                 queue=self.queue,
-                expires=EXPIRY_LEASES * job.lease,
+                expires=expires,
                 retry=True,
                 retry_policy=PUBLISH_RETRY,
             )
@@ -231,7 +272,10 @@ class CeleryExecutor(Executor):
             self._note_outage(e)
             attempt.sent = False
             attempt.deadline = now + RESEND_DELAY
+        expired = [a for a in job.attempts if a.expires_at <= now]
+        job.attempts = [a for a in job.attempts if a.sent and a.expires_at > now]
         job.attempts.append(attempt)
+        self._discard(expired, revoke=False)
         while len(job.attempts) > MAX_WATCHED_ATTEMPTS:
             self._discard([job.attempts.pop(0)])
 
@@ -286,8 +330,16 @@ class CeleryExecutor(Executor):
             outcomes.append(outcome)
             del self._jobs[job_id]
             self._discard([winner], revoke=False)
-            self._discard([a for a in job.attempts if a is not winner])
+            self._discard([a for a in job.attempts if a is not winner and not a.dropped])
+            self._remember_delivered(job)
         return outcomes
+
+    def _remember_delivered(self, job: _Job) -> None:
+        """Keep a delivered job's attempts for :meth:`retry` (the oldest are forgotten)."""
+        self._delivered[job.key] = job
+        self._delivered.move_to_end(job.key)
+        while len(self._delivered) > MAX_DELIVERED:
+            self._delivered.popitem(last=False)
 
     def _outcome(
         self, job: _Job, metas: dict[str, dict[str, Any]], now: float
@@ -351,6 +403,7 @@ class CeleryExecutor(Executor):
     def cancel(self) -> None:
         """Revoke every batch in flight; their outcomes will not be delivered."""
         jobs, self._jobs = self._jobs, {}
+        self._delivered.clear()
         self._discard([a for job in jobs.values() for a in job.attempts])
 
     def close(self) -> None:
