@@ -1,17 +1,25 @@
-"""How many games per second one coordinator core can take, and so how many worker cores it feeds.
+"""How many games per second one coordinator core takes in, and so how many worker cores it feeds.
 
 The coordinator's own CPU per game is measured on the real loop (``SprtRunner.run``: dispatch, poll,
-check every result by replaying its games, store it, count the SPRT) with the workers in other
-processes: ``time.process_time()`` of this process around the run counts the coordinator and its
-executor's threads, never the workers. It is measured on both executors (the local process pool
-and Celery workers over a real redis-server on loopback) and both stores (a SQLite file and a
-PostgreSQL database on a throwaway cluster, or ``--postgres URL``). In the same run it measures
-what one worker core plays (games per second at the same node limit), so the capacity can be given
-in worker cores: ``(games/s per coordinator core) / (games/s per worker core)``. Finally one run
-is profiled with cProfile, and the coordinator's CPU is split by phase.
+check every result by replaying its games through the rules core, store it, count the SPRT) with
+the workers in other processes: ``time.process_time()`` of this process around the run counts the
+coordinator and its executor's threads, never the workers.
 
-    python benchmarks/coordinator_capacity.py                       # ~2 minutes on 2 cores
-    python benchmarks/coordinator_capacity.py --batches 60 --rounds 3 --workers 2
+To load the coordinator as a fleet of about a thousand cores would, the workers answer from a
+cache: every batch of the run is first played once for real (on this machine's cores), and then
+the measured runs are served by workers that return those results at once
+(``benchmarks/cached_worker.py``: the same games, so every replay check passes, as from an
+honest and very fast worker). The coordinator is then the bottleneck, and its CPU per game is
+what it costs at full load, not diluted by waiting. It is measured on both executors (the local
+process pool and Celery workers over a real redis-server on loopback) and both stores (a SQLite
+file and a PostgreSQL database on a throwaway cluster, or ``--postgres URL``). The capacity in
+worker cores is ``(games/s per coordinator core) / (games/s per worker core)``, the latter from
+the real playing of the first phase. Finally one Celery run is profiled with cProfile, and the
+coordinator's CPU is split by phase.
+
+    python benchmarks/coordinator_capacity.py                  # ~5 minutes on 2 cores (mostly playing)
+    python benchmarks/coordinator_capacity.py --batches 48 --pairs 128 --rounds 3
+    python benchmarks/coordinator_capacity.py --cache /tmp/capacity.jsonl   # keep the played games
     python benchmarks/coordinator_capacity.py --postgres postgresql://USER:PASSWORD@HOST/DB
 
 Figures go to docs/performance.md; the numbers of one run are only compared with each other.
@@ -21,7 +29,9 @@ from __future__ import annotations
 
 import argparse
 import cProfile
+import dataclasses
 import inspect
+import json
 import os
 import pstats
 import shutil
@@ -42,12 +52,14 @@ from coordinator.executors.celery.executor import CeleryExecutor
 from coordinator.executors.local import LocalExecutor
 from coordinator.openings.book import default_book_path, load_book
 from coordinator.runs import RunKind
-from coordinator.sprt.config import SprtConfig
+from coordinator.sprt.config import BatchPlan, SprtConfig
 from coordinator.sprt.runner import SprtRunner
 from coordinator.store import Store, mask_url
 from coordinator.trust.replay import replay_check
-from worker.games import run_batch
 from worker.protocol import BatchResult, check_matches_payload
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from cached_worker import CACHE_ENV, answer, payload_key
 
 REPO = Path(__file__).resolve().parents[1]
 START_TIMEOUT = 60.0
@@ -111,20 +123,36 @@ def config_for(game: str, batches: int, pairs: int, nodes: int, seed: int) -> Sp
     )
 
 
-def worker_core_speed(config: SprtConfig, batches: int) -> tuple[int, float]:
-    """(games, CPU seconds) of ``batches`` batches played in this process, one core, as a worker
-    plays them (``worker.games.run_batch``)."""
-    from coordinator.sprt.config import BatchPlan
-
+def play_cache(config: SprtConfig, workers: int, path: Path) -> tuple[int, float]:
+    """Play every batch of ``config`` once for real on ``workers`` local processes and write the
+    results to the cache file ``path`` (kept from an earlier run when it has every batch); the
+    games and the worker CPU seconds they took (the speed of one worker core)."""
     plan = BatchPlan(config)
-    games, cpu = 0, 0.0
-    for i in range(batches):
-        payload = plan.payload(10_000, i).to_json()
-        started = time.process_time()
-        result = run_batch(payload)
-        cpu += time.process_time() - started
-        games += len(result["games"])
-    return games, cpu
+    assert config.max_batches is not None
+    payloads = [plan.payload(0, i) for i in range(config.max_batches)]
+    wanted = {payload_key(p) for p in payloads}
+    cached: dict[str, dict[str, Any]] = {}
+    if path.exists():
+        with path.open(encoding="utf-8") as f:
+            cached = {e["key"]: e["result"] for e in map(json.loads, f) if e["key"] in wanted}
+    missing = [p for p in payloads if payload_key(p) not in cached]
+    if missing:
+        print(f"playing {len(missing)} batches once for the cache ...", file=sys.stderr)
+        with LocalExecutor(workers) as pool:
+            for p in missing:
+                pool.submit(p)
+            while pool.in_flight():
+                for outcome in pool.completed(timeout=60):
+                    if outcome.error is not None:
+                        raise SystemExit(
+                            f"coordinator_capacity: batch {outcome.batch_index}: {outcome.error}"
+                        )
+                    cached[payload_key(payloads[outcome.batch_index])] = outcome.result
+        with path.open("w", encoding="utf-8") as f:
+            for key, result in cached.items():
+                f.write(json.dumps({"key": key, "result": result}) + "\n")
+    results = [cached[payload_key(p)] for p in payloads]
+    return sum(len(r["games"]) for r in results), sum(float(r["cpu_seconds"]) for r in results)
 
 
 def coordinate(store: Store, config: SprtConfig, executor: Executor, profile: cProfile.Profile | None) -> Row:
@@ -151,10 +179,11 @@ def wait_for(predicate: Callable[[], Any], what: str) -> None:
 
 
 class Fleet:
-    """A redis-server on a free loopback port and Celery workers of one process each."""
+    """A redis-server on a free loopback port and cached Celery workers of one process each."""
 
-    def __init__(self, folder: Path, workers: int) -> None:
-        """Start redis-server and ``workers`` workers."""
+    def __init__(self, folder: Path, workers: int, cache: Path) -> None:
+        """Start redis-server and ``workers`` workers answering from ``cache``."""
+        self.cache = cache
         import socket
 
         import redis
@@ -179,13 +208,13 @@ class Fleet:
 
         wait_for(answers, "redis-server")
         for i in range(workers):
-            argv = [sys.executable, "-m", "celery", "-A", "worker.celery_app", "worker"]
+            argv = [sys.executable, "-m", "celery", "-A", "benchmarks.cached_worker", "worker"]
             argv += ["--hostname", f"w{i}@capacity", "--concurrency", "1", "--loglevel", "WARNING"]
             argv += ["--without-gossip", "--without-mingle"]
             self._spawn(argv)
 
     def _spawn(self, argv: list[str]) -> None:
-        env = {**os.environ, "ARBITER_BROKER": self.url}
+        env = {**os.environ, "ARBITER_BROKER": self.url, CACHE_ENV: str(self.cache)}
         log = open(self.folder / f"fleet-{len(self.processes)}.log", "wb")  # noqa: SIM115 - closed by the child's exit
         self.processes.append(
             subprocess.Popen(
@@ -239,7 +268,7 @@ def phase_table(stats: pstats.Stats, executor: Executor, games: int, cpu: float)
         code = inspect.unwrap(function).__code__
         found = entries.get((code.co_filename, code.co_firstlineno, code.co_name))
         seconds = (found[3] if found else 0.0) * scale
-        rows.append(f"| {label} | {1000 * seconds / games:.3f} | {100 * seconds / cpu:.0f}% |")
+        rows.append(f"| {label} | {1e6 * seconds / games:.1f} | {100 * seconds / cpu:.0f}% |")
     return rows
 
 
@@ -248,30 +277,34 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="congo", choices=engine.GAMES)
     parser.add_argument("--batches", type=int, default=24, help="batches per measured run")
-    parser.add_argument("--pairs", type=int, default=8, help="pairs per batch (arbiter sprt's default)")
+    parser.add_argument("--pairs", type=int, default=64, help="pairs per batch (a fleet's batch size)")
     parser.add_argument("--nodes", type=int, default=2000, help="nodes per move (arbiter sprt's default)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes (local pool and Celery)")
     parser.add_argument("--rounds", type=int, default=1, help="repetitions; the lowest CPU per game counts")
-    parser.add_argument("--speed-batches", type=int, default=4, help="batches of the worker-core speed")
+    parser.add_argument(
+        "--cache", type=Path, help="file of played batches to keep and reuse (default: temporary)"
+    )
     parser.add_argument("--postgres", help="a PostgreSQL URL to use instead of a throwaway cluster")
     parser.add_argument("--top", type=int, default=15, help="functions listed from the profile")
     parser.add_argument("--seed", type=int, default=1)
     args = parser.parse_args()
 
     config = config_for(args.game, args.batches, args.pairs, args.nodes, args.seed)
-    warmup = config_for(args.game, 2, args.pairs, args.nodes, args.seed + 1)
-    speed_games, speed_cpu = worker_core_speed(config, args.speed_batches)
-    worker_rate = speed_games / speed_cpu
-
     folder = Path(tempfile.mkdtemp(prefix="arbiter-capacity-"))
+    cache = args.cache or folder / "played.jsonl"
+    speed_games, speed_cpu = play_cache(config, args.workers, cache)
+    worker_rate = speed_games / speed_cpu
+    os.environ[CACHE_ENV] = str(cache)  # the local pool's processes answer from it too
+
     rows: list[Row] = []
     profile = cProfile.Profile(time.process_time)  # CPU, not wall time: waiting costs nothing
     profiled: Row | None = None
     profiled_executor: Executor | None = None
-    fleet = Fleet(folder, args.workers)
+    fleet = Fleet(folder, args.workers, cache)
     try:
         celery = CeleryExecutor(fleet.url, lease_seconds=600)  # no lease runs out: nothing is re-sent
-        with postgres(args.postgres, folder) as pg, LocalExecutor(args.workers) as local, celery:
+        local = LocalExecutor(args.workers, task=answer)
+        with postgres(args.postgres, folder) as pg, local, celery:
             wait_for(lambda: len(celery.discover_workers()) >= args.workers, "the Celery workers")
             stores: dict[str, Callable[[str], str]] = {
                 "SQLite": lambda label: f"sqlite:///{folder / label}.db",
@@ -286,7 +319,7 @@ def main() -> None:
                         label = f"{executor_name}-{store_name}-{round_number}".replace(" ", "_").lower()
                         store = Store(make_url(label))
                         try:
-                            coordinate(store, warmup, executor, None)  # connections, imports, processes
+                            coordinate(store, warmup(config), executor, None)  # connections, processes
                             row = coordinate(store, config, executor, None)
                         finally:
                             store.close()
@@ -300,7 +333,7 @@ def main() -> None:
             profiled_executor = celery
             store = Store(stores[profiled_store]("profiled"))
             try:
-                coordinate(store, warmup, celery, None)
+                coordinate(store, warmup(config), celery, None)
                 profiled = coordinate(store, config, celery, profile)
                 profiled.executor, profiled.store = "Celery", profiled_store
             finally:
@@ -312,34 +345,43 @@ def main() -> None:
 
     print(
         f"Work: {args.batches} batches of {args.pairs} pairs ({2 * args.pairs * args.batches} games) of "
-        f"{args.game} at {args.nodes} nodes per move; {args.workers} worker processes; engine "
-        f"{engine.ENGINE_VERSION}; {os.cpu_count()} cores; PostgreSQL: {pg_note}; "
+        f"{args.game} at {args.nodes} nodes per move, answered by {args.workers} cached worker processes; "
+        f"engine {engine.ENGINE_VERSION}; {os.cpu_count()} cores; PostgreSQL: {pg_note}; "
         f"best of {args.rounds} round(s).\n"
     )
-    print(f"One worker core: {speed_games} games in {speed_cpu:.2f} s CPU = {worker_rate:.1f} games/s.\n")
     print(
-        "| executor | store | games | wall s | coordinator CPU s | coordinator ms/game | "
+        f"One worker core (the real playing): {speed_games} games in {speed_cpu:.1f} s CPU = "
+        f"{worker_rate:.1f} games/s.\n"
+    )
+    print(
+        "| executor | store | games | wall s | games/s (wall) | coordinator CPU s | coordinator µs/game | "
         "games/s per coordinator core | worker cores fed per coordinator core |"
     )
-    print("|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         print(
-            f"| {row.executor} | {row.store} | {row.games} | {row.wall:.1f} | {row.cpu:.2f} | "
-            f"{row.ms_per_game:.2f} | {row.capacity:.0f} | {row.capacity / worker_rate:.1f} |"
+            f"| {row.executor} | {row.store} | {row.games} | {row.wall:.1f} | {row.games / row.wall:,.0f} | "
+            f"{row.cpu:.2f} | {1000 * row.ms_per_game:.0f} | {row.capacity:,.0f} | "
+            f"{row.capacity / worker_rate:,.0f} |"
         )
     if profiled is not None and profiled_executor is not None:
         stats = pstats.Stats(profile)
         print(
             f"\nWhere the coordinator's CPU goes (cProfile, CPU time, of a {profiled.executor} + "
-            f"{profiled.store} run: {profiled.games} games, {profiled.ms_per_game:.2f} ms/game with "
-            f"the profiler; shares scaled to that; phases nest):\n"
+            f"{profiled.store} run: {profiled.games} games, {1000 * profiled.ms_per_game:.0f} µs/game "
+            f"with the profiler; shares scaled to that; phases nest):\n"
         )
-        print("| phase | ms/game | share |")
+        print("| phase | µs/game | share |")
         print("|---|---|---|")
         for line in phase_table(stats, profiled_executor, profiled.games, profiled.cpu):
             print(line)
         print(f"\nTop {args.top} functions by own CPU time (times include cProfile's overhead):\n")
         stats.sort_stats("tottime").print_stats(args.top)
+
+
+def warmup(config: SprtConfig) -> SprtConfig:
+    """The first two batches of ``config`` as a run of their own (connections, imports, processes)."""
+    return dataclasses.replace(config, max_games=4 * config.batch_pairs)
 
 
 if __name__ == "__main__":

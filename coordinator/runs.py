@@ -17,6 +17,8 @@ class RunKind(StrEnum):
     TRIAL = "trial"
     #: A tuning run's SPRT of a promising trial against the champion; H1 accepted crowns it.
     ACCEPTANCE = "acceptance"
+    #: One SPSA iteration of a tuning run: theta+ against theta- for one batch of game pairs.
+    ITERATION = "iteration"
 
     @property
     def is_match(self) -> bool:

@@ -1,9 +1,10 @@
 """The store: runs, batches, results and game records behind one SQLAlchemy URL.
 
 Everything a run needs to be resumed or reported lives here, so that killing the coordinator at any
-moment loses nothing. Every write is one transaction; a result, its game records and its batch's
-state change commit together. Results are keyed by (run, batch): a second result for the same batch
-(a redelivery, a duplicate, a second coordinator) is ignored, so each batch counts at most once.
+moment loses nothing. Every write is one transaction; a result, its game records (one row per
+batch) and its batch's state change commit together. Results are keyed by (run, batch): a second
+result for the same batch (a redelivery, a duplicate, a second coordinator) is ignored, so each
+batch counts at most once.
 
 Which results count is decided by the scheduler: the contiguous prefix of batches ``0 ..
 counted_batches - 1`` of a run. Totals are always computed from the stored results of that prefix.
@@ -11,6 +12,7 @@ counted_batches - 1`` of a run. Totals are always computed from the stored resul
 
 from __future__ import annotations
 
+import contextvars
 import json
 import os
 import sqlite3
@@ -21,6 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
+from urllib.parse import parse_qsl, quote, urlencode
 
 from sqlalchemy import (
     BigInteger,
@@ -41,12 +44,16 @@ from sqlalchemy import (
     event,
     func,
     insert,
+    inspect,
+    or_,
     select,
     text,
     update,
 )
+from sqlalchemy.dialects import postgresql, sqlite
 from sqlalchemy.engine import Connection, make_url
 from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
+from sqlalchemy.sql.ddl import ExecutableDDLElement
 
 from coordinator.runs import BatchState, RunKind, RunState
 from worker.protocol import BatchResult, tally
@@ -60,8 +67,14 @@ SQLITE_WAL_RETRY_SECONDS = 0.01
 POSTGRES_CONNECT_TIMEOUT = 10
 #: Key of the PostgreSQL advisory lock held while tables are created (any fixed 64-bit number).
 SCHEMA_LOCK_KEY = 0x6172626974657201
+#: Batches of game records read from the database at a time while streaming them.
+STREAM_BATCHES = 16
 #: Longest worker name stored (``String(255)``: PostgreSQL refuses longer strings, SQLite does not).
 MAX_WORKER_COLUMN = 255
+#: Execution option that marks the engine of a store opened read-only (see :func:`schema_lock`).
+READ_ONLY_OPTION = "arbiter_read_only"
+#: Backends whose connections can be made read-only by the database itself.
+READ_ONLY_BACKENDS = ("sqlite", "postgresql")
 
 
 metadata = MetaData()
@@ -119,14 +132,15 @@ results = Table(
     PrimaryKeyConstraint("run_id", "batch_index"),
 )
 
-game_records = Table(
-    "game_records",
+#: The game records of a batch, as one JSON array (in game order) of the wire's compact records
+#: (:class:`worker.protocol.GameRecord`): one row per batch keeps storing a result cheap.
+batch_games = Table(
+    "batch_games",
     metadata,
     Column("run_id", Integer, ForeignKey("runs.id"), nullable=False),
     Column("batch_index", Integer, nullable=False),
-    Column("game_number", Integer, nullable=False),
-    Column("record", Text, nullable=False),
-    PrimaryKeyConstraint("run_id", "batch_index", "game_number"),
+    Column("games", Text, nullable=False),
+    PrimaryKeyConstraint("run_id", "batch_index"),
 )
 
 quarantines = Table(
@@ -141,6 +155,8 @@ quarantines = Table(
 )
 
 PENTANOMIAL_COLUMNS = ("ll", "ld", "dd_wl", "wd", "ww")
+#: The dialects whose INSERT ... ON CONFLICT marks a batch sent in one statement.
+UPSERT_DIALECTS: dict[str, Any] = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
 WDL_COLUMNS = ("wins", "draws", "losses")
 
 
@@ -193,6 +209,16 @@ class Totals:
 
 
 @dataclass(frozen=True)
+class BatchGames:
+    """The stored games of one batch, with the worker that played them and when they came in."""
+
+    batch_index: int
+    worker: str | None
+    stored_at: datetime
+    records: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
 class Quarantine:
     """A worker whose results a run no longer believes, and why."""
 
@@ -210,6 +236,45 @@ class Refusal:
     attempts: int
     state: str
     reason: str
+
+
+@dataclass(frozen=True)
+class Activity:
+    """How far some runs have got: results stored for them, and their latest change of state.
+    Two equal activities mean nothing a report shows has changed (a cheap check for live pages)."""
+
+    results: int
+    counted_batches: int
+    updated_at: datetime | None
+
+
+@dataclass(frozen=True)
+class WorkerTotals:
+    """What one worker gave the store: stored results (batches), their games and CPU time, the runs
+    they belong to, batches whose last result from it was refused, and when it last stored one."""
+
+    worker: str
+    runs: int
+    batches: int
+    games: int
+    cpu_seconds: float
+    refused: int
+    last_seen: datetime | None
+
+
+@dataclass(frozen=True)
+class WorkerBatch:
+    """One batch a worker handled last: where it stands, and the result it stored, if any."""
+
+    run_id: int
+    batch_index: int
+    state: str
+    attempts: int
+    refusal: str | None
+    updated_at: datetime
+    games: int | None
+    cpu_seconds: float | None
+    stored_at: datetime | None
 
 
 def store_url(url: str | None) -> str:
@@ -244,13 +309,89 @@ def schema_lock(engine: Engine) -> Iterator[Connection]:
     table and its creation are two statements, and the loser fails with "already exists"). On
     PostgreSQL the lock is an advisory lock, which blocks only other holders of it; on SQLite the
     transaction takes the write lock at once (BEGIN IMMEDIATE), so the tables must be created on
-    the connection given."""
+    the connection given. A store opened read-only takes no lock (it must never block a writer)
+    and creates nothing (see :func:`_skip_ddl`)."""
+    if _read_only_engine(engine):
+        with engine.connect() as connection:
+            yield connection
+        return
     with engine.begin() as connection:
         if connection.dialect.name == "postgresql":
             connection.execute(text("SELECT pg_advisory_xact_lock(:key)"), {"key": SCHEMA_LOCK_KEY})
         elif connection.dialect.name == "sqlite":
             connection.exec_driver_sql("BEGIN IMMEDIATE")
         yield connection
+
+
+def _read_only_engine(engine: Engine) -> bool:
+    """True for the engine of a store opened read-only."""
+    return bool(engine.get_execution_options().get(READ_ONLY_OPTION))
+
+
+def _skip_ddl(
+    _connection: Any, statement: Any, multiparams: Any, params: Any, _options: Any
+) -> tuple[Any, Any, Any]:
+    """A read-only store's hook before each statement: one that would create or change tables (the
+    tuning records create theirs when opened) is replaced by a no-op, so that a reader of a store
+    that lacks some table opens it all the same; everything else runs as it is."""
+    if isinstance(statement, ExecutableDDLElement):
+        return text("SELECT 1"), [], {}
+    return statement, multiparams, params
+
+
+def read_only_connect(backend: str, cargs: list[Any], cparams: dict[str, Any]) -> None:
+    """Change a DBAPI connect call (in place) so that the database refuses every write on the
+    connection: SQLite opens the file with ``mode=ro`` (a URI), PostgreSQL starts every transaction
+    read-only (``default_transaction_read_only``). A private in-memory SQLite database is left as
+    it is (nobody else can see it)."""
+    if backend == "postgresql":
+        cparams["options"] = f"{cparams.get('options', '')} -c default_transaction_read_only=on".strip()
+        return
+    if backend != "sqlite":
+        raise ValueError(f"read-only access supports {', '.join(READ_ONLY_BACKENDS)}, not {backend}")
+    database = str(cargs[0]) if cargs else str(cparams.get("database", ""))
+    if database in ("", ":memory:"):
+        return
+    if cparams.get("uri"):
+        path, _, query = database.partition("?")
+        params = dict(parse_qsl(query, keep_blank_values=True))
+        if params.get("mode") == "memory":
+            return
+        database = f"{path}?{urlencode(params | {'mode': 'ro'})}"
+    else:
+        database = f"file:{quote(str(Path(database).resolve()))}?mode=ro"
+    if cargs:
+        cargs[0] = database
+    else:
+        cparams["database"] = database
+    cparams["uri"] = True
+
+
+_READ_ONLY_CONNECTIONS: contextvars.ContextVar[bool] = contextvars.ContextVar(
+    "arbiter_read_only_connections", default=False
+)
+
+
+def _read_only_in_context(dialect: Any, _record: Any, cargs: list[Any], cparams: dict[str, Any]) -> None:
+    """Every engine's connect hook: read-only connections inside :func:`read_only_connections`."""
+    if _READ_ONLY_CONNECTIONS.get():
+        read_only_connect(dialect.name, cargs, cparams)
+
+
+event.listen(Engine, "do_connect", _read_only_in_context)
+
+
+@contextmanager
+def read_only_connections() -> Iterator[None]:
+    """Inside the block, every database connection opened in this thread or task, by any
+    SQLAlchemy engine (a store's, Optuna's), can only read (see :func:`read_only_connect`). For
+    code that opens databases of its own from a store's URL, such as Optuna loading a study;
+    connections an engine pooled before the block keep what they were."""
+    token = _READ_ONLY_CONNECTIONS.set(True)
+    try:
+        yield
+    finally:
+        _READ_ONLY_CONNECTIONS.reset(token)
 
 
 def _clip_worker(worker: str | None) -> str | None:
@@ -283,8 +424,8 @@ def _sqlite_pragmas(dbapi_connection: Any, _record: Any) -> None:
     cursor.close()
 
 
-def _check_sqlite_path(url: str, database: str | None) -> None:
-    """A SQLite file URL must name a file whose folder exists and is writable."""
+def _check_sqlite_path(url: str, database: str | None, writable: bool = True) -> None:
+    """A SQLite file URL must name a file whose folder exists and (unless only read) is writable."""
     if not database or database == ":memory:" or database.startswith("file:"):
         return
     path = Path(database)
@@ -293,22 +434,28 @@ def _check_sqlite_path(url: str, database: str | None) -> None:
         raise ValueError(f"store {url}: {path} is a folder, not a database file")
     if not folder.is_dir():
         raise ValueError(f"store {url}: folder {folder} does not exist")
+    if not writable:
+        return
     target = path if path.exists() else folder
     if not os.access(target, os.W_OK):
         raise ValueError(f"store {url}: {target} is not writable")
 
 
-def _open_engine(url: str, create: bool) -> Engine:
-    """A SQLAlchemy engine for ``url``, with the tables created; ValueError naming a bad URL, and
+def _open_engine(url: str, create: bool, read_only: bool = False) -> Engine:
+    """A SQLAlchemy engine for ``url``, with the tables created (``read_only``: whose connections
+    can only read, on a store that must have its tables already); ValueError naming a bad URL, and
     FileNotFoundError for a SQLite file that does not exist unless ``create``."""
     shown = mask_url(url)
     try:
         parsed = make_url(engine_url(url))
     except ArgumentError:
         raise ValueError(f"store {shown}: not a database URL (expected e.g. {DEFAULT_URL})") from None
+    if read_only and parsed.get_backend_name() not in READ_ONLY_BACKENDS:
+        raise ValueError(f"store {shown}: read-only access supports {', '.join(READ_ONLY_BACKENDS)} stores")
+    create = create and not read_only
     is_sqlite = parsed.get_backend_name() == "sqlite"
     if is_sqlite:
-        _check_sqlite_path(shown, parsed.database)
+        _check_sqlite_path(shown, parsed.database, writable=not read_only)
         if (
             not create
             and parsed.database not in (None, "", ":memory:")
@@ -326,6 +473,8 @@ def _open_engine(url: str, create: bool) -> Engine:
         if "connect_timeout" not in parsed.query:
             connect_args["connect_timeout"] = POSTGRES_CONNECT_TIMEOUT
         options["pool_pre_ping"] = True  # a coordinator outlives server restarts and idle cut-offs
+    if read_only:
+        options["execution_options"] = {READ_ONLY_OPTION: True}
     try:
         db = create_engine(engine_url(url), connect_args=connect_args, **options)
     except ImportError as e:
@@ -333,13 +482,25 @@ def _open_engine(url: str, create: bool) -> Engine:
         raise ValueError(f"store {shown}: cannot open: {' '.join(str(e).split())}{hint}") from None
     except (ArgumentError, SQLAlchemyError) as e:
         raise ValueError(f"store {shown}: cannot open: {' '.join(str(e).split())}") from None
-    if is_sqlite:
+    if read_only:
+        event.listen(
+            db, "do_connect", lambda d, _r, cargs, cparams: read_only_connect(d.name, cargs, cparams)
+        )
+        event.listen(db, "before_execute", _skip_ddl, retval=True)
+    elif is_sqlite:
         event.listen(db, "connect", _sqlite_pragmas)
     try:
-        with schema_lock(db) as connection:
-            metadata.create_all(connection)
-    except (SQLAlchemyError, sqlite3.Error) as e:
+        if read_only:
+            with db.connect() as connection:
+                if not inspect(connection).has_table(runs.name):
+                    raise ValueError(f"store {shown}: no arbiter store there (nothing has run on it yet)")
+        else:
+            with schema_lock(db) as connection:
+                metadata.create_all(connection)
+    except (SQLAlchemyError, sqlite3.Error, ValueError) as e:
         db.dispose()
+        if isinstance(e, ValueError):
+            raise
         reason = getattr(e, "orig", None) or e
         raise ValueError(f"store {shown}: cannot open: {' '.join(str(reason).split())}") from None
     return db
@@ -376,10 +537,14 @@ def _result_from_row(row: Any) -> StoredResult:
 class Store:
     """Transactional access to the runs, batches, results and game records of one URL."""
 
-    def __init__(self, url: str | None = None, *, create: bool = True) -> None:
-        """Open the store at ``url`` (see :func:`store_url`), creating it if needed and ``create``."""
+    def __init__(self, url: str | None = None, *, create: bool = True, read_only: bool = False) -> None:
+        """Open the store at ``url`` (see :func:`store_url`), creating it if needed and ``create``.
+        ``read_only``: an existing store, on connections the database itself keeps from writing
+        (see :func:`read_only_connect`), with no table created and no lock taken, so that it can be
+        read beside the coordinators writing it without ever changing or blocking them."""
         self.url = store_url(url)
-        self.engine = _open_engine(self.url, create)
+        self.read_only = read_only
+        self.engine = _open_engine(self.url, create, read_only)
 
     def close(self) -> None:
         """Release the connection pool."""
@@ -468,34 +633,39 @@ class Store:
     # batches ----------------------------------------------------------------------------------
 
     def start_batch(self, run_id: int, batch_index: int, openings: Sequence[str], seed: int) -> int:
-        """Mark a batch as sent (inserting it on first use); the number of attempts so far."""
+        """Mark a batch as sent (inserting it on first use); the number of attempts so far. One
+        statement (an upsert) on SQLite and PostgreSQL: it runs once per batch sent."""
         stamp = now()
+        values = {
+            "run_id": run_id,
+            "batch_index": batch_index,
+            "openings": json.dumps(list(openings)),
+            "seed": seed,
+            "state": BatchState.RUNNING,
+            "attempts": 1,
+            "updated_at": stamp,
+        }
+        again = {"state": BatchState.RUNNING, "attempts": batches.c.attempts + 1, "updated_at": stamp}
+        key = (batches.c.run_id == run_id) & (batches.c.batch_index == batch_index)
         with self.transaction() as c:
-            row = c.execute(
-                select(batches.c.attempts).where(
-                    batches.c.run_id == run_id, batches.c.batch_index == batch_index
-                )
-            ).first()
-            if row is None:
-                c.execute(
-                    insert(batches).values(
-                        run_id=run_id,
-                        batch_index=batch_index,
-                        openings=json.dumps(list(openings)),
-                        seed=seed,
-                        state=BatchState.RUNNING,
-                        attempts=1,
-                        updated_at=stamp,
-                    )
-                )
-                return 1
-            c.execute(
-                update(batches)
-                .where(batches.c.run_id == run_id, batches.c.batch_index == batch_index)
-                .where(batches.c.state != BatchState.DONE)
-                .values(state=BatchState.RUNNING, attempts=batches.c.attempts + 1, updated_at=stamp)
-            )
-            return int(row.attempts) + 1
+            dialect = c.dialect.name
+            if dialect in UPSERT_DIALECTS:
+                upsert = UPSERT_DIALECTS[dialect](batches).values(**values)
+                statement = upsert.on_conflict_do_update(
+                    index_elements=[batches.c.run_id, batches.c.batch_index],
+                    set_=again,
+                    where=batches.c.state != BatchState.DONE,
+                ).returning(batches.c.attempts)
+                attempts = c.execute(statement).scalar()
+                if attempts is not None:
+                    return int(attempts)
+            else:
+                row = c.execute(select(batches.c.attempts).where(key)).first()
+                if row is None:
+                    c.execute(insert(batches).values(**values))
+                    return 1
+                c.execute(update(batches).where(key, batches.c.state != BatchState.DONE).values(**again))
+            return int(c.execute(select(batches.c.attempts).where(key)).scalar() or 0)
 
     def refuse_batch(self, run_id: int, batch_index: int, reason: str, worker: str | None = None) -> None:
         """Record that a batch's result was refused (or its work failed), with the reason."""
@@ -550,14 +720,7 @@ class Store:
         stamp = now()
         try:
             with self.transaction() as c:
-                exists = c.execute(
-                    select(results.c.batch_index).where(
-                        results.c.run_id == run_id, results.c.batch_index == batch_index
-                    )
-                ).first()
-                if exists is not None:
-                    return False
-                c.execute(
+                c.execute(  # a second result for the batch breaks the key: IntegrityError below
                     insert(results).values(
                         run_id=run_id,
                         batch_index=batch_index,
@@ -570,20 +733,13 @@ class Store:
                         created_at=stamp,
                     )
                 )
-                games = [record.to_json() for record in result.games]
-                if games:
-                    c.execute(
-                        insert(game_records),
-                        [
-                            {
-                                "run_id": run_id,
-                                "batch_index": batch_index,
-                                "game_number": n,
-                                "record": json.dumps(record),
-                            }
-                            for n, record in enumerate(games)
-                        ],
+                c.execute(
+                    insert(batch_games).values(
+                        run_id=run_id,
+                        batch_index=batch_index,
+                        games=json.dumps([record.to_json() for record in result.games]),
                     )
+                )
                 c.execute(
                     update(batches)
                     .where(batches.c.run_id == run_id, batches.c.batch_index == batch_index)
@@ -630,12 +786,42 @@ class Store:
 
     def game_records(self, run_id: int, batch_index: int | None = None) -> list[dict[str, Any]]:
         """Game records of a run (or one batch), in batch and game order."""
-        query = select(game_records).where(game_records.c.run_id == run_id)
-        if batch_index is not None:
-            query = query.where(game_records.c.batch_index == batch_index)
-        query = query.order_by(game_records.c.batch_index, game_records.c.game_number)
+        return [
+            record for batch in self.iter_batch_games(run_id, batch=batch_index) for record in batch.records
+        ]
+
+    def iter_batch_games(
+        self,
+        run_id: int,
+        *,
+        below: int | None = None,
+        batch: int | None = None,
+        worker: str | None = None,
+    ) -> Iterator[BatchGames]:
+        """The stored games of a run batch by batch, in batch order, streamed (one batch in memory
+        at a time): of the batches below ``below`` (the counted prefix, say), or only ``batch``,
+        or only ``worker``'s."""
+        query = (
+            select(batch_games.c.batch_index, batch_games.c.games, results.c.worker, results.c.created_at)
+            .join(
+                results,
+                and_(
+                    results.c.run_id == batch_games.c.run_id,
+                    results.c.batch_index == batch_games.c.batch_index,
+                ),
+            )
+            .where(batch_games.c.run_id == run_id)
+            .order_by(batch_games.c.batch_index)
+        )
+        if below is not None:
+            query = query.where(batch_games.c.batch_index < below)
+        if batch is not None:
+            query = query.where(batch_games.c.batch_index == batch)
+        if worker is not None:
+            query = query.where(results.c.worker == worker)
         with self.engine.connect() as c:
-            return [json.loads(row.record) for row in c.execute(query)]
+            for row in c.execution_options(yield_per=STREAM_BATCHES).execute(query):
+                yield BatchGames(row.batch_index, row.worker, row.created_at, json.loads(row.games))
 
     # quarantined workers -------------------------------------------------------------------------
 
@@ -656,8 +842,8 @@ class Store:
             lost = sorted(int(i) for i in c.execute(select(results.c.batch_index).where(mine)).scalars())
             if lost:
                 c.execute(
-                    delete(game_records).where(
-                        game_records.c.run_id == run_id, game_records.c.batch_index.in_(lost)
+                    delete(batch_games).where(
+                        batch_games.c.run_id == run_id, batch_games.c.batch_index.in_(lost)
                     )
                 )
                 c.execute(delete(results).where(mine))
@@ -681,10 +867,120 @@ class Store:
                 Quarantine(r.worker, r.reason, r.discarded_batches, r.created_at) for r in c.execute(query)
             ]
 
+    # reading only (the dashboard) --------------------------------------------------------------
+
+    def ping(self) -> None:
+        """Raise unless the store answers a query (a health check)."""
+        with self.engine.connect() as c:
+            c.execute(select(runs.c.id).limit(1)).all()
+
+    def activity(self, run_ids: Sequence[int]) -> Activity:
+        """Results stored for the runs ``run_ids``, their counted batches and latest change."""
+        ids = list(run_ids)
+        with self.engine.connect() as c:
+            counted, latest = c.execute(
+                select(func.coalesce(func.sum(runs.c.counted_batches), 0), func.max(runs.c.updated_at)).where(
+                    runs.c.id.in_(ids)
+                )
+            ).one()
+            stored = c.execute(
+                select(func.count()).select_from(results).where(results.c.run_id.in_(ids))
+            ).scalar()
+        return Activity(results=int(stored or 0), counted_batches=int(counted), updated_at=latest)
+
+    def workers(self) -> list[WorkerTotals]:
+        """Every worker that stored a result or had one refused, by name."""
+        games = results.c.wins + results.c.draws + results.c.losses
+        stored = (
+            select(
+                results.c.worker,
+                func.count(func.distinct(results.c.run_id)).label("runs"),
+                func.count().label("batches"),
+                func.coalesce(func.sum(games), 0).label("games"),
+                func.coalesce(func.sum(results.c.cpu_seconds), 0.0).label("cpu"),
+                func.max(results.c.created_at).label("last_seen"),
+            )
+            .where(results.c.worker.is_not(None))
+            .group_by(results.c.worker)
+        )
+        refused = (
+            select(batches.c.worker, func.count().label("refused"))
+            .where(batches.c.worker.is_not(None), batches.c.state == BatchState.REFUSED)
+            .group_by(batches.c.worker)
+        )
+        with self.engine.connect() as c:
+            rows = {r.worker: r for r in c.execute(stored)}
+            refusals = {r.worker: int(r.refused) for r in c.execute(refused)}
+        out = []
+        for name in sorted(set(rows) | set(refusals)):
+            r = rows.get(name)
+            out.append(
+                WorkerTotals(
+                    worker=name,
+                    runs=int(r.runs) if r else 0,
+                    batches=int(r.batches) if r else 0,
+                    games=int(r.games) if r else 0,
+                    cpu_seconds=float(r.cpu) if r else 0.0,
+                    refused=refusals.get(name, 0),
+                    last_seen=r.last_seen if r else None,
+                )
+            )
+        return out
+
+    def worker_runs(self, worker: str) -> list[int]:
+        """The runs ``worker`` stored a result for or handled a batch of, newest first."""
+        query = (
+            select(batches.c.run_id)
+            .where(batches.c.worker == worker)
+            .union(select(results.c.run_id).where(results.c.worker == worker))
+        )
+        with self.engine.connect() as c:
+            return sorted((int(i) for i in c.execute(query).scalars()), reverse=True)
+
+    def worker_batches(self, worker: str, limit: int | None = None, offset: int = 0) -> list[WorkerBatch]:
+        """The batches ``worker`` handled last or stored the result of, latest change first."""
+        joined = batches.outerjoin(
+            results,
+            and_(results.c.run_id == batches.c.run_id, results.c.batch_index == batches.c.batch_index),
+        )
+        query = (
+            select(
+                batches.c.run_id,
+                batches.c.batch_index,
+                batches.c.state,
+                batches.c.attempts,
+                batches.c.refusal,
+                batches.c.updated_at,
+                (results.c.wins + results.c.draws + results.c.losses).label("games"),
+                results.c.cpu_seconds,
+                results.c.created_at,
+            )
+            .select_from(joined)
+            .where(or_(batches.c.worker == worker, results.c.worker == worker))
+            .order_by(batches.c.updated_at.desc(), batches.c.run_id.desc(), batches.c.batch_index.desc())
+            .offset(offset)
+            .limit(limit)
+        )
+        with self.engine.connect() as c:
+            return [
+                WorkerBatch(
+                    run_id=r.run_id,
+                    batch_index=r.batch_index,
+                    state=r.state,
+                    attempts=r.attempts,
+                    refusal=r.refusal,
+                    updated_at=r.updated_at,
+                    games=None if r.games is None else int(r.games),
+                    cpu_seconds=r.cpu_seconds,
+                    stored_at=r.created_at,
+                )
+                for r in c.execute(query)
+            ]
+
     def row_counts(self) -> dict[str, int]:
         """Rows per table (for checks that a failed command left the store unchanged)."""
         with self.engine.connect() as c:
             return {
                 table.name: int(c.execute(select(func.count()).select_from(table)).scalar() or 0)
-                for table in (runs, batches, results, game_records, quarantines)
+                for table in (runs, batches, results, batch_games, quarantines)
             }

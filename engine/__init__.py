@@ -6,6 +6,7 @@ accepts weights as a dict of named numbers or as the path of a JSON file holding
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from typing import Any
 
 from engine import _engine
@@ -91,6 +92,16 @@ def replay_game(
     return _engine.replay_game(game, opening, list(moves), adjudication)
 
 
+def replay_games(
+    game: str, records: Sequence[tuple[str, str]], adjudication: dict[str, Any] | None = None
+) -> list[tuple[str | None, str | None, int, str | None]]:
+    """:func:`replay_game` for many records at once, in one call to the rules core (the GIL
+    released): each record is ``(opening, moves)`` with the moves in one string, separated by
+    single spaces. For each, ``(result, reason, plies, None)``, or ``(None, None, 0, error)`` with
+    a one-line error naming the ply (nothing is raised for a bad record)."""
+    return _engine.replay_games(game, list(records), adjudication)
+
+
 def bench(game: str, depth: int | None = None) -> tuple[int, float]:
     """(total nodes, seconds) of the fixed bench; the node count is the engine's signature."""
     return _engine.bench(game, depth)
@@ -112,6 +123,7 @@ __all__ = [
     "play_game",
     "read_weights_file",
     "replay_game",
+    "replay_games",
     "search",
     "validate_weights",
     "weights",

@@ -21,7 +21,7 @@ from coordinator.executors.base import BatchOutcome, Executor
 from coordinator.runs import RunKind, RunState
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.runner import SprtRunner
-from coordinator.store import Store, batches, game_records, now, results
+from coordinator.store import Store, batch_games, batches, now, results
 from worker.games import play_batch
 from worker.protocol import BatchPayload
 
@@ -138,8 +138,9 @@ def one_game_run(store: Store, game: str) -> int:
     played = engine.play_game(
         game, config.candidate, config.baseline, opening, {"nodes": 300}, config.adjudication
     )
-    record = {k: played[k] for k in ("opening", "moves", "result", "reason", "plies")} | {
-        "candidate_color": "white"
+    record = {k: played[k] for k in ("opening", "result", "reason")} | {
+        "moves": " ".join(played["moves"]),
+        "candidate_color": "white",
     }
     won, drawn = played["result"] == "1-0", played["result"] == "1/2-1/2"
     stamp = now()
@@ -157,11 +158,7 @@ def one_game_run(store: Store, game: str) -> int:
                 cpu_seconds=0.1, worker="solo:1", engine_version=engine.ENGINE_VERSION, created_at=stamp,
             )
         )  # fmt: skip
-        c.execute(
-            game_records.insert().values(
-                run_id=run_id, batch_index=0, game_number=0, record=json.dumps(record)
-            )
-        )
+        c.execute(batch_games.insert().values(run_id=run_id, batch_index=0, games=json.dumps([record])))
     store.update_run(run_id, counted_batches=1)
     return run_id
 

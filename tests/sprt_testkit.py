@@ -104,7 +104,7 @@ def batch_result(
     for cell, count in enumerate(pentanomial):
         for _ in range(count):
             for text, color in zip(PAIR_RESULTS[cell], (Color.WHITE, Color.BLACK), strict=True):
-                records.append(GameRecord("x", [], text, "ply_limit", 0, color))
+                records.append(GameRecord("x", "", text, "ply_limit", color))
     claimed = tally(records)
     return BatchResult(
         run_id=0,

@@ -75,14 +75,12 @@ def play_batch(payload: BatchPayload, play_game: PlayGame | None = None) -> Batc
             white_nodes, black_nodes = (int(n) for n in played.get("nodes", (0, 0)))
             nodes[white] += white_nodes
             nodes[black] += black_nodes
-            moves = list(played["moves"])
             records.append(
                 GameRecord(
                     opening=opening,
-                    moves=moves,
+                    moves=" ".join(played["moves"]),
                     result=played["result"],
                     reason=played["reason"],
-                    plies=len(moves),
                     candidate_color=candidate_color,
                 )
             )

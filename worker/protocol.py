@@ -18,7 +18,7 @@ import math
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field
 from enum import StrEnum
-from typing import Any
+from typing import Any, NamedTuple
 
 #: The Celery task name coordinators send batches to.
 TASK_NAME = "arbiter.play_batch"
@@ -33,6 +33,13 @@ ADJUDICATION_KEYS = ("max_plies", "repetition", "bare_lions", "resign_score", "r
 MAX_WORKER_NAME = 255
 #: Above this a count or index is not one any run could make (and would overflow the store).
 MAX_INT = 2**63 - 1
+#: The longest moves string of one record (far beyond any ply limit a run allows).
+MAX_MOVES_TEXT = 1_000_000
+#: The longest opening (a position string) and end reason a record may state.
+MAX_OPENING = 256
+MAX_REASON = 32
+#: The fields of a game record.
+RECORD_FIELDS = ("opening", "moves", "result", "reason", "candidate_color")
 
 Weights = dict[str, int]
 
@@ -46,6 +53,9 @@ class Color(StrEnum):
 
 #: The candidate plays white in the first game of a pair, black in the second.
 PAIR_COLORS = (Color.WHITE, Color.BLACK)
+_COLORS = {str(c): c for c in Color}
+_RESULT_SET = frozenset(RESULTS)
+_RECORD_KEYS = frozenset(RECORD_FIELDS)
 
 
 # field checks ---------------------------------------------------------------------------------
@@ -72,6 +82,8 @@ def check_float(value: Any, name: str, *, low: float = 0.0, high: float = 1e12) 
 
 def check_str(value: Any, name: str, *, max_length: int = 4096) -> str:
     """``value`` as a str of at most ``max_length`` characters."""
+    if type(value) is str and len(value) <= max_length:
+        return value
     if not isinstance(value, str):
         raise ValueError(f"{name}: expected a string, got {type(value).__name__}")
     if len(value) > max_length:
@@ -183,50 +195,80 @@ class BatchPayload:
 # result --------------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class GameRecord:
-    """One game as a worker played it: the opening, the moves, and how the worker says it ended."""
+def ply_count(moves: str) -> int:
+    """Plies in a record's moves (one string, the moves separated by single spaces)."""
+    return moves.count(" ") + 1 if moves else 0
+
+
+def move_list(moves: str) -> list[str]:
+    """A record's moves one by one."""
+    return moves.split(" ") if moves else []
+
+
+def _spaced_badly(moves: str) -> bool:
+    """True unless the moves are separated by single spaces, with none around them."""
+    return moves[0] == " " or moves[-1] == " " or "  " in moves
+
+
+def check_moves(value: Any, name: str) -> str:
+    """A record's moves: one string of moves separated by single spaces (none: the empty string).
+    Whether each is a move at all, and legal, is for the replay to say."""
+    moves = check_str(value, name, max_length=MAX_MOVES_TEXT)
+    if moves and _spaced_badly(moves):
+        raise ValueError(f"{name}: expected moves separated by single spaces")
+    return moves
+
+
+class GameRecord(NamedTuple):
+    """One game as a worker played it: the opening, the moves, and how the worker says it ended.
+
+    ``moves`` is one string, the moves in the rules' compact notation separated by single spaces
+    (``"d2d3 e6e5 b1d3f5"``): one JSON string per game instead of one per move keeps a result cheap
+    to decode and check, and the rules core replays it as it is. (A named tuple: a coordinator
+    makes tens of thousands of records a second.)
+    """
 
     opening: str
-    moves: list[str]
+    moves: str
     result: str
     reason: str
-    plies: int
     candidate_color: Color
+
+    @property
+    def plies(self) -> int:
+        """Plies played."""
+        return ply_count(self.moves)
 
     def to_json(self) -> dict[str, Any]:
         """The record as a JSON object (also the form the store keeps)."""
         return {
             "opening": self.opening,
-            "moves": list(self.moves),
+            "moves": self.moves,
             "result": self.result,
             "reason": self.reason,
-            "plies": self.plies,
             "candidate_color": str(self.candidate_color),
         }
 
     @classmethod
     def from_json(cls, data: Any, name: str = "game") -> GameRecord:
-        """A record from its JSON object; ValueError naming the first bad field."""
-        d = check_object(data, name, ("opening", "moves", "result", "reason", "candidate_color"), ("plies",))
-        moves = check_list(d["moves"], f"{name}: moves")
-        for ply, move in enumerate(moves, start=1):
-            check_str(move, f"{name}: move at ply {ply}", max_length=32)
-        result = d["result"]
-        if result not in RESULTS:
+        """A record from its JSON object; ValueError naming the first bad field. (Tens of
+        thousands are checked per second: the common case takes a short path.)"""
+        if type(data) is not dict or data.keys() != _RECORD_KEYS:
+            check_object(data, name, RECORD_FIELDS)  # raises, naming what is missing or unknown
+        result = data["result"]
+        if result not in _RESULT_SET:
             raise ValueError(f"{name}: result {result!r} is not one of {', '.join(RESULTS)}")
-        color = d["candidate_color"]
-        if color not in (Color.WHITE, Color.BLACK):
-            raise ValueError(f"{name}: candidate_color {color!r} is not 'white' or 'black'")
-        check_int(d.get("plies", len(moves)), f"{name}: plies", high=100_000)  # the moves count, not this
-        return cls(
-            opening=check_str(d["opening"], f"{name}: opening", max_length=256),
-            moves=list(moves),
-            result=result,
-            reason=check_str(d["reason"], f"{name}: reason", max_length=32),
-            plies=len(moves),
-            candidate_color=Color(color),
-        )
+        color = _COLORS.get(data["candidate_color"]) if type(data["candidate_color"]) is str else None
+        if color is None:
+            raise ValueError(f"{name}: candidate_color {data['candidate_color']!r} is not 'white' or 'black'")
+        opening, moves, reason = data["opening"], data["moves"], data["reason"]
+        if not (type(opening) is str and len(opening) <= MAX_OPENING):
+            check_str(opening, f"{name}: opening", max_length=MAX_OPENING)
+        if not (type(reason) is str and len(reason) <= MAX_REASON):
+            check_str(reason, f"{name}: reason", max_length=MAX_REASON)
+        if type(moves) is not str or len(moves) > MAX_MOVES_TEXT or (moves and _spaced_badly(moves)):
+            check_moves(moves, f"{name}: moves")
+        return cls(opening, moves, result, reason, color)
 
 
 RESULT_FIELDS = (
@@ -262,9 +304,17 @@ class BatchResult:
 
     def to_json(self) -> dict[str, Any]:
         """The result as the JSON object a worker sends."""
-        data = asdict(self)
-        data["games"] = [g.to_json() for g in self.games]
-        return data
+        return {
+            "run_id": self.run_id,
+            "batch_index": self.batch_index,
+            "engine_version": self.engine_version,
+            "pentanomial": list(self.pentanomial),
+            "wdl": list(self.wdl),
+            "games": [g.to_json() for g in self.games],
+            "nodes": dict(self.nodes),
+            "cpu_seconds": self.cpu_seconds,
+            "worker": self.worker,
+        }
 
     @classmethod
     def from_json(cls, data: Any) -> BatchResult:

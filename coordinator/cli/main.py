@@ -32,6 +32,7 @@ COMMANDS = {
     "resume": "coordinator.cli.runs:resume",
     "report": "coordinator.cli.report:report",
     "games": "coordinator.cli.games:games",
+    "serve": "coordinator.cli.serve:serve",
     "worker": "coordinator.cli.worker:worker",
 }
 

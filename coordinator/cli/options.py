@@ -16,6 +16,7 @@ import click
 
 import engine
 from coordinator.runs import RunKind, RunState
+from coordinator.sprt.sizing import MAX_BATCH_PAIRS, pairs_for_seconds
 from coordinator.stats.inputs import ELO_MODELS, check_model
 from worker.celeryconfig import BROKER_ENV
 
@@ -33,8 +34,8 @@ MAX_NODES = 100_000_000
 MAX_MOVETIME_MS = 60_000
 #: The search's deepest iteration.
 MAX_DEPTH = 64
-#: Game pairs in one batch (a batch is one task: a few minutes of work at most).
-MAX_BATCH_PAIRS = 1_000
+#: The longest work one batch may be sized for (``--batch-seconds``).
+MAX_BATCH_SECONDS = 600
 
 
 def _lower(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
@@ -113,6 +114,29 @@ def batch_pairs_option(default: int) -> Callable[[F], F]:
         show_default=True,
         help="Game pairs per batch (one SPRT update and one task each).",
     )
+
+
+batch_seconds_option = click.option(
+    "--batch-seconds",
+    type=click.FloatRange(1, MAX_BATCH_SECONDS),
+    metavar="S",
+    help="Size batches by time instead: about S seconds of work for one worker core each, estimated "
+    "from the node or time limit (so the plan is the same on any machine); for large fleets, e.g. 60.",
+)
+
+
+def batch_pairs_for(
+    ctx: click.Context, batch_pairs: int, batch_seconds: float | None, game: str, limits: dict[str, int]
+) -> int:
+    """The pairs per batch: ``--batch-pairs``, or the size ``--batch-seconds`` gives (not both)."""
+    if batch_seconds is None:
+        return batch_pairs
+    if ctx.get_parameter_source("batch_pairs") is click.core.ParameterSource.COMMANDLINE:
+        raise click.UsageError("give --batch-pairs or --batch-seconds, not both")
+    try:
+        return pairs_for_seconds(game, limits, batch_seconds)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
 
 
 def limit_options(default: str) -> Callable[[F], F]:

@@ -8,24 +8,11 @@ prints the same content as data instead of the summary.
 from __future__ import annotations
 
 import json
-import math
 from pathlib import Path
-from typing import Any
 
 import click
 
 from coordinator.cli.options import load_run, open_existing_store, run_argument, store_option
-
-
-def _finite(value: Any) -> Any:
-    """``value`` with every non-finite float turned into None (JSON has no NaN or infinity)."""
-    if isinstance(value, float):
-        return value if math.isfinite(value) else None
-    if isinstance(value, dict):
-        return {k: _finite(v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
-        return [_finite(v) for v in value]
-    return value
 
 
 def size_text(path: Path) -> str:
@@ -48,18 +35,25 @@ def size_text(path: Path) -> str:
 def report(run_id: int, output: str | None, as_json: bool, store_url: str | None) -> None:
     """Summarize a run's strength and write its HTML report with plots."""
     from coordinator.files import write_atomically
-    from coordinator.reports import build, default_report_path, gather, html_page, terminal_summary
+    from coordinator.reports import (
+        build,
+        default_report_path,
+        gather,
+        html_page,
+        json_safe,
+        terminal_summary,
+    )
 
     store = open_existing_store(store_url)
     run = load_run(store, run_id)
     if as_json and output is None:
-        click.echo(json.dumps(_finite(gather(store, run)), sort_keys=True))
+        click.echo(json.dumps(json_safe(gather(store, run)), sort_keys=True))
         return
     built = build(store, run)
     target = Path(output or default_report_path(run.id))
     write_atomically(target, html_page(built))
     if as_json:
-        click.echo(json.dumps(_finite(built.data), sort_keys=True))
+        click.echo(json.dumps(json_safe(built.data), sort_keys=True))
         click.echo(f"arbiter: report written to {target} ({size_text(target)})", err=True)
         return
     click.echo(terminal_summary(built))

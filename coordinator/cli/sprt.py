@@ -14,7 +14,9 @@ import click
 
 import engine
 from coordinator.cli.options import (
+    batch_pairs_for,
     batch_pairs_option,
+    batch_seconds_option,
     book_option,
     broker_option,
     check_hypothesis,
@@ -103,6 +105,7 @@ def play(store: Store, run: Run, config: SprtConfig, executor: Executor) -> None
 @limit_options(f"{DEFAULT_NODES}")
 @book_option
 @batch_pairs_option(DEFAULT_BATCH_PAIRS)
+@batch_seconds_option
 @click.option("--max-games", type=click.IntRange(1, 10**9), help="Game budget (default: none).")
 @concurrency_option
 @broker_option
@@ -123,6 +126,7 @@ def sprt(
     movetime: int | None,
     book: str | None,
     batch_pairs: int,
+    batch_seconds: float | None,
     max_games: int | None,
     concurrency: int | None,
     broker: str | None,
@@ -133,6 +137,7 @@ def sprt(
     """Play game pairs of a candidate against a baseline until the SPRT decides."""
     check_hypothesis(elo0, elo1, alpha, beta)
     limits = search_limits(nodes, depth, movetime, {"nodes": DEFAULT_NODES})
+    batch_pairs = batch_pairs_for(click.get_current_context(), batch_pairs, batch_seconds, game, limits)
     candidate_weights = read_weights(game, candidate, "'--candidate'")
     baseline_weights = read_weights(game, baseline, "'--baseline'")
     book_path, openings = read_book(game, book)

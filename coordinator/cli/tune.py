@@ -1,4 +1,4 @@
-"""`arbiter tune`: tune evaluation weights with Optuna; new champions must pass an SPRT."""
+"""`arbiter tune`: tune evaluation weights with Optuna or SPSA; new champions must pass an SPRT."""
 
 from __future__ import annotations
 
@@ -7,11 +7,13 @@ import re
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import click
 
 import engine
 from coordinator.cli.options import (
+    MAX_NODES,
     batch_pairs_option,
     book_option,
     broker_option,
@@ -36,13 +38,38 @@ from coordinator.runs import RunKind, RunState
 from coordinator.sprt.config import DEFAULT_ADJUDICATION
 from coordinator.sprt.runner import RunFailed
 from coordinator.store import Run, Store
-from coordinator.tuning.config import TuneConfig
+from coordinator.tuning.config import METHODS, TuneConfig
+from coordinator.tuning.driver import TuningDriver
 from coordinator.tuning.records import TuningRecords
-from coordinator.tuning.report import champions_table, progress_line, status_json, trials_table
+from coordinator.tuning.report import (
+    acceptances_json,
+    champions_table,
+    progress_line,
+    spsa_progress_line,
+    status_json,
+    theta_table,
+    trials_table,
+)
 from coordinator.tuning.space import SAMPLERS, tuned_names
+from coordinator.tuning.spsa import A_RATIO, C_END_FRACTION, R_END
+from coordinator.tuning.spsa_tuner import SpsaTuner
 from coordinator.tuning.tuner import Tuner, elo_vs_start
 
 DEFAULT_TUNE_NODES = 1000
+#: SPSA's planned games when --max-games is not given (its gains are planned over them).
+DEFAULT_SPSA_GAMES = 40_000
+#: Options that only one method reads: giving one to the other method is an error.
+OPTUNA_ONLY = (
+    "sampler",
+    "radius",
+    "trial_pairs",
+    "min_trial_pairs",
+    "halving_factor",
+    "prune_los",
+    "accept_margin",
+    "max_trials",
+)
+SPSA_ONLY = ("accept_every", "spsa_lag", "c_end", "r_end", "a_ratio")
 
 
 def parse_duration(text: str | None) -> float | None:
@@ -57,20 +84,69 @@ def parse_duration(text: str | None) -> float | None:
     return float(match.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[match.group(2)]
 
 
+def parse_node_list(values: tuple[str, ...]) -> list[int]:
+    """``--accept-nodes 1000,4000`` (or the option given twice) as node counts, in order."""
+    counts = []
+    for part in (p.strip() for value in values for p in value.split(",")):
+        if not re.fullmatch(r"-?\d+", part):
+            raise click.BadParameter(f"{part!r} is not a node count", param_hint="'--accept-nodes'")
+        count = int(part)
+        if not 1 <= count <= MAX_NODES:
+            raise click.BadParameter(
+                f"{count} is not a node count between 1 and {MAX_NODES}", param_hint="'--accept-nodes'"
+            )
+        counts.append(count)
+    return counts
+
+
+def check_method_options(method: str) -> None:
+    """A usage error when an option of the other method was given on the command line."""
+    ctx = click.get_current_context()
+    foreign = SPSA_ONLY if method == "optuna" else OPTUNA_ONLY
+    for name in foreign:
+        if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE:
+            flag = "--" + name.replace("_", "-")
+            raise click.UsageError(
+                f"{flag} is an option of --method {'spsa' if method == 'optuna' else 'optuna'}"
+            )
+
+
+def make_driver(
+    store: Store, run: Run, config: TuneConfig, executor: Executor, printer: ProgressPrinter, stop: Any
+) -> TuningDriver:
+    """The method's driver of ``run``, drawing its progress with ``printer``."""
+    if config.method == "spsa":
+        return SpsaTuner(
+            store,
+            run.id,
+            config,
+            executor,
+            on_progress=lambda p: printer.show(spsa_progress_line(p)),
+            stop_requested=stop,
+        )
+    return Tuner(
+        store,
+        run.id,
+        config,
+        executor,
+        on_progress=lambda p: printer.show(progress_line(p, config.max_trials)),
+        stop_requested=stop,
+    )
+
+
 def drive(store: Store, run: Run, config: TuneConfig, executor: Executor, out: str | None) -> None:
     """Tune ``run`` with live progress; then write the champion and print the champions table."""
     printer = ProgressPrinter()
     started = time.monotonic()
     try:
         with executor, graceful_stop() as stop:
-            tuner = Tuner(
-                store,
-                run.id,
-                config,
-                executor,
-                on_progress=lambda p: printer.show(progress_line(p, config.max_trials)),
-                stop_requested=stop,
-            )
+            tuner = make_driver(store, run, config, executor, printer, stop)
+            if config.method == "spsa" and executor.slots > config.spsa_lag + 1:
+                click.echo(
+                    f"arbiter: warning: --spsa-lag {config.spsa_lag} keeps at most {config.spsa_lag + 1} "
+                    f"iterations in flight, fewer than the {executor.slots} batches the workers take",
+                    err=True,
+                )
             final = tuner.run()
     except KeyboardInterrupt:
         printer.finish()
@@ -86,16 +162,25 @@ def drive(store: Store, run: Run, config: TuneConfig, executor: Executor, out: s
     printer.finish()
     records = TuningRecords(store)
     champions = records.champions(run.id)
-    trials = records.trials(run.id)
     target = Path(out or f"{run.id}-champion.json")
     write_atomically(target, json.dumps(champions[-1].weights, indent=2, sort_keys=True) + "\n")
-    states = {s: sum(t.state == s for t in trials) for s in ("complete", "pruned", "failed")}
     elo, half = elo_vs_start(champions, champions[-1].number)
-    click.echo(
-        f"tuning run {run.id} ({config.game}): {len(trials)} trials ({states['complete']} complete, "
-        f"{states['pruned']} pruned, {states['failed']} failed), {final.games} games in "
-        f"{time.monotonic() - started:.0f} s"
-    )
+    seconds = time.monotonic() - started
+    if config.method == "spsa":
+        iterations = records.iterations(run.id)
+        applied = sum(row.theta is not None for row in iterations)
+        click.echo(
+            f"tuning run {run.id} ({config.game}, spsa): {applied} of {config.iterations} iterations, "
+            f"{records.games(run.id)} games in {seconds:.0f} s"
+        )
+        click.echo(theta_table(config.start, iterations))
+    else:
+        trials = records.trials(run.id)
+        states = {s: sum(t.state == s for t in trials) for s in ("complete", "pruned", "failed")}
+        click.echo(
+            f"tuning run {run.id} ({config.game}): {len(trials)} trials ({states['complete']} complete, "
+            f"{states['pruned']} pruned, {states['failed']} failed), {final.games} games in {seconds:.0f} s"
+        )
     click.echo(champions_table(records, run.id, champions))
     verdict = (
         f"champion #{champions[-1].number} is {elo:+.1f} +- {half:.1f} Elo above the start weights"
@@ -123,6 +208,9 @@ def write_report(store: Store, run: Run) -> Path | None:
 
 @click.command()
 @game_argument()
+@click.option(
+    "--method", type=click.Choice(METHODS), default="optuna", show_default=True, help="Tuning method."
+)
 @click.option("--params", metavar="A,B,C", help="Weights to tune (default: all of them).")
 @click.option(
     "--start",
@@ -135,13 +223,33 @@ def write_report(store: Store, run: Run) -> Path | None:
 @click.option(
     "--sampler", type=click.Choice(SAMPLERS), default="tpe", show_default=True, help="Optuna sampler."
 )
+@click.option(
+    "--radius",
+    type=float,
+    metavar="FRACTION",
+    help="Optuna: search each weight within the start +- FRACTION of its range (default: whole range).",
+)
 @seed_option
 @click.option(
     "--trial-pairs",
     type=click.IntRange(1, 100_000),
-    default=32,
+    default=64,
     show_default=True,
     help="Game pairs per trial at most.",
+)
+@click.option(
+    "--min-trial-pairs",
+    type=click.IntRange(1, 100_000),
+    default=8,
+    show_default=True,
+    help="Pairs every trial plays before successive halving compares it (>= --trial-pairs: no halving).",
+)
+@click.option(
+    "--halving-factor",
+    type=click.IntRange(2, 100),
+    default=3,
+    show_default=True,
+    help="Successive halving: the best 1/F of a rung go on to F times the games.",
 )
 @batch_pairs_option(4)
 @limit_options(f"{DEFAULT_TUNE_NODES}")
@@ -159,6 +267,32 @@ def write_report(store: Store, run: Run) -> Path | None:
     "--prune-los", type=float, default=0.05, show_default=True, help="Prune a trial below this LOS."
 )
 @click.option(
+    "--accept-nodes",
+    multiple=True,
+    metavar="N[,N...]",
+    help="Acceptance SPRTs at each of these node counts in turn; all must accept (default: the trials').",
+)
+@click.option(
+    "--accept-every",
+    type=click.IntRange(1, 10**9),
+    metavar="GAMES",
+    help="SPSA: theta plays an acceptance SPRT every GAMES games (default: at the end only).",
+)
+@click.option(
+    "--spsa-lag",
+    type=click.IntRange(0, 10**6),
+    default=8,
+    show_default=True,
+    help="SPSA: iteration k plays theta after iterations 0..k-LAG-1 (LAG+1 iterations in flight at most).",
+)
+@click.option(
+    "--c-end", type=float, default=C_END_FRACTION, show_default=True, help="SPSA: final perturbation / range."
+)
+@click.option("--r-end", type=float, default=R_END, show_default=True, help="SPSA: final learning rate.")
+@click.option(
+    "--a-ratio", type=float, default=A_RATIO, show_default=True, help="SPSA: A / planned game pairs."
+)
+@click.option(
     "--accept-max-games",
     type=click.IntRange(2, 10**9),
     default=4000,
@@ -172,7 +306,11 @@ def write_report(store: Store, run: Run) -> Path | None:
     show_default=True,
     help="Trials to ask at most.",
 )
-@click.option("--max-games", type=click.IntRange(1, 10**9), help="Game budget (default: none).")
+@click.option(
+    "--max-games",
+    type=click.IntRange(1, 10**9),
+    help=f"Game budget (default: none; SPSA: its planned iteration games, {DEFAULT_SPSA_GAMES}).",
+)
 @click.option("--time-limit", metavar="DURATION", help="Stop after this long: 90s, 30m, 2h.")
 @output_option
 @concurrency_option
@@ -181,11 +319,15 @@ def write_report(store: Store, run: Run) -> Path | None:
 @store_option
 def tune(
     game: str,
+    method: str,
     params: str | None,
     start_file: str,
     sampler: str,
+    radius: float | None,
     seed: int,
     trial_pairs: int,
+    min_trial_pairs: int,
+    halving_factor: int,
     batch_pairs: int,
     nodes: int | None,
     depth: int | None,
@@ -195,6 +337,12 @@ def tune(
     accept_elo1: float,
     accept_margin: float,
     prune_los: float,
+    accept_nodes: tuple[str, ...],
+    accept_every: int | None,
+    spsa_lag: int,
+    c_end: float,
+    r_end: float,
+    a_ratio: float,
     accept_max_games: int,
     max_trials: int,
     max_games: int | None,
@@ -205,8 +353,11 @@ def tune(
     verify_fraction: float,
     store_url: str | None,
 ) -> None:
-    """Tune GAME's evaluation weights; a better candidate must pass an SPRT to become champion.
-    The champion's weights go to -o FILE (default: RUN-champion.json)."""
+    """Tune GAME's evaluation weights with Optuna (default) or SPSA; a better candidate must pass
+    an SPRT against the champion (at each --accept-nodes) to become champion. The champion's
+    weights go to -o FILE (default: RUN-champion.json)."""
+    check_method_options(method)
+    accept_node_counts = parse_node_list(accept_nodes)
     names = [p.strip() for p in params.split(",") if p.strip()] if params else None
     try:
         tuned = tuned_names(game, names)
@@ -222,9 +373,13 @@ def tune(
             start=start,
             openings=openings,
             engine_version=engine.ENGINE_VERSION,
+            method=method,
             sampler=sampler,
+            radius=radius,
             seed=seed,
             trial_pairs=trial_pairs,
+            min_trial_pairs=min_trial_pairs,
+            halving_factor=halving_factor,
             batch_pairs=batch_pairs,
             limits=limits,
             adjudication=dict(DEFAULT_ADJUDICATION),
@@ -233,8 +388,14 @@ def tune(
             accept_margin=accept_margin,
             prune_los=prune_los,
             accept_max_games=accept_max_games,
-            max_trials=max_trials,
-            max_games=max_games,
+            accept_nodes=accept_node_counts,
+            accept_every=accept_every,
+            spsa_lag=spsa_lag,
+            spsa_c_end=c_end,
+            spsa_r_end=r_end,
+            spsa_a_ratio=a_ratio,
+            max_trials=max_trials if method == "optuna" else None,
+            max_games=max_games if max_games is not None or method == "optuna" else DEFAULT_SPSA_GAMES,
             time_limit=parse_duration(time_limit),
             book=book_path,
             start_source=start_file,
@@ -250,16 +411,26 @@ def tune(
 
 
 def tune_status(store: Store, run: Run, as_json: bool) -> None:
-    """Show a tuning run: trials, champions, total games (called by `arbiter status RUN`)."""
+    """Show a tuning run: trials or the path of theta, champions, total games (called by
+    `arbiter status RUN`)."""
+    config = TuneConfig.from_json(run.config)
     records = TuningRecords(store)
     champions = records.champions(run.id)
     trials = records.trials(run.id)
     games = records.games(run.id)
+    iterations = records.iterations(run.id) if config.method == "spsa" else None
     if as_json:
-        click.echo(
-            json.dumps(status_json(run.id, run.state, run.game, champions, trials, games), sort_keys=True)
+        limits = [config.stage_limits(stage) for stage in range(config.stages)]
+        accepts = acceptances_json(records.acceptances(run.id), limits)
+        data = status_json(
+            run.id, run.state, run.game, champions, trials, games, config.method, accepts, iterations
         )
+        click.echo(json.dumps(data, sort_keys=True))
         return
-    click.echo(f"tuning run {run.id} ({run.game}): {run.state}, {len(trials)} trials, {games} games")
-    click.echo(trials_table(trials))
+    if iterations is not None:
+        click.echo(f"tuning run {run.id} ({run.game}, spsa): {run.state}, {games} games")
+        click.echo(theta_table(config.start, iterations))
+    else:
+        click.echo(f"tuning run {run.id} ({run.game}): {run.state}, {len(trials)} trials, {games} games")
+        click.echo(trials_table(trials))
     click.echo(champions_table(records, run.id, champions))

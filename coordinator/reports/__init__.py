@@ -7,11 +7,15 @@ trial, an acceptance SPRT or a tuning run, running or finished) into JSON data a
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from coordinator.runs import RunKind
 from coordinator.store import Run, Store
+
+if TYPE_CHECKING:
+    from coordinator.reports.html import ReportPage
 
 
 @dataclass(frozen=True)
@@ -55,11 +59,22 @@ def build(store: Store, run: Run) -> Report:
     return Report(data, plots.match_plots(data))
 
 
-def html_page(report: Report) -> str:
-    """The self-contained HTML page of a report."""
+def html_page(report: Report) -> ReportPage:
+    """The self-contained HTML page of a report (a string that also keeps its sections)."""
     from coordinator.reports.html import render
 
     return render(report.data, report.plots)
+
+
+def json_safe(value: Any) -> Any:
+    """``value`` with every non-finite float turned into None (JSON has no NaN or infinity)."""
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {k: json_safe(v) for k, v in value.items()}
+    if isinstance(value, list | tuple):
+        return [json_safe(v) for v in value]
+    return value
 
 
 def terminal_summary(report: Report | dict[str, Any]) -> str:
@@ -74,4 +89,4 @@ def default_report_path(run_id: int) -> str:
     return f"{run_id}-report.html"
 
 
-__all__ = ["Report", "build", "default_report_path", "gather", "html_page", "terminal_summary"]
+__all__ = ["Report", "build", "default_report_path", "gather", "html_page", "json_safe", "terminal_summary"]

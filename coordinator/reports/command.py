@@ -88,24 +88,46 @@ def sprt_command(config: dict[str, Any], store_url: str) -> tuple[str, list[str]
 def tune_command(config: dict[str, Any], store_url: str) -> tuple[str, list[str]]:
     """``arbiter tune ...`` for a stored ``TuneConfig`` (as JSON), and notes on what it cannot say."""
     c = config
+    spsa = c.get("method", "optuna") == "spsa"
     args = ["arbiter", "tune", c["game"]]
+    if spsa:
+        args += ["--method", "spsa"]
     every = [w.name for w in engine.weights(c["game"])]
     if list(c.get("params", every)) != every:
         args += ["--params", ",".join(c["params"])]
-    args += ["--start", c.get("start_source") or "default", "--sampler", c.get("sampler", "tpe")]
+    args += ["--start", c.get("start_source") or "default"]
+    if spsa:
+        for key, option in (
+            ("spsa_lag", "--spsa-lag"),
+            ("spsa_c_end", "--c-end"),
+            ("spsa_r_end", "--r-end"),
+            ("spsa_a_ratio", "--a-ratio"),
+        ):
+            if key in c:
+                args += [option, _number(float(c[key])) if isinstance(c[key], float) else str(c[key])]
+        if c.get("accept_every") is not None:
+            args += ["--accept-every", str(c["accept_every"])]
+    else:
+        args += ["--sampler", c.get("sampler", "tpe")]
+        if c.get("radius") is not None:
+            args += ["--radius", _number(float(c["radius"]))]
     args += ["--seed", str(c.get("seed", 0))]
-    args += ["--trial-pairs", str(c.get("trial_pairs", 32)), "--batch-pairs", str(c.get("batch_pairs", 4))]
+    if not spsa:
+        args += ["--trial-pairs", str(c.get("trial_pairs", 32))]
+        args += ["--min-trial-pairs", str(c.get("min_trial_pairs", c.get("trial_pairs", 32)))]
+        args += ["--halving-factor", str(c.get("halving_factor", 3))]
+    args += ["--batch-pairs", str(c.get("batch_pairs", 4))]
     args += _limit_args(c.get("limits", {}))
     args += _book_args(c["game"], c.get("book", ""))
-    for key, option in (
-        ("accept_elo0", "--accept-elo0"),
-        ("accept_elo1", "--accept-elo1"),
-        ("accept_margin", "--accept-margin"),
-        ("prune_los", "--prune-los"),
-    ):
+    keys = [("accept_elo0", "--accept-elo0"), ("accept_elo1", "--accept-elo1")]
+    if not spsa:
+        keys += [("accept_margin", "--accept-margin"), ("prune_los", "--prune-los")]
+    for key, option in keys:
         args += [option, _number(float(c[key]))]
+    if c.get("accept_nodes"):
+        args += ["--accept-nodes", ",".join(str(n) for n in c["accept_nodes"])]
     args += ["--accept-max-games", str(c.get("accept_max_games", 4000))]
-    if c.get("max_trials") is not None:
+    if c.get("max_trials") is not None and not spsa:
         args += ["--max-trials", str(c["max_trials"])]
     if c.get("max_games") is not None:
         args += ["--max-games", str(c["max_games"])]
@@ -117,5 +139,8 @@ def tune_command(config: dict[str, Any], store_url: str) -> tuple[str, list[str]
         notes.append("the acceptance SPRTs' alpha and beta are not command-line options")
     if c.get("time_limit") is not None:
         notes.append("a time limit stops at a moment that depends on the machine's speed")
-    notes.append("trials run concurrently: which trials are asked can depend on the timing")
+    if spsa:
+        notes.append("SPSA's path of theta is the same on any machine, with any number of workers")
+    else:
+        notes.append("trials run concurrently: which trials are asked can depend on the timing")
     return shlex.join(args), notes

@@ -19,12 +19,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TextIO
 
-from sqlalchemy import and_, select
-
 from coordinator.reports.match import ADJUDICATION_REASONS, REASONS
 from coordinator.runs import RunKind
-from coordinator.store import Run, Store, game_records, results
-from worker.protocol import candidate_score
+from coordinator.store import Run, Store
+from worker.protocol import candidate_score, move_list, ply_count
 
 FORMATS = ("pgn", "jsonl")
 #: ``--result`` values: a result as written, or the candidate's view of it.
@@ -32,7 +30,6 @@ RESULT_CHOICES = ("1-0", "0-1", "1/2-1/2", "win", "draw", "loss")
 VARIANTS = {"congo": "Congo", "congress": "Congress Chess"}
 #: PGN lines are kept within this many characters (the export format's limit is 255; 80 reads well).
 LINE = 80
-STREAM_ROWS = 1000
 
 
 @dataclass(frozen=True)
@@ -79,17 +76,14 @@ class ExportedGame:
 
 
 def match_runs(store: Store, run: Run) -> list[Run]:
-    """The match runs whose games make up ``run``'s: itself, or a tuning run's trials and SPRTs."""
+    """The match runs whose games make up ``run``'s: itself, or a tuning run's trials, SPRTs and
+    SPSA iterations."""
     if run.kind is not RunKind.TUNE:
         return [run]
     from coordinator.tuning.records import TuningRecords
 
-    children: set[int] = set()
-    for trial in TuningRecords(store).trials(run.id):
-        children.add(trial.trial_run_id)
-        if trial.accept_run_id is not None:
-            children.add(trial.accept_run_id)
-    return [r for r in (store.get_run(i) for i in sorted(children)) if r is not None]
+    children = TuningRecords(store).children(run.id)
+    return [r for r in (store.get_run(i) for i in children) if r is not None]
 
 
 def iter_games(store: Store, run: Run, wanted: GameFilter | None = None) -> Iterator[ExportedGame]:
@@ -97,42 +91,20 @@ def iter_games(store: Store, run: Run, wanted: GameFilter | None = None) -> Iter
     wanted = wanted or GameFilter()
     left = wanted.limit
     for match in match_runs(store, run):
-        if left is not None and left <= 0:
-            return
-        query = (
-            select(
-                game_records.c.batch_index,
-                game_records.c.game_number,
-                game_records.c.record,
-                results.c.worker,
-                results.c.created_at,
-            )
-            .join(
-                results,
-                and_(
-                    results.c.run_id == game_records.c.run_id,
-                    results.c.batch_index == game_records.c.batch_index,
-                ),
-            )
-            .where(game_records.c.run_id == match.id, game_records.c.batch_index < match.counted_batches)
-            .order_by(game_records.c.batch_index, game_records.c.game_number)
+        batches = store.iter_batch_games(
+            match.id, below=match.counted_batches, batch=wanted.batch, worker=wanted.worker
         )
-        if wanted.batch is not None:
-            query = query.where(game_records.c.batch_index == wanted.batch)
-        if wanted.worker is not None:
-            query = query.where(results.c.worker == wanted.worker)
-        with store.engine.connect() as c:
-            for row in c.execution_options(yield_per=STREAM_ROWS).execute(query):
-                record = json.loads(row.record)
+        for batch in batches:
+            for number, record in enumerate(batch.records):
+                if left is not None and left <= 0:
+                    return
                 if not wanted.keeps(record):
                     continue
-                yield ExportedGame(
-                    match, row.batch_index, row.game_number, row.worker, row.created_at, record
-                )
+                yield ExportedGame(match, batch.batch_index, number, batch.worker, batch.stored_at, record)
                 if left is not None:
                     left -= 1
-                    if left <= 0:
-                        return
+        if left is not None and left <= 0:
+            return
 
 
 def _tag(name: str, value: Any) -> str:
@@ -192,7 +164,7 @@ def pgn(game: ExportedGame) -> str:
         _tag("SetUp", "1"),
         _tag("FEN", r["opening"]),
         _tag("Termination", termination(reason)),
-        _tag("PlyCount", len(r["moves"])),
+        _tag("PlyCount", ply_count(r["moves"])),
         _tag("Reason", reason),
         _tag("Run", run.id),
         _tag("Batch", game.batch_index),
@@ -201,7 +173,12 @@ def pgn(game: ExportedGame) -> str:
         _tag("Baseline", config.get("baseline_source", "")),
     ]
     comment = f"{winner}: {reason.replace('_', ' ')}"
-    return "\n".join(tags) + "\n\n" + movetext(r["opening"], r["moves"], comment, r["result"]) + "\n\n"
+    return (
+        "\n".join(tags)
+        + "\n\n"
+        + movetext(r["opening"], move_list(r["moves"]), comment, r["result"])
+        + "\n\n"
+    )
 
 
 def jsonl(game: ExportedGame) -> str:

@@ -1,16 +1,21 @@
 """The report as one self-contained HTML page: inline CSS, inline SVG plots, no script, nothing
-loaded from anywhere (no CDN, no web font, no image file), so it opens offline and can be mailed."""
+loaded from anywhere (no CDN, no web font, no image file), so it opens offline and can be mailed.
+
+The page keeps its parts (:class:`ReportPage`), so that the dashboard (``coordinator.web``) shows
+the very same sections inside a page of its own."""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
 
 from coordinator.sprt.report import duration
 
-_CSS = """
+#: The report's style sheet (the dashboard's pages use it too).
+CSS = """
 body{font-family:system-ui,-apple-system,"Segoe UI",Helvetica,Arial,sans-serif;margin:0 auto;
 max-width:1100px;padding:1rem 1.5rem;color:#222;line-height:1.4}
 h1{font-size:1.5rem;margin-bottom:.2rem}h2{font-size:1.2rem;border-bottom:1px solid #ddd;
@@ -28,8 +33,32 @@ nav a{margin-right:.8rem}
 """
 
 
+class Markup(str):
+    """Text that is HTML already (a link, say): :func:`esc` leaves it as it is."""
+
+
+class ReportPage(str):
+    """A report's whole HTML document that also keeps its parts: its heading, its table of
+    contents as (section key, title) pairs, and its sections' HTML in order."""
+
+    heading: str
+    contents: tuple[tuple[str, str], ...]
+    sections: tuple[str, ...]
+
+
+_SECTION_KEY = re.compile(r'<section id="([^"]*)">')
+
+
+def section_key(html: str) -> str | None:
+    """The key of a section made by :func:`section`, or None for other HTML."""
+    found = _SECTION_KEY.match(html)
+    return found.group(1) if found else None
+
+
 def esc(value: Any) -> str:
-    """Any value as escaped HTML text (None as a dash)."""
+    """Any value as escaped HTML text (None as a dash; :class:`Markup` as it is)."""
+    if isinstance(value, Markup):
+        return value
     return "-" if value is None else escape(str(value))
 
 
@@ -70,17 +99,25 @@ def section(key: str, title: str, *parts: str) -> str:
     return f'<section id="{key}"><h2>{escape(title)}</h2>{"".join(parts)}</section>'
 
 
-def page(title: str, nav: Sequence[tuple[str, str]], *sections: str) -> str:
-    """The whole document."""
-    links = "".join(f'<a href="#{k}">{escape(t)}</a>' for k, t in nav)
-    return (
+def contents_nav(nav: Sequence[tuple[str, str]]) -> str:
+    """The table of contents: a link to each section."""
+    return "<nav>" + "".join(f'<a href="#{k}">{escape(t)}</a>' for k, t in nav) + "</nav>"
+
+
+def page(title: str, nav: Sequence[tuple[str, str]], *sections: str) -> ReportPage:
+    """The whole document (which keeps its parts)."""
+    document = ReportPage(
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
-        f"<title>{escape(title)}</title><style>{_CSS}</style></head><body>"
-        f"<h1>{escape(title)}</h1><nav>{links}</nav>{''.join(sections)}"
+        f"<title>{escape(title)}</title><style>{CSS}</style></head><body>"
+        f"<h1>{escape(title)}</h1>{contents_nav(nav)}{''.join(sections)}"
         '<p class="muted">Written by <code>arbiter report</code>; see docs/reports.md for how to '
         "read it.</p></body></html>\n"
     )
+    document.heading = title
+    document.contents = tuple(nav)
+    document.sections = sections
+    return document
 
 
 def _interval(value: float, low: float, high: float) -> str:
@@ -344,27 +381,14 @@ def match_html(data: dict[str, Any], plots: dict[str, str]) -> str:
     )
 
 
-def tune_html(data: dict[str, Any], plots: dict[str, str]) -> str:
-    """The page of a tuning report."""
-    r, t = data["run"], data["totals"]
-    outcomes = ", ".join(f"{n} {o}" for o, n in t["outcomes"].items() if n) or "none yet"
-    headline = (
-        f'<p class="big">champion #{t["champion"]}: {t["champion_elo"]:+.1f} ± {t["champion_elo95"]:.1f} Elo '
-        f"above the start weights after {t['trials']} trials and {t['games']} games</p>"
-    )
-    summary = pairs_table(
-        [
-            ("trials", f"{t['trials']} ({outcomes})"),
-            ("games", t["games"]),
-            ("time", duration(t["seconds"])),
-            ("games/s", fmt(t["games_per_second"])),
-        ]
-    )
+def _tune_champions(data: dict[str, Any], plots: dict[str, str]) -> str:
+    """The champion chain section (with each acceptance setting's view when there are several)."""
     reigns = {x["champion"]: x for x in data["reigns"]}
+    what = "trial" if data.get("method", "optuna") == "optuna" else "after iteration"
     champions = table(
         [
             "champion",
-            "trial",
+            what,
             "Elo vs start",
             "± 95%",
             "SPRT Elo vs parent",
@@ -390,28 +414,51 @@ def tune_html(data: dict[str, Any], plots: dict[str, str]) -> str:
             for c in data["champions"]
         ],
     )
-    trials = table(
-        ["trial", "run", "vs champion", "outcome", "games", "Elo", "± 95%", "acceptance run"],
-        [
+    stages = data.get("stages") or []
+    by_stage = ""
+    if len(stages) > 1:
+        by_stage = "<h3>At each acceptance setting</h3>" + table(
+            ["champion", *(_limits_text(v["limits"]) for v in stages)],
             [
-                x["number"],
-                x["run_id"],
-                f"#{x['champion']}",
-                x["outcome"],
-                x["games"],
-                fmt(x["elo"], "+.1f"),
-                fmt(x["elo95"]),
-                x["accept_run"],
-            ]
-            for x in data["trials"]
-        ],
-        left=(3,),
+                [f"#{c['number']}"]
+                + [
+                    f"{v['champions'][n]['elo_vs_start']:+.1f} ± {v['champions'][n]['elo_vs_start95']:.1f}"
+                    for v in stages
+                ]
+                for n, c in enumerate(data["champions"])
+            ],
+        )
+    return section(
+        "champions",
+        "Champion chain",
+        figure(
+            plots["champions"],
+            "Each champion's Elo against the start weights (95% bars), at the games played when "
+            "it was crowned (the first acceptance setting's SPRTs).",
+        ),
+        champions,
+        by_stage,
     )
+
+
+def _limits_text(limits: dict[str, Any]) -> str:
+    """``2000 nodes``, ``depth 6`` or ``100 ms``."""
+    if "nodes" in limits:
+        return f"{limits['nodes']} nodes"
+    if "depth" in limits:
+        return f"depth {limits['depth']}"
+    return f"{limits.get('movetime_ms', '?')} ms"
+
+
+def _tune_acceptances(data: dict[str, Any], plots: dict[str, str]) -> str:
+    """The acceptance SPRTs section: one row per SPRT, with its setting."""
+    what = "trial" if data.get("method", "optuna") == "optuna" else "iteration"
     accept = (
         table(
             [
                 "run",
-                "trial",
+                what,
+                "setting",
                 "vs champion",
                 "games",
                 "LLR",
@@ -424,6 +471,7 @@ def tune_html(data: dict[str, Any], plots: dict[str, str]) -> str:
                 [
                     a["run_id"],
                     a["trial"],
+                    _limits_text(a.get("limits", {})),
                     f"#{a['champion']}",
                     a["games"],
                     f"{a['series']['llr'][-1]:.2f}" if a["series"]["llr"] else "0.00",
@@ -436,8 +484,18 @@ def tune_html(data: dict[str, Any], plots: dict[str, str]) -> str:
             ],
         )
         if data["acceptances"]
-        else '<p class="muted">No trial went to an acceptance SPRT.</p>'
+        else '<p class="muted">No candidate went to an acceptance SPRT.</p>'
     )
+    return section(
+        "acceptance",
+        "Acceptance SPRTs",
+        figure(plots["acceptance"], "LLR over games of each acceptance SPRT, with the bounds."),
+        accept,
+    )
+
+
+def _tune_weights(data: dict[str, Any], plots: dict[str, str]) -> str:
+    """The final weights section."""
     weights = table(
         ["weight", "meaning", "range", "default", "start", "final", "change", "tuned"],
         [
@@ -455,6 +513,19 @@ def tune_html(data: dict[str, Any], plots: dict[str, str]) -> str:
         ],
         left=(0, 1),
     )
+    return section(
+        "weights",
+        "Final weights",
+        figure(
+            plots["weights"],
+            "Each weight's engine default, start value and final champion value within its range.",
+        ),
+        weights,
+    )
+
+
+def _tune_effort(data: dict[str, Any], plots: dict[str, str]) -> str:
+    """Games and time per champion."""
     effort = table(
         ["champion", "games", "time", "games/s"],
         [
@@ -462,13 +533,152 @@ def tune_html(data: dict[str, Any], plots: dict[str, str]) -> str:
             for x in data["reigns"]
         ],
     )
+    return section(
+        "effort",
+        "Games and time per champion",
+        figure(plots["reigns"], "Games played while each champion reigned, and their speed."),
+        effort,
+    )
+
+
+def _tune_config(data: dict[str, Any]) -> str:
+    """Configuration and reproduction."""
+    return section(
+        "config",
+        "Configuration and reproduction",
+        "<h3>Command</h3>",
+        _command(data),
+        "<h3>Stored configuration</h3>",
+        _config(data),
+    )
+
+
+def _tune_headline(t: dict[str, Any], work: str) -> str:
+    """The champion's Elo against the start, after ``work``."""
+    return (
+        f'<p class="big">champion #{t["champion"]}: {t["champion_elo"]:+.1f} ± {t["champion_elo95"]:.1f} Elo '
+        f"above the start weights after {work} and {t['games']} games</p>"
+    )
+
+
+def spsa_html(data: dict[str, Any], plots: dict[str, str]) -> ReportPage:
+    """The page of an SPSA tuning report."""
+    r, t, v = data["run"], data["totals"], data["spsa"]
+    summary = pairs_table(
+        [
+            (
+                "iterations",
+                f"{v['applied']} applied of {v['iterations']} ({v['pairs_per_iteration']} pairs each)",
+            ),
+            ("theta+ results", f"{v['wins']} wins, {v['losses']} losses"),
+            ("games", t["games"]),
+            ("time", duration(t["seconds"])),
+            ("games/s", fmt(t["games_per_second"])),
+        ]
+    )
+    plan = pairs_table(
+        [
+            ("A / alpha / gamma", f"{v['A']:g} / {v['alpha']:g} / {v['gamma']:g}"),
+            ("lag", f"iteration k plays theta after iterations 0..k-{v['lag'] + 1}"),
+            (
+                "acceptance",
+                f"every {v['accept_every']} games and at the end" if v["accept_every"] else "at the end",
+            ),
+        ]
+    )
+    start = v["path"][0]["theta"]
+    theta = table(
+        ["weight", "range", "c_end", "r_end", "start", "theta", "change"],
+        [
+            [
+                w["name"],
+                f"{w['min']}..{w['max']}",
+                f"{w['c_end']:.3g}",
+                f"{w['r_end']:g}",
+                f"{start[w['name']]:.0f}",
+                f"{v['theta'][w['name']]:.2f}",
+                f"{v['theta'][w['name']] - start[w['name']]:+.2f}",
+            ]
+            for w in v["weights"]
+        ],
+    )
+    title = f"arbiter report: tuning run {r['id']} ({r['game']}, SPSA)"
+    nav = [
+        ("summary", "Summary"),
+        ("theta", "Path of theta"),
+        ("champions", "Champions"),
+        ("acceptance", "Acceptance SPRTs"),
+        ("weights", "Weights"),
+        ("effort", "Effort"),
+        ("config", "Configuration"),
+    ]
+    return page(
+        title,
+        nav,
+        section(
+            "summary",
+            "Summary",
+            _tune_headline(t, f"{v['applied']} SPSA iterations"),
+            _run_table(r),
+            summary,
+            plan,
+        ),
+        section(
+            "theta",
+            "Path of theta",
+            figure(
+                plots["theta"],
+                "Each tuned weight's theta after each applied iteration, as a position within its "
+                "range; the band is theta +- c_k, the two engines each iteration played.",
+            ),
+            theta,
+        ),
+        _tune_champions(data, plots),
+        _tune_acceptances(data, plots),
+        _tune_weights(data, plots),
+        _tune_effort(data, plots),
+        _tune_config(data),
+    )
+
+
+def tune_html(data: dict[str, Any], plots: dict[str, str]) -> ReportPage:
+    """The page of a tuning report."""
+    if data.get("method") == "spsa":
+        return spsa_html(data, plots)
+    r, t = data["run"], data["totals"]
+    outcomes = ", ".join(f"{n} {o}" for o, n in t["outcomes"].items() if n) or "none yet"
+    summary = pairs_table(
+        [
+            ("trials", f"{t['trials']} ({outcomes})"),
+            ("games", t["games"]),
+            ("time", duration(t["seconds"])),
+            ("games/s", fmt(t["games_per_second"])),
+        ]
+    )
+    trials = table(
+        ["trial", "run", "vs champion", "outcome", "games", "Elo vs start", "± 95%", "acceptance run"],
+        [
+            [
+                x["number"],
+                x["run_id"],
+                f"#{x['champion']}",
+                x["outcome"],
+                x["games"],
+                fmt(x["elo"], "+.1f"),
+                fmt(x["elo95"]),
+                x["accept_run"],
+            ]
+            for x in data["trials"]
+        ],
+        left=(3,),
+    )
     view = data["optuna"]
     best = view.get("best")
     optimizer = (
         f"<p>Study <code>{esc(view['study'])}</code>. "
         + (
-            f"Optuna's best trial: {best['trial']} (objective {best['value']:+.1f}, Elo vs start as "
-            "the tuner reports it).</p>"
+            f"Optuna's best trial: {best['trial']} (objective {best['value']:+.1f}: its Elo against "
+            "the start weights).</p>"
             + table(["weight", "best trial's value"], sorted(best["params"].items()))
             if best
             else "No complete trial yet.</p>"
@@ -489,41 +699,20 @@ def tune_html(data: dict[str, Any], plots: dict[str, str]) -> str:
     return page(
         title,
         nav,
-        section("summary", "Summary", headline, _run_table(r), summary),
-        section(
-            "champions",
-            "Champion chain",
-            figure(
-                plots["champions"],
-                "Each champion's Elo against the start weights (95% bars), at the games played when "
-                "it was crowned.",
-            ),
-            champions,
-        ),
+        section("summary", "Summary", _tune_headline(t, f"{t['trials']} trials"), _run_table(r), summary),
+        _tune_champions(data, plots),
         section(
             "trials",
             "Trials",
             figure(
                 plots["trials"],
-                "Every trial's Elo against the champion it played (95% bars), coloured by outcome.",
+                "Every trial's Elo against the start weights, the study's objective (95% bars), "
+                "coloured by outcome.",
             ),
             trials,
         ),
-        section(
-            "acceptance",
-            "Acceptance SPRTs",
-            figure(plots["acceptance"], "LLR over games of each acceptance SPRT, with the bounds."),
-            accept,
-        ),
-        section(
-            "weights",
-            "Final weights",
-            figure(
-                plots["weights"],
-                "Each weight's engine default, start value and final champion value within its range.",
-            ),
-            weights,
-        ),
+        _tune_acceptances(data, plots),
+        _tune_weights(data, plots),
         section(
             "optimizer",
             "Parameter importance and the optimizer's view",
@@ -536,23 +725,14 @@ def tune_html(data: dict[str, Any], plots: dict[str, str]) -> str:
             ),
             optimizer,
         ),
-        section(
-            "effort",
-            "Games and time per champion",
-            figure(plots["reigns"], "Games played while each champion reigned, and their speed."),
-            effort,
-        ),
-        section(
-            "config",
-            "Configuration and reproduction",
-            "<h3>Command</h3>",
-            _command(data),
-            "<h3>Stored configuration</h3>",
-            _config(data),
-        ),
+        _tune_effort(data, plots),
+        _tune_config(data),
     )
 
 
-def render(data: dict[str, Any], plots: dict[str, str]) -> str:
+def render(data: dict[str, Any], plots: dict[str, str]) -> ReportPage:
     """The page of any report."""
-    return tune_html(data, plots) if data["type"] == "tune" else match_html(data, plots)
+    document = tune_html(data, plots) if data["type"] == "tune" else match_html(data, plots)
+    if not isinstance(document, ReportPage):
+        raise TypeError("a report page must be made by html.page()")
+    return document

@@ -30,10 +30,9 @@ from coordinator.store import (
     Store,
     StoredResult,
     batches,
-    game_records,
     results,
 )
-from worker.protocol import candidate_score
+from worker.protocol import candidate_score, ply_count
 
 #: How each reason a game ends is decided: by the rules, or by the match's adjudication.
 RULES_REASONS = ("lion_captured", "kings_captured", "no_legal_move")
@@ -41,8 +40,6 @@ ADJUDICATION_REASONS = ("ply_limit", "repetition", "bare_lions", "resign")
 REASONS = RULES_REASONS + ADJUDICATION_REASONS
 #: Openings listed at each end of the table of pair scores.
 OPENINGS_SHOWN = 8
-#: Records fetched per round trip while streaming.
-STREAM_ROWS = 1000
 
 
 def iso(stamp: datetime | None) -> str | None:
@@ -87,15 +84,9 @@ def counted_result_rows(store: Store, run_id: int, counted: int) -> list[Any]:
 
 
 def stream_records(store: Store, run_id: int, counted: int) -> Iterator[dict[str, Any]]:
-    """Every game record of the counted prefix, in batch and game order, one at a time."""
-    query = (
-        select(game_records.c.record)
-        .where(game_records.c.run_id == run_id, game_records.c.batch_index < counted)
-        .order_by(game_records.c.batch_index, game_records.c.game_number)
-    )
-    with store.engine.connect() as c:
-        for row in c.execution_options(yield_per=STREAM_ROWS).execute(query):
-            yield json.loads(row.record)
+    """Every game record of the counted prefix, in batch and game order, a batch at a time."""
+    for batch in store.iter_batch_games(run_id, below=counted):
+        yield from batch.records
 
 
 def series(config: SprtConfig, rows: list[Any]) -> dict[str, list[Any]]:
@@ -144,7 +135,7 @@ def _games_facts(records: Iterator[dict[str, Any]]) -> dict[str, Any]:
         ending = endings[record["reason"]]
         ending[record["candidate_color"]][slot] += 1
         ending["by_result"][{"1-0": 0, "1/2-1/2": 1, "0-1": 2}[record["result"]]] += 1
-        lengths[int(record.get("plies", len(record["moves"])))] += 1
+        lengths[ply_count(record["moves"])] += 1
         if pending is None:
             pending = {"opening": record["opening"], "score": score}
         else:
@@ -289,6 +280,11 @@ def _workers(store: Store, run_id: int, rows: list[Any]) -> dict[str, Any]:
     }
 
 
+def workers_of(store: Store, run: Run) -> dict[str, Any]:
+    """The workers part of a match run's report alone (what the dashboard's worker pages show)."""
+    return _workers(store, run.id, counted_result_rows(store, run.id, run.counted_batches))
+
+
 def _throughput(rows: list[Any]) -> dict[str, Any]:
     """Games per second over wall-clock time, from when each counted batch was stored."""
     if not rows:
@@ -309,8 +305,8 @@ def _throughput(rows: list[Any]) -> dict[str, Any]:
 
 
 def parent_of(store: Store, run: Run) -> int | None:
-    """The tuning run a trial or acceptance SPRT belongs to."""
-    if run.kind not in (RunKind.TRIAL, RunKind.ACCEPTANCE):
+    """The tuning run a trial, acceptance SPRT or SPSA iteration belongs to."""
+    if run.kind not in (RunKind.TRIAL, RunKind.ACCEPTANCE, RunKind.ITERATION):
         return None
     from coordinator.tuning.records import TuningRecords
 

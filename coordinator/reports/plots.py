@@ -412,7 +412,8 @@ def champions_plot(data: dict[str, Any]) -> str:
 
 
 def trials_plot(data: dict[str, Any]) -> str:
-    """Every trial's Elo against its champion with its 95% error bar, coloured by outcome."""
+    """Every trial's Elo against the start weights (the study's objective) with its 95% error bar,
+    coloured by outcome."""
     trials = [t for t in data["trials"] if t["elo"] is not None]
     fig, axes = figure()
     ax = axes[0][0]
@@ -434,15 +435,12 @@ def trials_plot(data: dict[str, Any]) -> str:
                         label=f"{outcome} ({len(group)})",
                     )
             ax.axhline(0, color=COLORS["bound"], lw=0.6)
-            margin = data["config"].get("accept_margin")
-            if margin is not None:
-                ax.axhline(margin, color=COLORS["sprt"], ls=":", lw=1, label=f"acceptance margin {margin:g}")
             ax.xaxis.set_major_locator(MaxNLocator(integer=True))
             ax.set_xlabel("trial")
-            ax.set_ylabel("Elo vs its champion (95%)")
+            ax.set_ylabel("Elo vs start (95%)")
             ax.legend(fontsize=7, loc="best", ncols=2)
         ax.set_title("trials")
-    return to_svg(fig, "trials", "trial Elo against its champion by outcome")
+    return to_svg(fig, "trials", "trial Elo against the start by outcome")
 
 
 def acceptance_plot(data: dict[str, Any]) -> str:
@@ -452,7 +450,7 @@ def acceptance_plot(data: dict[str, Any]) -> str:
     ax = axes[0][0]
     with style():
         if not runs:
-            empty(ax, "no trial went to an acceptance SPRT")
+            empty(ax, "no candidate went to an acceptance SPRT")
         else:
             ax.axhline(runs[0]["upper_bound"], color=COLORS["win"], ls="--", lw=1)
             ax.axhline(runs[0]["lower_bound"], color=COLORS["loss"], ls="--", lw=1)
@@ -466,8 +464,9 @@ def acceptance_plot(data: dict[str, Any]) -> str:
                     else COLORS["running"]
                 )
                 ax.plot(xs, ys, color=color, lw=1.2)
+                stage = f" #{a['stage'] + 1}" if a.get("stage") else ""
                 ax.annotate(
-                    f"trial {a['trial']}",
+                    f"{'trial' if data.get('method', 'optuna') == 'optuna' else 'it.'} {a['trial']}{stage}",
                     (xs[-1], ys[-1]),
                     textcoords="offset points",
                     xytext=(3, 0),
@@ -574,8 +573,50 @@ def reigns_plot(data: dict[str, Any]) -> str:
     return to_svg(fig, "reigns", "games and speed per champion")
 
 
+def theta_plot(data: dict[str, Any]) -> str:
+    """SPSA: each tuned weight's theta over the iterations as a position within its range, with
+    the band theta +- c_k its two engines played."""
+    view = data["spsa"]
+    fig, axes = figure(height=3.4)
+    ax = axes[0][0]
+    with style():
+        path = view["path"]
+        if len(path) < 2:
+            empty(ax, "no iteration applied yet")
+        else:
+            xs = [p["iteration"] + 1 for p in path]
+            colors = matplotlib.colormaps["tab20"]
+            for n, w in enumerate(view["weights"]):
+                span = w["max"] - w["min"]
+                ys = [(p["theta"][w["name"]] - w["min"]) / span for p in path]
+                color = colors(n % 20)
+                ax.plot(xs, ys, color=color, lw=1.1, label=w["name"])
+                band = [(i, p) for i, p in enumerate(path) if p["c"] is not None]
+                if band:
+                    bx = [xs[i] for i, _ in band]
+                    c = [p["c"][w["name"]] / span for _, p in band]
+                    mid = [ys[i] for i, _ in band]
+                    low = [max(0.0, m - d) for m, d in zip(mid, c, strict=True)]
+                    high = [min(1.0, m + d) for m, d in zip(mid, c, strict=True)]
+                    ax.fill_between(bx, low, high, color=color, alpha=0.08, lw=0)
+            ax.set_ylim(-0.03, 1.03)
+            ax.set_xlabel("iterations applied")
+            ax.set_ylabel("position within range")
+            ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5), ncols=1)
+        ax.set_title("path of theta")
+    return to_svg(fig, "theta", "the path of theta over the SPSA iterations")
+
+
 def tune_plots(data: dict[str, Any], study: Any = None) -> dict[str, str]:
     """Every plot of a tuning report, by name, in page order (``study``: the Optuna study)."""
+    if data.get("method") == "spsa":
+        return {
+            "theta": theta_plot(data),
+            "champions": champions_plot(data),
+            "acceptance": acceptance_plot(data),
+            "weights": weights_plot(data),
+            "reigns": reigns_plot(data),
+        }
     return {
         "champions": champions_plot(data),
         "trials": trials_plot(data),

@@ -104,9 +104,14 @@ def match_text(data: dict[str, Any]) -> str:
 def tune_text(data: dict[str, Any]) -> str:
     """The summary of a tuning report."""
     r, t = data["run"], data["totals"]
-    outcomes = ", ".join(f"{n} {o}" for o, n in t["outcomes"].items() if n)
+    spsa = data.get("spsa")
+    if spsa is not None:
+        work = f"SPSA, {spsa['applied']} of {spsa['iterations']} iterations applied"
+    else:
+        outcomes = ", ".join(f"{n} {o}" for o, n in t["outcomes"].items() if n)
+        work = f"{t['trials']} trials ({outcomes or 'none yet'})"
     lines = [
-        f"tuning run {r['id']} ({r['game']}): {r['state']}, {t['trials']} trials ({outcomes or 'none yet'})",
+        f"tuning run {r['id']} ({r['game']}): {r['state']}, {work}",
         f"{t['games']} games in {duration(t['seconds'])}, {_num(t['games_per_second'])} games/s; champion "
         f"#{t['champion']} {t['champion_elo']:+.1f} +- {t['champion_elo95']:.1f} Elo vs start",
         "",
@@ -127,13 +132,19 @@ def tune_text(data: dict[str, Any]) -> str:
             f"{reign.get('games', 0):>7} {_num(reign.get('games_per_second')):>8}"
         )
     if data["acceptances"]:
-        lines += ["", f"{'acceptance':>10} {'trial':>5} {'games':>6} {'LLR':>6}  decision"]
+        what = "trial" if spsa is None else "iter."
+        lines += ["", f"{'acceptance':>10} {what:>5} {'nodes':>7} {'games':>6} {'LLR':>6}  decision"]
         for a in data["acceptances"]:
             llr = a["series"]["llr"][-1] if a["series"]["llr"] else 0.0
             verdict = (a["decision"] or "running") + (" (crowned)" if a["crowned"] else "")
-            lines.append(
-                f"{'run ' + str(a['run_id']):>10} {a['trial']:>5} {a['games']:>6} {llr:>6.2f}  {verdict}"
-            )
+            nodes = a.get("limits", {}).get("nodes", "-")
+            run = f"run {a['run_id']}"
+            lines.append(f"{run:>10} {a['trial']:>5} {nodes:>7} {a['games']:>6} {llr:>6.2f}  {verdict}")
+    if spsa is not None:
+        start = spsa["path"][0]["theta"]
+        lines += ["", f"{'weight':<20} {'start':>8} {'theta':>9} {'change':>8}"]
+        for name, value in spsa["theta"].items():
+            lines.append(f"{name[:20]:<20} {start[name]:>8.0f} {value:>9.2f} {value - start[name]:>+8.2f}")
     changed = [w for w in data["weights"] if w["change"]]
     if changed:
         lines += ["", f"{'weight':<20} {'range':>12} {'default':>8} {'start':>7} {'final':>7} {'change':>7}"]
@@ -143,7 +154,7 @@ def tune_text(data: dict[str, Any]) -> str:
                 f"{w['name'][:20]:<20} {span:>12} {w['default']:>8} {w['start']:>7} {w['final']:>7} "
                 f"{w['change']:>+7}"
             )
-    importance = (data["optuna"].get("importance") or {}).get("values") or {}
+    importance = (data.get("optuna", {}).get("importance") or {}).get("values") or {}
     if importance:
         top = ", ".join(f"{k} {v:.2f}" for k, v in list(importance.items())[:4])
         lines += ["", f"most important (Optuna): {top}"]

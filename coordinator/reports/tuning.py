@@ -1,9 +1,10 @@
-"""The data of a tuning run's report, from the store and the run's Optuna study.
+"""The data of a tuning run's report, from the store and (Optuna) the run's study.
 
-The champion chain and the trials come from arbiter's tuning tables (``tune_trials``,
-``champions``), the acceptance SPRTs from their own runs (their LLR replayed by the runner's prefix
-counter, see :mod:`coordinator.reports.match`), and the parameter importance from Optuna's own
-evaluator on the study the tuner kept in the same database. Everything returned is JSON data.
+The champion chain, the trials, the acceptance SPRTs and (SPSA) the path of theta come from
+arbiter's tuning tables (:mod:`coordinator.tuning.records`), the acceptance SPRTs' curves from
+their own runs (their LLR replayed by the runner's prefix counter, see
+:mod:`coordinator.reports.match`), and the parameter importance from Optuna's own evaluator on the
+study the tuner kept in the same database. Everything returned is JSON data.
 """
 
 from __future__ import annotations
@@ -13,56 +14,38 @@ import warnings
 from datetime import datetime
 from typing import Any
 
-from sqlalchemy import select
-
 import engine
 from coordinator.reports.command import tune_command
 from coordinator.reports.match import counted_result_rows, iso, run_info, series
 from coordinator.sprt.config import SprtConfig
 from coordinator.stats import sprt_elo
-from coordinator.store import Run, Store, results
+from coordinator.store import Run, Store
 from coordinator.tuning.config import TuneConfig
-from coordinator.tuning.records import Champion, TrialRow, TuningRecords
+from coordinator.tuning.records import AcceptanceRow, Champion, IterationRow, TrialRow, TuningRecords
+from coordinator.tuning.spsa_tuner import plan_of
 from coordinator.tuning.tuner import elo_vs_start, optuna_storage, study_name
 
 #: Trial outcomes, in the order a legend lists them.
 OUTCOMES = ("pruned", "complete", "in acceptance", "accepted", "rejected", "running", "failed")
 #: Parameters shown in the optimizer's view (the most important ones).
 SLICE_PARAMS = 4
+#: Points of the path of theta a report keeps at most (evenly thinned, the last one kept).
+PATH_POINTS = 600
 
 
-def _outcome(trial: TrialRow, accept_runs: dict[int, Run], crowned: set[int]) -> str:
+def _outcome(
+    trial: TrialRow, stages: list[AcceptanceRow], accept_runs: dict[int, Run], crowned: set[int]
+) -> str:
     """What became of a trial: pruned, complete, in acceptance, accepted, rejected, running, failed."""
-    if trial.accept_run_id is None:
+    played = [s for s in stages if s.run_id is not None]
+    if not played:
         return trial.state
-    run = accept_runs.get(trial.accept_run_id)
-    if run is None or run.decision is None:
+    if trial.trial_number in crowned:
+        return "accepted"
+    runs = [accept_runs.get(s.run_id) for s in played if s.run_id is not None]
+    if any(run is None or run.decision is None for run in runs):
         return "in acceptance"
-    return "accepted" if trial.accept_run_id in crowned else "rejected"
-
-
-def _result_times(store: Store, run_ids: list[int]) -> list[tuple[datetime, int]]:
-    """(stored at, games) of every result of the given runs, oldest first."""
-    if not run_ids:
-        return []
-    query = (
-        select(results.c.created_at, results.c.wins, results.c.draws, results.c.losses)
-        .where(results.c.run_id.in_(run_ids))
-        .order_by(results.c.created_at)
-    )
-    with store.engine.connect() as c:
-        return [(r.created_at, r.wins + r.draws + r.losses) for r in c.execute(query)]
-
-
-def _champion_times(store: Store, run_id: int) -> dict[int, datetime]:
-    """When each champion was crowned (number 0: when the run started)."""
-    from coordinator.tuning.records import champions as champions_table
-
-    query = select(champions_table.c.number, champions_table.c.created_at).where(
-        champions_table.c.tune_run_id == run_id
-    )
-    with store.engine.connect() as c:
-        return {r.number: r.created_at for r in c.execute(query)}
+    return "rejected"
 
 
 def _games_until(times: list[tuple[datetime, int]], moment: datetime | None) -> int:
@@ -72,8 +55,8 @@ def _games_until(times: list[tuple[datetime, int]], moment: datetime | None) -> 
     return sum(g for t, g in times if t <= moment)
 
 
-def _acceptance(store: Store, run: Run, trial: TrialRow, crowned: set[int]) -> dict[str, Any]:
-    """One acceptance SPRT: its LLR curve, bounds, decision and SPRT Elo."""
+def _acceptance(store: Store, run: Run, row: AcceptanceRow, crowned: set[int]) -> dict[str, Any]:
+    """One acceptance SPRT: its stage and limits, LLR curve, bounds, decision and SPRT Elo."""
     config = SprtConfig.from_json(run.config)
     rows = counted_result_rows(store, run.id, run.counted_batches)
     totals = store.totals(run.id)
@@ -86,11 +69,13 @@ def _acceptance(store: Store, run: Run, trial: TrialRow, crowned: set[int]) -> d
         estimate = {"elo": e.elo, "ci": [e.ci_low, e.ci_high], "llr": e.llr}
     return {
         "run_id": run.id,
-        "trial": trial.trial_number,
-        "champion": trial.champion_number,
+        "trial": row.candidate,
+        "stage": row.stage,
+        "limits": dict(config.limits),
+        "champion": row.champion_number,
         "state": str(run.state),
         "decision": run.decision,
-        "crowned": run.id in crowned,
+        "crowned": row.candidate in crowned and run.decision == "accepted",
         "games": totals.games,
         "pentanomial": totals.pentanomial,
         "elo0": config.elo0,
@@ -158,21 +143,100 @@ def optuna_view(store: Store, run_id: int) -> dict[str, Any]:
     return view
 
 
+def _thinned(rows: list[IterationRow]) -> list[IterationRow]:
+    """At most :data:`PATH_POINTS` rows, evenly spread, the last one kept."""
+    if len(rows) <= PATH_POINTS:
+        return rows
+    step = len(rows) / PATH_POINTS
+    kept = [rows[int(i * step)] for i in range(PATH_POINTS - 1)]
+    return [*kept, rows[-1]]
+
+
+def spsa_view(config: TuneConfig, iterations: list[IterationRow]) -> dict[str, Any]:
+    """SPSA's plan and its path of theta (thinned), with theta+ and theta-'s gap at each point."""
+    plan = plan_of(config)
+    applied = [row for row in iterations if row.theta is not None]
+    start = {w.name: float(config.start[w.name]) for w in plan.weights}
+    points = [{"iteration": -1, "theta": start, "c": None}] + [
+        {
+            "iteration": row.iteration,
+            "theta": row.theta,
+            "c": {w.name: plan.c(w, row.iteration) for w in plan.weights},
+        }
+        for row in _thinned(applied)
+    ]
+    return {
+        "iterations": plan.iterations,
+        "dispatched": len(iterations),
+        "applied": len(applied),
+        "pairs_per_iteration": plan.pairs_per_iteration,
+        "lag": config.spsa_lag,
+        "accept_every": config.accept_every,
+        "alpha": plan.alpha,
+        "gamma": plan.gamma,
+        "A": plan.big_a,
+        "weights": [
+            {"name": w.name, "min": w.low, "max": w.high, "c_end": w.c_end, "r_end": w.r_end}
+            for w in plan.weights
+        ],
+        "theta": applied[-1].theta if applied else start,
+        "wins": sum(row.wins or 0 for row in applied),
+        "losses": sum(row.losses or 0 for row in applied),
+        "path": points,
+    }
+
+
+def _stage_chains(
+    store: Store, config: TuneConfig, champions: list[Champion], rows: list[AcceptanceRow]
+) -> list[dict[str, Any]]:
+    """Each acceptance setting's view of the champion chain: every champion's SPRT Elo over its
+    parent at that setting, summed along the chain (95% half-widths in quadrature)."""
+    views = []
+    for stage in range(config.stages):
+        gains: dict[int, tuple[float, float]] = {}
+        for c in champions[1:]:
+            row = next(
+                (
+                    r
+                    for r in rows
+                    if r.candidate == c.trial_number and r.stage == stage and r.champion_number == c.parent
+                ),
+                None,
+            )
+            run = store.get_run(row.run_id) if row is not None and row.run_id is not None else None
+            if run is None:
+                continue
+            sprt = SprtConfig.from_json(run.config)
+            totals = store.totals(run.id, run.counted_batches)
+            e = sprt_elo(totals.pentanomial, sprt.elo0, sprt.elo1, sprt.elo_model, sprt.alpha, sprt.beta)
+            gains[c.number] = (e.elo, (e.ci_high - e.ci_low) / 2)
+        elos = []
+        for c in champions:
+            total, var, current = 0.0, 0.0, c.number
+            while current in gains:
+                gain, half = gains[current]
+                total, var = total + gain, var + half * half
+                current = next(x.parent for x in champions if x.number == current) or 0
+            elos.append({"champion": c.number, "elo_vs_start": total, "elo_vs_start95": math.sqrt(var)})
+        views.append({"stage": stage, "limits": config.stage_limits(stage), "champions": elos})
+    return views
+
+
 def tune_report(store: Store, run: Run) -> dict[str, Any]:
     """Everything the report of a tuning run shows, as JSON data."""
     config = TuneConfig.from_json(run.config)
     records = TuningRecords(store)
     champions: list[Champion] = records.champions(run.id)
     trials = records.trials(run.id)
-    crowned = {c.accept_run_id for c in champions if c.accept_run_id is not None}
+    stages = records.acceptances(run.id)
+    crowned = {c.trial_number for c in champions[1:] if c.trial_number is not None}
     accept_runs = {
-        t.accept_run_id: r
-        for t in trials
-        if t.accept_run_id is not None and (r := store.get_run(t.accept_run_id)) is not None
+        row.run_id: r
+        for row in stages
+        if row.run_id is not None and (r := store.get_run(row.run_id)) is not None
     }
-    children = sorted({t.trial_run_id for t in trials} | set(accept_runs))
-    times = _result_times(store, children)
-    crowned_at = _champion_times(store, run.id)
+    times = records.result_times(run.id)
+    crowned_at = records.crowned_at(run.id)
     end = run.finished_at or (times[-1][0] if times else None)
 
     chain = []
@@ -214,7 +278,9 @@ def tune_report(store: Store, run: Run) -> dict[str, Any]:
             "run_id": t.trial_run_id,
             "champion": t.champion_number,
             "state": t.state,
-            "outcome": _outcome(t, accept_runs, crowned),
+            "outcome": _outcome(
+                t, [r for r in stages if r.candidate == t.trial_number], accept_runs, crowned
+            ),
             "elo": t.elo,
             "elo95": t.elo95,
             "games": t.games,
@@ -224,9 +290,9 @@ def tune_report(store: Store, run: Run) -> dict[str, Any]:
         for t in trials
     ]
     acceptances = [
-        _acceptance(store, accept_runs[t.accept_run_id], t, crowned)
-        for t in trials
-        if t.accept_run_id is not None and t.accept_run_id in accept_runs
+        _acceptance(store, accept_runs[row.run_id], row, crowned)
+        for row in stages
+        if row.run_id is not None and row.run_id in accept_runs
     ]
     final = champions[-1].weights if champions else dict(config.start)
     elo, half = elo_vs_start(champions, champions[-1].number) if champions else (0.0, 0.0)
@@ -234,8 +300,9 @@ def tune_report(store: Store, run: Run) -> dict[str, Any]:
     counts = {o: sum(t["outcome"] == o for t in trial_rows) for o in OUTCOMES}
     total_games = sum(g for _, g in times)
     seconds = (end - run.created_at).total_seconds() if end is not None else None
-    return {
+    data: dict[str, Any] = {
         "type": "tune",
+        "method": config.method,
         "run": run_info(run),
         "totals": {
             "trials": len(trial_rows),
@@ -248,11 +315,11 @@ def tune_report(store: Store, run: Run) -> dict[str, Any]:
             "champion_elo95": half,
         },
         "champions": chain,
+        "stages": _stage_chains(store, config, champions, stages),
         "reigns": reigns,
         "trials": trial_rows,
         "acceptances": acceptances,
         "weights": _weights(config.game, config, final),
-        "optuna": optuna_view(store, run.id),
         "config": {
             **{k: v for k, v in run.config.items() if k != "openings"},
             "openings": len(config.openings),
@@ -260,3 +327,8 @@ def tune_report(store: Store, run: Run) -> dict[str, Any]:
         "command": command,
         "command_notes": notes,
     }
+    if config.method == "spsa":
+        data["spsa"] = spsa_view(config, records.iterations(run.id))
+    else:
+        data["optuna"] = optuna_view(store, run.id)
+    return data

@@ -16,6 +16,7 @@ batch's counts exactly once, so a duplicate delivery can never count twice.
 from __future__ import annotations
 
 import heapq
+import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -26,13 +27,15 @@ from coordinator.sprt.config import BatchPlan, SprtConfig
 from coordinator.stats import SprtState, update_sprt, wdl_to_ldw
 from coordinator.store import Store, StoredResult
 from coordinator.trust.replay import ResultCheck, replay_check
-from worker.protocol import BatchPayload, BatchResult, check_matches_payload
+from worker.protocol import BatchPayload, BatchResult, check_matches_payload, tally
 
 #: A batch refused this many times fails the run (it would block the prefix), once every live
 #: worker has refused it: one stale or lying worker in a fleet never fails a run.
 MAX_ATTEMPTS = 3
 #: How long to wait for a result before reporting progress anyway (seconds).
 POLL_SECONDS = 0.5
+#: The counted prefix is saved at most this often while it grows (seconds).
+SAVE_SECONDS = 1.0
 
 
 class RunFailed(RuntimeError):
@@ -135,6 +138,8 @@ class SprtRunner:
         self.cursor = 0
         self.started = time.monotonic()
         self.games_played_here = 0
+        self._unsaved = False
+        self._saved_at = -math.inf
         self._advance()
 
     # counting ---------------------------------------------------------------------------------
@@ -245,7 +250,10 @@ class SprtRunner:
             return
         if self.store.record_result(self.run_id, index, checked):
             self.games_played_here += checked.game_count
-        stored = self.store.result(self.run_id, index)  # what counts is what the store kept
+            pentanomial, wdl = tally(checked.games)  # what the store just tallied and kept
+            self.results[index] = StoredResult(index, pentanomial, wdl, checked.cpu_seconds)
+            return
+        stored = self.store.result(self.run_id, index)  # another writer's: what counts is what it kept
         if stored is not None:
             self.results[index] = stored
 
@@ -259,6 +267,8 @@ class SprtRunner:
             decision=decision,
             finished=decision is not None,
         )
+        self._unsaved = False
+        self._saved_at = time.monotonic()
 
     # stepping (also used by the tuner, which shares one executor between several runs) ---------
 
@@ -284,18 +294,24 @@ class SprtRunner:
         return True
 
     def count(self) -> bool:
-        """Extend the counted prefix with what arrived and persist it; True if it grew or decided."""
+        """Extend the counted prefix with what arrived; True if it grew or decided. The prefix is
+        saved at once when it decides or shrinks (a quarantine), else at most every
+        :data:`SAVE_SECONDS` (a resumed run counts its prefix again from the stored results)."""
         if self._discard_quarantined():
             self._save_prefix()
         before = self.prefix.batches
         self._advance()
         changed = self.prefix.batches != before or self.prefix.decision is not None
-        if changed:
+        self._unsaved |= changed
+        if self._unsaved and (self.decided or time.monotonic() - self._saved_at >= SAVE_SECONDS):
             self._save_prefix()
         return changed
 
     def release(self) -> None:
-        """Forget this run's batches in flight (their outcomes may still arrive and are ignored)."""
+        """Save the counted prefix and forget this run's batches in flight (their outcomes may still
+        arrive and are ignored)."""
+        if self._unsaved:
+            self._save_prefix()
         self.in_flight.clear()
         self.store.release_batches(self.run_id)
 

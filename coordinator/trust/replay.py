@@ -8,7 +8,8 @@ only where the run allows resigning, and the spot checks prove it.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import Any
 
 import engine
 from worker.protocol import BatchPayload, BatchResult, GameRecord
@@ -17,25 +18,24 @@ from worker.protocol import BatchPayload, BatchResult, GameRecord
 ResultCheck = Callable[[BatchPayload, BatchResult], None]
 
 
-def check_record(game: str, record: GameRecord, adjudication: dict[str, object], name: str) -> None:
-    """ValueError unless ``record`` replays legally to its stated result and reason."""
-    try:
-        replayed = engine.replay_game(game, record.opening, record.moves, adjudication)
-    except ValueError as e:
-        raise ValueError(f"{name}: {e}") from None
-    stated = f"{record.result} ({record.reason})"
-    if replayed["reason"] is None:
-        if record.reason == "resign" and adjudication.get("resign_score") is not None:
-            return
-        raise ValueError(
-            f"{name}: the game has not ended after {replayed['plies']} plies, yet it says {stated}"
-        )
-    actual = f"{replayed['result']} ({replayed['reason']})"
-    if actual != stated:
-        raise ValueError(f"{name}: the moves end the game {actual}, yet it says {stated}")
+def check_records(game: str, records: Sequence[GameRecord], adjudication: dict[str, Any]) -> None:
+    """ValueError unless every record replays legally to its stated result and reason (all of
+    them in one call to the rules core)."""
+    replayed = engine.replay_games(game, [(r.opening, r.moves) for r in records], adjudication)
+    for i, (record, (result, reason, plies, error)) in enumerate(zip(records, replayed, strict=True)):
+        name = f"games[{i}]"
+        if error is not None:
+            raise ValueError(f"{name}: {error}")
+        stated = f"{record.result} ({record.reason})"
+        if reason is None:
+            if record.reason == "resign" and adjudication.get("resign_score") is not None:
+                continue
+            raise ValueError(f"{name}: the game has not ended after {plies} plies, yet it says {stated}")
+        actual = f"{result} ({reason})"
+        if actual != stated:
+            raise ValueError(f"{name}: the moves end the game {actual}, yet it says {stated}")
 
 
 def replay_check(payload: BatchPayload, result: BatchResult) -> None:
-    """Replay every record of ``result`` (see :func:`check_record`)."""
-    for i, record in enumerate(result.games):
-        check_record(payload.game, record, payload.adjudication, f"games[{i}]")
+    """Replay every record of ``result`` (see :func:`check_records`)."""
+    check_records(payload.game, result.games, payload.adjudication)

@@ -25,7 +25,7 @@ from typing import Any
 
 from coordinator.executors.base import BatchOutcome, Executor
 from coordinator.trust.replay import replay_check
-from worker.protocol import BatchPayload, BatchResult, check_matches_payload
+from worker.protocol import RECORD_FIELDS, BatchPayload, BatchResult, check_matches_payload, move_list
 
 #: Share of batches played again by default (besides every worker's first).
 DEFAULT_VERIFY_FRACTION = 0.02
@@ -43,11 +43,10 @@ def games_of(result: Any) -> list[dict[str, Any]] | None:
     """The games of a JSON result as compared move for move (None if it has none)."""
     if not isinstance(result, dict) or not isinstance(result.get("games"), list):
         return None
-    keys = ("opening", "moves", "result", "reason", "candidate_color")
     games = result["games"]
     if not all(isinstance(g, dict) for g in games):
         return None
-    return [{k: g.get(k) for k in keys} for g in games]
+    return [{k: g.get(k) for k in RECORD_FIELDS} for g in games]
 
 
 def plausible(payload: BatchPayload, result: Any) -> bool:
@@ -70,10 +69,11 @@ def first_difference(sent: Any, replayed: Any) -> str:
     for i, (x, y) in enumerate(zip(a, b, strict=True)):
         if x != y:
             field = next(k for k in x if x[k] != y[k])
-            if field == "moves":
+            if field == "moves" and isinstance(x["moves"], str) and isinstance(y["moves"], str):
+                mine, theirs = move_list(x["moves"]), move_list(y["moves"])
                 ply = next(
-                    (p for p, (m, n) in enumerate(zip(x["moves"], y["moves"], strict=False), 1) if m != n),
-                    min(len(x["moves"]), len(y["moves"])) + 1,
+                    (p for p, (m, n) in enumerate(zip(mine, theirs, strict=False), 1) if m != n),
+                    min(len(mine), len(theirs)) + 1,
                 )
                 return f"game {i} differs from ply {ply}"
             return f"game {i}: {field} {x[field]!r} instead of {y[field]!r}"

@@ -6,6 +6,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from coordinator.sprt.config import DEFAULT_ADJUDICATION, SprtConfig, derive_seed, fingerprint
+from coordinator.tuning import spsa
+
+METHODS = ("optuna", "spsa")
 
 
 @dataclass(frozen=True)
@@ -37,9 +40,57 @@ class TuneConfig:
     time_limit: float | None = None
     book: str = ""
     start_source: str = "default"
+    method: str = "optuna"
+    # Optuna: each tuned weight's range narrowed to the start +- radius * the table's range.
+    radius: float | None = None
+    # Successive halving over game budgets: every trial plays min_trial_pairs, the best
+    # 1/halving_factor of those go on to halving_factor times as many, and so on to trial_pairs.
+    min_trial_pairs: int = 8
+    halving_factor: int = 3
+    # Acceptance SPRTs at each of these node limits in turn (none: at the trials' limits).
+    accept_nodes: list[int] = field(default_factory=list)
+    # SPSA: its planned games are max_games; theta plays an acceptance SPRT every accept_every of
+    # them and at the end; iteration k plays theta after iterations 0 .. k - spsa_lag - 1.
+    accept_every: int | None = None
+    spsa_lag: int = 8
+    spsa_c_end: float = spsa.C_END_FRACTION
+    spsa_r_end: float = spsa.R_END
+    spsa_a_ratio: float = spsa.A_RATIO
+    spsa_alpha: float = spsa.ALPHA
+    spsa_gamma: float = spsa.GAMMA
 
     def __post_init__(self) -> None:
         """Reject settings no run could use."""
+        if self.method not in METHODS:
+            raise ValueError(
+                f"--method: unknown method {self.method!r}, expected one of {', '.join(METHODS)}"
+            )
+        if self.radius is not None and not 0 < self.radius <= 1:
+            raise ValueError(f"--radius must be a fraction of each range in (0, 1], got {self.radius:g}")
+        if self.min_trial_pairs < 1:
+            raise ValueError(
+                f"--min-trial-pairs: expected a positive number of pairs, got {self.min_trial_pairs}"
+            )
+        if self.halving_factor < 2:
+            raise ValueError(f"--halving-factor must be at least 2, got {self.halving_factor}")
+        if any(n < 1 for n in self.accept_nodes):
+            raise ValueError(f"--accept-nodes: node limits must be positive, got {self.accept_nodes}")
+        if len(set(self.accept_nodes)) != len(self.accept_nodes):
+            raise ValueError(f"--accept-nodes names a node limit twice: {self.accept_nodes}")
+        if self.accept_every is not None and self.accept_every < 1:
+            raise ValueError(f"--accept-every: expected a positive number of games, got {self.accept_every}")
+        if self.spsa_lag < 0:
+            raise ValueError(f"--spsa-lag: expected 0 or more iterations, got {self.spsa_lag}")
+        for flag, value in (("--c-end", self.spsa_c_end), ("--r-end", self.spsa_r_end)):
+            if not value > 0:
+                raise ValueError(f"{flag} must be positive, got {value:g}")
+        if self.spsa_a_ratio < 0:
+            raise ValueError(f"--a-ratio must be 0 or more, got {self.spsa_a_ratio:g}")
+        if self.method == "spsa" and (self.max_games is None or self.max_games < 2 * self.batch_pairs):
+            raise ValueError(
+                f"--max-games: SPSA plans its gains over its games; give at least one iteration "
+                f"({2 * self.batch_pairs} games), got {self.max_games}"
+            )
         if self.accept_elo1 <= self.accept_elo0:
             raise ValueError(
                 f"--accept-elo1 ({self.accept_elo1}) must be greater than --accept-elo0 ({self.accept_elo0})"
@@ -69,45 +120,58 @@ class TuneConfig:
         """Equal for runs with the same settings."""
         return fingerprint(self.to_json())
 
+    @property
+    def stages(self) -> int:
+        """Acceptance SPRTs a candidate must pass: one per ``accept_nodes`` value, or one."""
+        return max(1, len(self.accept_nodes))
+
+    def stage_limits(self, stage: int) -> dict[str, int]:
+        """The search limits of acceptance stage ``stage``."""
+        return {"nodes": self.accept_nodes[stage]} if self.accept_nodes else dict(self.limits)
+
+    @property
+    def iterations(self) -> int:
+        """SPSA iterations planned: the game budget in whole batches."""
+        return (self.max_games or 0) // (2 * self.batch_pairs)
+
     def _match(
         self,
-        kind: str,
-        number: int,
+        seed: int,
         candidate: dict[str, int],
-        champion: dict[str, int],
-        tag: str,
+        baseline: dict[str, int],
+        sources: tuple[str, str],
+        limits: dict[str, int] | None = None,
         **sprt: Any,
     ) -> SprtConfig:
-        """A match of trial ``number``'s weights against the champion: the run's game, book,
-        limits and batches, with the given SPRT settings and budget, and a seed from ``kind``."""
+        """A match of ``candidate`` against ``baseline``: the run's game, book, limits (unless
+        given) and batches, with the given SPRT settings, budget and seed."""
         return SprtConfig(
             game=self.game,
             candidate=dict(candidate),
-            baseline=dict(champion),
+            baseline=dict(baseline),
             openings=self.openings,
             engine_version=self.engine_version,
-            limits=dict(self.limits),
+            limits=dict(self.limits if limits is None else limits),
             adjudication=dict(self.adjudication),
             batch_pairs=self.batch_pairs,
-            seed=derive_seed(self.seed, kind, number),
+            seed=seed,
             book=self.book,
-            candidate_source=f"{tag} trial {number}",
-            baseline_source=f"{tag} champion",
+            candidate_source=sources[0],
+            baseline_source=sources[1],
             **sprt,
         )
 
     def trial_config(
-        self, number: int, candidate: dict[str, int], champion: dict[str, int], tag: str
+        self, number: int, candidate: dict[str, int], reference: dict[str, int], tag: str
     ) -> SprtConfig:
-        """A trial: up to ``trial_pairs`` pairs against the champion (the pruner may stop it
-        earlier). Its SPRT settings (logistic 0 against the margin) only end it early when it is
-        clearly better."""
+        """A trial: up to ``trial_pairs`` pairs against the fixed reference, the start weights
+        (the pruner may stop it earlier). Its SPRT settings (logistic 0 against the margin) only
+        end it early when it is clearly better than the reference."""
         return self._match(
-            "trial",
-            number,
+            derive_seed(self.seed, "trial", number),
             candidate,
-            champion,
-            tag,
+            reference,
+            (f"{tag} trial {number}", f"{tag} start"),
             elo0=0.0,
             elo1=self.accept_margin,
             elo_model="logistic",
@@ -117,19 +181,35 @@ class TuneConfig:
         )
 
     def accept_config(
-        self, number: int, candidate: dict[str, int], champion: dict[str, int], tag: str
+        self, number: int, candidate: dict[str, int], champion: dict[str, int], tag: str, stage: int = 0
     ) -> SprtConfig:
-        """The acceptance SPRT of trial ``number`` against the current champion."""
+        """The acceptance SPRT of candidate ``number`` (an Optuna trial or an SPSA iteration)
+        against the current champion, at the limits of acceptance stage ``stage``."""
+        labels = ("accept", number) if stage == 0 else ("accept", number, "stage", stage)
+        what = "trial" if self.method == "optuna" else "iteration"
         return self._match(
-            "accept",
-            number,
+            derive_seed(self.seed, *labels),
             candidate,
             champion,
-            tag,
+            (f"{tag} {what} {number}", f"{tag} champion"),
+            self.stage_limits(stage),
             elo0=self.accept_elo0,
             elo1=self.accept_elo1,
             elo_model="normalized",
             alpha=self.accept_alpha,
             beta=self.accept_beta,
             max_games=self.accept_max_games,
+        )
+
+    def iteration_config(
+        self, iteration: int, plus: dict[str, int], minus: dict[str, int], tag: str
+    ) -> SprtConfig:
+        """SPSA iteration ``iteration``: one batch of theta+ (the candidate) against theta-. Its
+        SPRT settings never matter: the one batch is its whole budget, and it always counts."""
+        return self._match(
+            derive_seed(self.seed, "iteration", iteration),
+            plus,
+            minus,
+            (f"{tag} iteration {iteration} theta+", f"{tag} iteration {iteration} theta-"),
+            max_games=2 * self.batch_pairs,
         )

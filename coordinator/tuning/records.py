@@ -1,11 +1,14 @@
 """What a tuning run keeps in arbiter's own tables, beside Optuna's: which store run played each
-trial, and the history of champions with the SPRT that accepted each of them.
+trial, the acceptance SPRTs of each candidate (one per acceptance setting), the SPSA iterations
+with theta after each of them (the path of theta), and the history of champions with the SPRT that
+accepted each of them.
 """
 
 from __future__ import annotations
 
 import json
 from dataclasses import dataclass
+from datetime import datetime
 from typing import Any
 
 from sqlalchemy import (
@@ -22,6 +25,7 @@ from sqlalchemy import (
     insert,
     or_,
     select,
+    union_all,
     update,
 )
 
@@ -57,6 +61,34 @@ champions = Table(
     Column("created_at", DateTime, nullable=False),
 )
 
+#: Every acceptance SPRT of a candidate (an Optuna trial or the SPSA iteration after which theta was
+#: taken), one per stage (acceptance setting); ``run_id`` is null for a candidate skipped because
+#: it had the champion's weights. ``sequence`` orders them as they were started.
+tune_acceptances = Table(
+    "tune_acceptances",
+    metadata,
+    Column("tune_run_id", Integer, ForeignKey("runs.id"), primary_key=True),
+    Column("candidate", Integer, primary_key=True),
+    Column("stage", Integer, primary_key=True),
+    Column("sequence", Integer, nullable=False),
+    Column("run_id", Integer, ForeignKey("runs.id")),
+    Column("champion_number", Integer, nullable=False),
+)
+
+#: One row per SPSA iteration dispatched: the store run that plays it, its signs, and once it is
+#: applied (in iteration order) its result and theta after it.
+spsa_iterations = Table(
+    "spsa_iterations",
+    metadata,
+    Column("tune_run_id", Integer, ForeignKey("runs.id"), primary_key=True),
+    Column("iteration", Integer, primary_key=True),
+    Column("run_id", Integer, ForeignKey("runs.id"), nullable=False),
+    Column("flips", String(4096), nullable=False),
+    Column("wins", Integer),
+    Column("losses", Integer),
+    Column("theta", Text),
+)
+
 TRIAL_STATES = ("running", "complete", "pruned", "failed")
 
 
@@ -89,6 +121,34 @@ class Champion:
     elo_vs_parent_high: float
 
 
+@dataclass(frozen=True)
+class AcceptanceRow:
+    """One acceptance SPRT of a candidate, or (``run_id`` None) a candidate skipped."""
+
+    candidate: int
+    stage: int
+    sequence: int
+    run_id: int | None
+    champion_number: int
+
+
+@dataclass(frozen=True)
+class IterationRow:
+    """One SPSA iteration: its run and signs; result and theta after it once applied."""
+
+    iteration: int
+    run_id: int
+    flips: tuple[int, ...]
+    wins: int | None
+    losses: int | None
+    theta: dict[str, float] | None
+
+
+def _signs(text: str) -> tuple[int, ...]:
+    """``"+-+"`` -> ``(1, -1, 1)``."""
+    return tuple(1 if c == "+" else -1 for c in text)
+
+
 class TuningRecords:
     """Reads and writes the tuning tables of one store (each write is one transaction)."""
 
@@ -96,7 +156,9 @@ class TuningRecords:
         """Create the tuning tables in ``store`` if they are missing."""
         self.store = store
         with schema_lock(store.engine) as connection:
-            metadata.create_all(connection, tables=[tune_trials, champions])
+            metadata.create_all(
+                connection, tables=[tune_trials, champions, tune_acceptances, spsa_iterations]
+            )
 
     def add_trial(
         self, tune_run_id: int, number: int, trial_run_id: int, champion: int, params: dict[str, int]
@@ -148,15 +210,113 @@ class TuningRecords:
             ]
 
     def parents(self) -> dict[int, int]:
-        """The tuning run of every trial and acceptance run of the store: ``{child: parent}``."""
-        query = select(tune_trials.c.tune_run_id, tune_trials.c.trial_run_id, tune_trials.c.accept_run_id)
+        """The tuning run of every trial, acceptance and SPSA iteration run of the store:
+        ``{child: parent}``."""
         parents: dict[int, int] = {}
         with self.store.engine.connect() as c:
-            for row in c.execute(query):
-                parents[row.trial_run_id] = row.tune_run_id
-                if row.accept_run_id is not None:
-                    parents[row.accept_run_id] = row.tune_run_id
+            for parent, child in c.execute(self._children_query()):
+                parents[child] = parent
         return parents
+
+    def children(self, tune_run_id: int) -> list[int]:
+        """Every match run of a tuning run (trials, acceptance SPRTs, SPSA iterations), in order."""
+        with self.store.engine.connect() as c:
+            return sorted({child for parent, child in c.execute(self._children_query(tune_run_id))})
+
+    @staticmethod
+    def _children_query(tune_run_id: int | None = None) -> Any:
+        """(tuning run, match run) of every child run, or only those of ``tune_run_id``."""
+        parts = []
+        for table, column in (
+            (tune_trials, tune_trials.c.trial_run_id),
+            (tune_trials, tune_trials.c.accept_run_id),
+            (tune_acceptances, tune_acceptances.c.run_id),
+            (spsa_iterations, spsa_iterations.c.run_id),
+        ):
+            query = select(table.c.tune_run_id, column).where(column.is_not(None))
+            if tune_run_id is not None:
+                query = query.where(table.c.tune_run_id == tune_run_id)
+            parts.append(query)
+        return union_all(*parts)
+
+    # acceptance SPRTs -------------------------------------------------------------------------
+
+    def add_acceptance(
+        self, tune_run_id: int, candidate: int, stage: int, run_id: int | None, champion: int
+    ) -> None:
+        """Record an acceptance SPRT started (or, with ``run_id`` None, a candidate skipped)."""
+        with self.store.transaction() as c:
+            sequence = c.execute(
+                select(func.count()).where(tune_acceptances.c.tune_run_id == tune_run_id)
+            ).scalar_one()
+            c.execute(
+                insert(tune_acceptances).values(
+                    tune_run_id=tune_run_id,
+                    candidate=candidate,
+                    stage=stage,
+                    sequence=sequence,
+                    run_id=run_id,
+                    champion_number=champion,
+                )
+            )
+
+    def acceptances(self, tune_run_id: int) -> list[AcceptanceRow]:
+        """The run's acceptance SPRTs in the order they were started."""
+        query = (
+            select(tune_acceptances)
+            .where(tune_acceptances.c.tune_run_id == tune_run_id)
+            .order_by(tune_acceptances.c.sequence)
+        )
+        with self.store.engine.connect() as c:
+            return [
+                AcceptanceRow(r.candidate, r.stage, r.sequence, r.run_id, r.champion_number)
+                for r in c.execute(query)
+            ]
+
+    # SPSA iterations --------------------------------------------------------------------------
+
+    def add_iteration(self, tune_run_id: int, iteration: int, run_id: int, flips: tuple[int, ...]) -> None:
+        """Record an SPSA iteration dispatched to run ``run_id``."""
+        with self.store.transaction() as c:
+            c.execute(
+                insert(spsa_iterations).values(
+                    tune_run_id=tune_run_id,
+                    iteration=iteration,
+                    run_id=run_id,
+                    flips="".join("+" if f > 0 else "-" for f in flips),
+                )
+            )
+
+    def apply_iteration(
+        self, tune_run_id: int, iteration: int, wins: int, losses: int, theta: dict[str, float]
+    ) -> None:
+        """Record an iteration applied: its result and theta after it."""
+        with self.store.transaction() as c:
+            c.execute(
+                update(spsa_iterations)
+                .where(spsa_iterations.c.tune_run_id == tune_run_id, spsa_iterations.c.iteration == iteration)
+                .values(wins=wins, losses=losses, theta=json.dumps(theta, sort_keys=True))
+            )
+
+    def iterations(self, tune_run_id: int) -> list[IterationRow]:
+        """The run's SPSA iterations, in iteration order."""
+        query = (
+            select(spsa_iterations)
+            .where(spsa_iterations.c.tune_run_id == tune_run_id)
+            .order_by(spsa_iterations.c.iteration)
+        )
+        with self.store.engine.connect() as c:
+            return [
+                IterationRow(
+                    iteration=r.iteration,
+                    run_id=r.run_id,
+                    flips=_signs(r.flips),
+                    wins=r.wins,
+                    losses=r.losses,
+                    theta=None if r.theta is None else json.loads(r.theta),
+                )
+                for r in c.execute(query)
+            ]
 
     def add_champion(self, tune_run_id: int, champion: Champion) -> None:
         """Record a champion (number 0 is the start weights)."""
@@ -195,15 +355,44 @@ class TuningRecords:
             ]
 
     def games(self, tune_run_id: int, champion: int | None = None) -> int:
-        """Games stored for the run's trials and acceptance SPRTs (only those played against
-        champion number ``champion``, if given)."""
-        mine = tune_trials.c.tune_run_id == tune_run_id
+        """Games stored for the run's trials, acceptance SPRTs and SPSA iterations (only those
+        played while champion number ``champion`` reigned, if given: its trials and the
+        acceptance SPRTs against it)."""
+        trials = tune_trials.c.tune_run_id == tune_run_id
+        accepts = tune_acceptances.c.tune_run_id == tune_run_id
         if champion is not None:
-            mine = and_(mine, tune_trials.c.champion_number == champion)
-        children = select(tune_trials.c.trial_run_id).where(mine)
-        accepts = select(tune_trials.c.accept_run_id).where(mine)
+            trials = and_(trials, tune_trials.c.champion_number == champion)
+            accepts = and_(accepts, tune_acceptances.c.champion_number == champion)
+        sources = [
+            select(tune_trials.c.trial_run_id).where(trials),
+            select(tune_trials.c.accept_run_id).where(trials),
+            select(tune_acceptances.c.run_id).where(accepts),
+        ]
+        if champion is None:
+            sources.append(
+                select(spsa_iterations.c.run_id).where(spsa_iterations.c.tune_run_id == tune_run_id)
+            )
         query = select(func.coalesce(func.sum(results.c.wins + results.c.draws + results.c.losses), 0)).where(
-            or_(results.c.run_id.in_(children), results.c.run_id.in_(accepts))
+            or_(*(results.c.run_id.in_(source) for source in sources))
         )
         with self.store.engine.connect() as c:
             return int(c.execute(query).scalar() or 0)
+
+    def result_times(self, tune_run_id: int) -> list[tuple[datetime, int]]:
+        """(stored at, games) of every result of the run's match runs, oldest first."""
+        children = self._children_query(tune_run_id).subquery()
+        query = (
+            select(results.c.created_at, results.c.wins + results.c.draws + results.c.losses)
+            .where(results.c.run_id.in_(select(children.c[1])))
+            .order_by(results.c.created_at)
+        )
+        with self.store.engine.connect() as c:
+            return [(stamp, int(games)) for stamp, games in c.execute(query)]
+
+    def crowned_at(self, tune_run_id: int) -> dict[int, datetime]:
+        """When each champion was crowned (number 0: when the run started)."""
+        query = select(champions.c.number, champions.c.created_at).where(
+            champions.c.tune_run_id == tune_run_id
+        )
+        with self.store.engine.connect() as c:
+            return {r.number: r.created_at for r in c.execute(query)}

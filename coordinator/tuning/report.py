@@ -1,27 +1,44 @@
-"""Text for people about tuning runs: the progress line, the champions table, the status."""
+"""Text for people about tuning runs: the progress lines, the champions table, the status."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from coordinator.sprt.report import duration
-from coordinator.tuning.records import Champion, TrialRow, TuningRecords
+from coordinator.tuning.acceptance import AcceptanceProgress
+from coordinator.tuning.records import AcceptanceRow, Champion, IterationRow, TrialRow, TuningRecords
+from coordinator.tuning.spsa_tuner import SpsaProgress
 from coordinator.tuning.tuner import TuneProgress, elo_vs_start
 
 
+def _accepting(a: AcceptanceProgress | None, what: str) -> str:
+    """The acceptance SPRT under way, as the end of a progress line."""
+    if a is None:
+        return ""
+    at = f" at {a.nodes} nodes" if a.nodes is not None else ""
+    return f"  SPRT {what} {a.candidate}{at}: LLR {a.llr:.2f} [{a.lower_bound:.2f}, {a.upper_bound:.2f}]"
+
+
 def progress_line(p: TuneProgress, max_trials: int | None) -> str:
-    """One line: trials, games, speed, the champion and its Elo, the best trial, an SPRT under way."""
+    """One line: trials, games, speed, ETA, the champion and its Elo, the best trial (its Elo
+    against the start), an SPRT under way."""
     trials = f"{p.trials}/{max_trials}" if max_trials else str(p.trials)
     best = f"best trial {p.best_trial} ({p.best_value:+.0f})" if p.best_trial is not None else "best -"
-    line = (
+    return (
         f"trials {trials} ({p.running_trials} running)  games {p.games}  {p.games_per_second:.1f} games/s  "
-        f"champion #{p.champion} {p.champion_elo:+.0f} +- {p.champion_elo95:.0f}  {best}  "
-        f"{duration(p.elapsed)}"
+        f"ETA {duration(p.eta)}  champion #{p.champion} {p.champion_elo:+.0f} +- {p.champion_elo95:.0f}  "
+        f"{best}  {duration(p.elapsed)}" + _accepting(p.accepting, "trial")
     )
-    if p.accepting is not None and p.accept_llr is not None and p.accept_bounds is not None:
-        lo, hi = p.accept_bounds
-        line += f"  SPRT trial {p.accepting}: LLR {p.accept_llr:.2f} [{lo:.2f}, {hi:.2f}]"
-    return line
+
+
+def spsa_progress_line(p: SpsaProgress) -> str:
+    """One line: iterations applied, games, speed, ETA, the champion and its Elo, an SPRT under way."""
+    return (
+        f"iterations {p.applied}/{p.iterations} ({p.in_flight} in flight)  games {p.games}  "
+        f"{p.games_per_second:.1f} games/s  ETA {duration(p.eta)}  champion #{p.champion} "
+        f"{p.champion_elo:+.0f} +- {p.champion_elo95:.0f}  {duration(p.elapsed)}"
+        + _accepting(p.accepting, "after iteration")
+    )
 
 
 def champions_table(records: TuningRecords, run_id: int, champions: list[Champion]) -> str:
@@ -45,8 +62,9 @@ def champions_table(records: TuningRecords, run_id: int, champions: list[Champio
 
 
 def trials_table(trials: list[TrialRow]) -> str:
-    """Every trial: state, champion played, games, Elo against that champion."""
-    lines = [f"{'trial':>5}  {'state':<9} {'vs':>4}  {'games':>6}  {'Elo vs champion':>16}  accept SPRT"]
+    """Every trial: state, the champion it was compared with, games, Elo against the start (its
+    objective value)."""
+    lines = [f"{'trial':>5}  {'state':<9} {'vs':>4}  {'games':>6}  {'Elo vs start':>16}  accept SPRT"]
     for t in trials:
         elo = f"{t.elo:+.1f} +- {t.elo95:.1f}" if t.elo is not None and t.elo95 is not None else "-"
         accept = f"run {t.accept_run_id}" if t.accept_run_id else "-"
@@ -55,14 +73,47 @@ def trials_table(trials: list[TrialRow]) -> str:
     return "\n".join(lines)
 
 
+def theta_table(start: dict[str, int], iterations: list[IterationRow]) -> str:
+    """SPSA: each tuned weight at the start and now (theta after the last applied iteration)."""
+    applied = [row for row in iterations if row.theta is not None]
+    theta = applied[-1].theta if applied else None
+    lines = [f"{len(applied)} iterations applied", f"{'weight':<20} {'start':>7} {'theta':>9} {'change':>8}"]
+    for name, value in (theta or {}).items():
+        lines.append(f"{name[:20]:<20} {start[name]:>7} {value:>9.2f} {value - start[name]:>+8.2f}")
+    return "\n".join(lines)
+
+
+def acceptances_json(rows: list[AcceptanceRow], limits: list[dict[str, int]]) -> list[dict[str, Any]]:
+    """The acceptance SPRTs of a run for scripts: candidate, stage and its limits, run, champion."""
+    return [
+        {
+            "candidate": r.candidate,
+            "stage": r.stage,
+            "limits": limits[r.stage] if r.stage < len(limits) else None,
+            "run": r.run_id,
+            "champion": r.champion_number,
+        }
+        for r in rows
+    ]
+
+
 def status_json(
-    run_id: int, state: str, game: str, champions: list[Champion], trials: list[TrialRow], games: int
+    run_id: int,
+    state: str,
+    game: str,
+    champions: list[Champion],
+    trials: list[TrialRow],
+    games: int,
+    method: str = "optuna",
+    acceptances: list[dict[str, Any]] | None = None,
+    iterations: list[IterationRow] | None = None,
 ) -> dict[str, Any]:
-    """A tuning run as one JSON object for scripts."""
+    """A tuning run as one JSON object for scripts (an SPSA run adds its path of theta)."""
     elo, half = elo_vs_start(champions, champions[-1].number) if champions else (0.0, 0.0)
-    return {
+    data: dict[str, Any] = {
         "id": run_id,
         "kind": "tune",
+        "method": method,
         "game": game,
         "state": state,
         "games": games,
@@ -94,4 +145,17 @@ def status_json(
         ],
         "champion_elo": elo,
         "champion_elo95": half,
+        "acceptances": acceptances or [],
     }
+    if iterations is not None:
+        applied = [row for row in iterations if row.theta is not None]
+        data["spsa"] = {
+            "dispatched": len(iterations),
+            "applied": len(applied),
+            "theta": applied[-1].theta if applied else None,
+            "path": [
+                {"iteration": row.iteration, "wins": row.wins, "losses": row.losses, "theta": row.theta}
+                for row in applied
+            ],
+        }
+    return data

@@ -1,5 +1,6 @@
 """The search space of a tuning run, taken from the engine's weight table (the single source of
-names and ranges), and the Optuna samplers and pruner that explore it.
+names and ranges), optionally narrowed around the start weights, and the Optuna samplers and
+pruners that explore it.
 """
 
 from __future__ import annotations
@@ -13,6 +14,8 @@ import optuna
 import engine
 
 SAMPLERS = ("tpe", "cmaes", "random")
+#: CMA-ES's first step, as a fraction of each weight's search range (Optuna's default is 1/6).
+CMAES_SIGMA0 = 0.1
 
 
 def tuned_names(game: str, params: Sequence[str] | None) -> list[str]:
@@ -30,17 +33,30 @@ def tuned_names(game: str, params: Sequence[str] | None) -> list[str]:
     return list(params)
 
 
-def distributions(game: str, names: Sequence[str]) -> dict[str, optuna.distributions.BaseDistribution]:
-    """Integer distributions with exactly the table's ranges."""
+def distributions(
+    game: str,
+    names: Sequence[str],
+    center: Mapping[str, int] | None = None,
+    radius: float | None = None,
+) -> dict[str, optuna.distributions.BaseDistribution]:
+    """Integer distributions with the table's ranges, or (``radius``) each narrowed to
+    ``center`` +- radius * the table's range (at least +-1), inside the table's range."""
     table = {w.name: w for w in engine.weights(game)}
+    space: dict[str, optuna.distributions.BaseDistribution] = {}
     for name in names:
-        if table[name].min >= table[name].max:
-            raise ValueError(f"weight {name} has an empty range {table[name].min}..{table[name].max}")
-    return {n: optuna.distributions.IntDistribution(table[n].min, table[n].max) for n in names}
+        low, high = table[name].min, table[name].max
+        if low >= high:
+            raise ValueError(f"weight {name} has an empty range {low}..{high}")
+        if radius is not None and center is not None:
+            reach = max(1, round(radius * (high - low)))
+            low, high = max(low, center[name] - reach), min(high, center[name] + reach)
+        space[name] = optuna.distributions.IntDistribution(low, high)
+    return space
 
 
-def make_sampler(name: str, seed: int) -> optuna.samplers.BaseSampler:
-    """Multivariate TPE with a constant liar (several trials in flight), CMA-ES, or random."""
+def make_sampler(name: str, seed: int, start: Mapping[str, int] | None = None) -> optuna.samplers.BaseSampler:
+    """Multivariate TPE with a constant liar (several trials in flight), CMA-ES, or random.
+    CMA-ES starts from ``start`` (the champion), when given, with a small first step."""
     if name == "tpe":
         with warnings.catch_warnings():
             # Optuna >= 4.9 deprecates the argument (and no longer warns by default): a
@@ -54,7 +70,14 @@ def make_sampler(name: str, seed: int) -> optuna.samplers.BaseSampler:
                 warn_independent_sampling=False,
             )
     if name == "cmaes":
-        return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
+        if start is None:
+            return optuna.samplers.CmaEsSampler(seed=seed, warn_independent_sampling=False)
+        with warnings.catch_warnings():
+            # Optuna >= 4.9 deprecates x0 and sigma0 (removal planned for 6.0) for OptunaHub.
+            warnings.simplefilter("ignore", FutureWarning)
+            return optuna.samplers.CmaEsSampler(
+                x0=dict(start), sigma0=CMAES_SIGMA0, seed=seed, warn_independent_sampling=False
+            )
     if name == "random":
         return optuna.samplers.RandomSampler(seed=seed)
     raise ValueError(f"unknown sampler {name!r}: expected one of {', '.join(SAMPLERS)}")
@@ -85,3 +108,30 @@ class LosPruner(optuna.pruners.BasePruner):
         los = trial.user_attrs.get("los")
         batches = trial.user_attrs.get("batches", 0)
         return los is not None and batches >= self.min_batches and los < self.threshold
+
+
+class TrialPruner(optuna.pruners.BasePruner):
+    """The LOS pruner, then (if given) Optuna's successive halving over game budgets: a trial
+    stops when it is clearly worse than the champion, or when at a rung of its game budget it is
+    not among the best ``1 / reduction_factor`` of the trials that reached that rung."""
+
+    def __init__(self, los: LosPruner, halving: optuna.pruners.SuccessiveHalvingPruner | None) -> None:
+        """Combine ``los`` with ``halving`` (None: no halving)."""
+        self.los = los
+        self.halving = halving
+
+    def prune(self, study: optuna.study.Study, trial: optuna.trial.FrozenTrial) -> bool:
+        """True when either rule stops the trial."""
+        if self.los.prune(study, trial):
+            return True
+        return self.halving is not None and self.halving.prune(study, trial)
+
+
+def make_pruner(prune_los: float, min_trial_pairs: int, trial_pairs: int, halving_factor: int) -> TrialPruner:
+    """The pruner of a study whose trials report after each batch at step = games counted."""
+    halving = None
+    if min_trial_pairs < trial_pairs:
+        halving = optuna.pruners.SuccessiveHalvingPruner(
+            min_resource=2 * min_trial_pairs, reduction_factor=halving_factor, min_early_stopping_rate=0
+        )
+    return TrialPruner(LosPruner(prune_los), halving)

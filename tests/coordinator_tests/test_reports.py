@@ -40,6 +40,7 @@ from coordinator.sprt.runner import SprtRunner
 from coordinator.stats import fixed_elo, sprt_summary
 from coordinator.stats.residuals import chi2_sf, fold_pentanomial, worker_chi2, worker_residuals
 from coordinator.store import Store, results
+from worker.protocol import ply_count
 from worker.protocol import BatchResult, GameRecord, candidate_score
 
 GAMES = ("congo", "congress")
@@ -192,7 +193,7 @@ def test_match_report_sections_agree_with_the_store(
             }
         assert e["white_wins"] == sum(r["result"] == "1-0" for r in mine)
     # length
-    plies = [len(r["moves"]) for r in records]
+    plies = [ply_count(r["moves"]) for r in records]
     assert data["length"]["games"] == len(plies) and data["length"]["max"] == max(plies)
     assert data["length"]["mean"] == pytest.approx(sum(plies) / len(plies))
     # openings: pair scores, summed back to the candidate's points

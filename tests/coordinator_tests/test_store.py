@@ -80,7 +80,7 @@ def test_same_batch_is_stored_and_counted_once(store: Store) -> None:
     # A redelivery, even with different counts, changes nothing.
     assert store.record_result(run_id, 0, result([0, 0, 0, 0, 1], [2, 0, 0])) is False
     assert store.row_counts()["results"] == 1
-    assert store.row_counts()["game_records"] == 2
+    assert store.row_counts()["batch_games"] == 1 and len(store.game_records(run_id)) == 2
     store.update_run(run_id, counted_batches=1)
     totals = store.totals(run_id)
     assert totals.pentanomial == [0, 0, 1, 0, 0]
@@ -112,7 +112,7 @@ def test_a_failed_write_leaves_nothing_behind(store: Store) -> None:
     run_id = new_run(store)
     store.start_batch(run_id, 0, ["a"], 5)
     bad = result([0, 0, 1, 0, 0], [0, 2, 0])
-    bad.games[0].moves.append(object())  # type: ignore[arg-type]  # not JSON: fails after the results row
+    bad.games[0] = bad.games[0]._replace(moves=object())  # not JSON: fails after the results row
     before = store.row_counts()
     with pytest.raises(TypeError):
         store.record_result(run_id, 0, bad)

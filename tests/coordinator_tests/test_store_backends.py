@@ -84,7 +84,8 @@ def test_concurrent_writers_store_a_batch_once(store_urls: StoreUrls) -> None:
         won = race(lambda i: stores[i].record_result(run_id, 0, batch_result([0, 0, 0, 1, 0])))
         assert sorted(won) == [False] * (RACERS - 1) + [True]
         counts = stores[0].row_counts()
-        assert counts["results"] == 1 and counts["game_records"] == 2
+        assert counts["results"] == 1 and counts["batch_games"] == 1
+        assert len(stores[0].game_records(run_id)) == 2
     finally:
         for store in stores:
             store.close()
@@ -113,7 +114,7 @@ def test_coordinators_opening_an_empty_database_together(store_urls: StoreUrls) 
     finally:
         store.close()
     # arbiter's tables and Optuna's live side by side in the one database.
-    assert {"runs", "batches", "results", "game_records", "tune_trials", "champions"} <= tables
+    assert {"runs", "batches", "results", "batch_games", "tune_trials", "champions"} <= tables
     assert {"studies", "trials", "trial_values"} <= tables
 
 

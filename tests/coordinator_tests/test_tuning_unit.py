@@ -14,6 +14,7 @@ import click
 import optuna
 import pytest
 from optuna.trial import TrialState
+from report_testkit import FLAT, InProcessExecutor
 from sprt_testkit import batch_result, book_positions
 
 import engine
@@ -21,14 +22,18 @@ from coordinator.cli.tune import parse_duration
 from coordinator.executors.base import BatchOutcome, Executor
 from coordinator.runs import RunKind
 from coordinator.sprt.runner import PrefixCounter
+from coordinator.stats import fixed_elo
 from coordinator.store import Store, StoredResult
+from coordinator.tuning.acceptance import AcceptanceQueue, Candidate
 from coordinator.tuning.config import TuneConfig
+from coordinator.tuning.objective import superiority
 from coordinator.tuning.records import Champion, TuningRecords
 from coordinator.tuning.space import (
     SAMPLERS,
     LosPruner,
     candidate_weights,
     distributions,
+    make_pruner,
     make_sampler,
     tuned_names,
 )
@@ -214,6 +219,19 @@ def config(**overrides: Any) -> TuneConfig:
         ({"trial_pairs": 0}, "trial_pairs"),
         ({"batch_pairs": 0}, "batch_pairs"),
         ({"time_limit": 0.0}, "time_limit"),
+        ({"method": "foo"}, "--method"),
+        ({"radius": 2.0}, "--radius"),
+        ({"radius": 0.0}, "--radius"),
+        ({"accept_nodes": [0]}, "--accept-nodes"),
+        ({"accept_nodes": [500, 500]}, "--accept-nodes"),
+        ({"min_trial_pairs": 0}, "--min-trial-pairs"),
+        ({"halving_factor": 1}, "--halving-factor"),
+        ({"accept_every": 0}, "--accept-every"),
+        ({"spsa_lag": -1}, "--spsa-lag"),
+        ({"spsa_c_end": 0.0}, "--c-end"),
+        ({"spsa_r_end": -1.0}, "--r-end"),
+        ({"method": "spsa", "max_games": None}, "--max-games"),
+        ({"method": "spsa", "max_games": 3, "batch_pairs": 2}, "--max-games"),
     ],
 )
 def test_tune_config_rejects_unusable_settings(overrides: dict[str, Any], needle: str) -> None:
@@ -244,6 +262,17 @@ def test_trial_and_accept_configs() -> None:
     accept = c.accept_config(4, candidate, champion, "tune run 1")
     assert (accept.elo0, accept.elo1, accept.elo_model) == (c.accept_elo0, c.accept_elo1, "normalized")
     assert accept.max_games == 400
+    assert accept.limits == c.limits  # no --accept-nodes: acceptance at the trials' limits
+    staged = config(accept_nodes=[2000, 500])
+    assert staged.stages == 2
+    assert [staged.accept_config(4, candidate, champion, "t", s).limits for s in (0, 1)] == [
+        {"nodes": 2000},
+        {"nodes": 500},
+    ]
+    assert (
+        staged.accept_config(4, candidate, champion, "t", 1).seed
+        != staged.accept_config(4, candidate, champion, "t").seed
+    )
     # Seeds differ between trials, between a trial and its SPRT, and follow the run's seed.
     seeds = {trial.seed, accept.seed, c.trial_config(5, candidate, champion, "t").seed}
     assert len(seeds) == 3
@@ -406,15 +435,21 @@ def test_recover_crowns_a_candidate_accepted_just_before_the_kill(
     tune_run: tuple[Store, int, TuneConfig],
 ) -> None:
     store, run_id, c = tune_run
-    c = dataclasses.replace(c, max_trials=1)
+    c = dataclasses.replace(c, max_trials=2)
     first = Tuner(store, run_id, c, IdleExecutor())
+    first._new_trial()  # trial 0: the start weights themselves
     first._new_trial()
-    active = next(iter(first.trials.values()))
+    start, active = list(first.trials.values())
+    assert (start.trial.number, start.candidate) == (0, c.start)
+    assert active.trial.number == 1 and active.candidate != c.start
+    first.study.tell(start.trial, 0.0)
+    first._close_trial(start, "complete", 0.0, 3.0, 24)
     first.study.tell(active.trial, 300.0)
     first._close_trial(active, "complete", 300.0, 50.0, 24)
-    first._start_acceptance(active.trial.number, active.candidate)
-    assert first.acceptance is not None
-    accept = first.acceptance.runner
+    first.acceptance.submit(Candidate(active.trial.number, active.candidate))
+    first.acceptance.advance()
+    assert first.acceptance.active is not None
+    accept = first.acceptance.active.runner
     # Its SPRT accepts (stored results, counted prefix and decision) ...
     prefix = PrefixCounter(accept.config)
     stored: dict[int, StoredResult] = {}
@@ -437,6 +472,211 @@ def test_recover_crowns_a_candidate_accepted_just_before_the_kill(
     second.run()
     champions = TuningRecords(store).champions(run_id)
     assert [ch.number for ch in champions] == [0, 1]
-    assert champions[1].accept_run_id == accept.run_id and champions[1].trial_number == 0
+    assert champions[1].accept_run_id == accept.run_id and champions[1].trial_number == 1
     assert champions[1].weights == active.candidate
     assert champions[1].elo_vs_parent > 0
+
+
+# --- local search: the radius and CMA-ES from the champion --------------------------------------
+
+
+def test_radius_narrows_each_range_around_the_start() -> None:
+    table = {w.name: w for w in engine.weights("congo")}
+    start = dict(engine.validate_weights("congo", None))
+    names = ["pawn", "mobility", "river_piece"]
+    space = distributions("congo", names, start, 0.1)
+    for name in names:
+        w, d = table[name], space[name]
+        assert isinstance(d, optuna.distributions.IntDistribution)
+        reach = max(1, round(0.1 * (w.max - w.min)))
+        assert (d.low, d.high) == (max(w.min, start[name] - reach), min(w.max, start[name] + reach))
+        assert d.low <= start[name] <= d.high
+    # mobility: default 4, range 0..30, reach 3: 1..7; at the table's edge the box is clipped.
+    assert (space["mobility"].low, space["mobility"].high) == (1, 7)
+    edge = distributions("congo", ["mobility"], {"mobility": 0}, 0.5)
+    assert (edge["mobility"].low, edge["mobility"].high) == (0, 15)
+    # A tiny radius still leaves each weight a neighbour on both sides.
+    tiny = distributions("congo", ["mobility"], start, 0.001)
+    assert (tiny["mobility"].low, tiny["mobility"].high) == (3, 5)
+
+
+def test_cmaes_starts_from_the_champion_with_a_small_step() -> None:
+    game = "congress"
+    names = tuned_names(game, None)
+    table = {w.name: w for w in engine.weights(game)}
+    start = {n: int(v) for n, v in engine.validate_weights(game, None).items()}
+    space = distributions(game, names)
+
+    def distance(sampler: optuna.samplers.BaseSampler) -> float:
+        """Mean distance of 20 proposals from the start, as a fraction of each range."""
+        study = optuna.create_study(sampler=sampler, direction="maximize")
+        study.enqueue_trial(start)
+        first = study.ask(space)
+        study.tell(first, 0.0)
+        gaps = []
+        for _ in range(20):
+            trial = study.ask(space)
+            gaps += [abs(trial.params[n] - start[n]) / (table[n].max - table[n].min) for n in names]
+            study.tell(trial, 0.0)
+        return sum(gaps) / len(gaps)
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    local = distance(make_sampler("cmaes", 1, start))
+    assert local < 0.12
+    assert distance(make_sampler("cmaes", 1)) > 2 * local  # the default starts mid-range, wide
+
+
+# --- the pruner: LOS, then successive halving over game budgets ---------------------------------
+
+
+def test_successive_halving_stops_all_but_the_best_third_at_each_rung() -> None:
+    pruner = make_pruner(0.05, min_trial_pairs=4, trial_pairs=36, halving_factor=3)
+    assert pruner.halving is not None
+    study = optuna.create_study(direction="maximize", pruner=pruner)
+    space = {"x": optuna.distributions.IntDistribution(0, 100)}
+    kept = []
+    for value in (5.0, 1.0, 9.0, 2.0, 3.0, 12.0):
+        trial = study.ask(space)
+        trial.set_user_attr("los", 0.5)  # never clearly worse: only halving decides
+        trial.set_user_attr("batches", 4)
+        trial.report(value, step=8)  # the first rung: 2 * 4 pairs
+        kept.append(not trial.should_prune())
+        study.tell(
+            trial,
+            state=TrialState.PRUNED if not kept[-1] else TrialState.COMPLETE,
+            values=None if not kept[-1] else value,
+        )
+    # Each trial is compared with those that reached the rung before it: promoted when in the top third.
+    assert kept == [True, False, True, False, False, True]
+    assert make_pruner(0.05, min_trial_pairs=36, trial_pairs=36, halving_factor=3).halving is None
+
+
+# --- the objective: Elo against the start, whatever the champion --------------------------------
+
+
+def objective_config(**overrides: Any) -> TuneConfig:
+    return config(
+        params=["pawn", "politician"],
+        sampler="random",
+        seed=2,
+        trial_pairs=4,
+        min_trial_pairs=4,
+        batch_pairs=2,
+        limits={"nodes": 80},
+        prune_los=1e-9,
+        radius=0.05,  # candidates near the start: never clearly worse, so none is pruned
+        accept_margin=1000.0,  # and none goes to an acceptance SPRT: the test crowns its own
+        max_trials=3,
+        **overrides,
+    )
+
+
+def prefix_elos(store: Store, run_id: int) -> dict[int, float]:
+    """Elo of a run's counted prefix after each batch, by games counted."""
+    run = store.get_run(run_id)
+    assert run is not None
+    penta, out = [0] * 5, {}
+    for result in sorted(store.results(run_id), key=lambda r: r.batch_index)[: run.counted_batches]:
+        penta = [a + b for a, b in zip(penta, result.pentanomial, strict=True)]
+        out[2 * sum(penta)] = fixed_elo(penta).elo
+    return out
+
+
+def test_the_objective_keeps_one_meaning_after_a_change_of_champion(
+    tune_run: tuple[Store, int, TuneConfig],
+) -> None:
+    store, run_id, _ = tune_run
+    c = objective_config()
+    first = Tuner(store, run_id, c, InProcessExecutor(slots=2))
+    first.run()
+    records = TuningRecords(store)
+    before = {t.trial_number: t for t in records.trials(run_id)}
+    assert sorted(before) == [0, 1, 2] and all(t.state == "complete" for t in before.values())
+    # A champion is crowned (its acceptance SPRT left out: only the champion changes here).
+    crowned = Champion(1, candidate_weights(c.start, before[1].params), 0, 1, None, 40.0, 30.0, 50.0)
+    records.add_champion(run_id, crowned)
+    c = dataclasses.replace(c, max_trials=5)
+    second = Tuner(store, run_id, c, InProcessExecutor(slots=2))
+    assert second.champion == crowned
+    second.study.enqueue_trial(before[1].params)  # the new champion's own weights, measured again
+    second.run()
+    trials = {t.number: t for t in second.study.trials}
+    assert sorted(trials) == [0, 1, 2, 3, 4]
+    for row in records.trials(run_id):
+        run = store.get_run(row.trial_run_id)
+        assert run is not None
+        # Every trial, before and after the change, played the start weights ...
+        assert run.config["baseline"] == c.start
+        assert run.config["candidate"] == candidate_weights(c.start, row.params)
+        # ... and its value and every intermediate value are its Elo against them.
+        trial = trials[row.trial_number]
+        assert trial.value == pytest.approx(fixed_elo(store.totals(run.id).pentanomial).elo)
+        assert trial.intermediate_values == pytest.approx(prefix_elos(store, run.id))
+        assert row.elo == pytest.approx(trial.value)
+    # The start weights against themselves: mirrored pairs, exactly 0.
+    assert trials[0].params == {n: c.start[n] for n in c.params} and trials[0].value == pytest.approx(0.0)
+    # After the change a trial is compared with the champion's own value: the LOS is relative to it.
+    after = trials[3]
+    assert after.params == before[1].params and after.user_attrs["champion"] == 1
+    champion_value = (before[1].elo, before[1].elo95)
+    assert after.user_attrs["los"] == pytest.approx(
+        superiority(after.value, after.user_attrs["elo95"], *champion_value)
+    )
+
+
+# --- multi-fidelity acceptance -------------------------------------------------------------------
+
+
+def accept(tmp_path: Path, accept_nodes: list[int]) -> tuple[Store, int, list[Champion]]:
+    """Play the acceptance SPRTs of the engine's defaults against the flat start."""
+    flat = engine.validate_weights("congress", json.loads(FLAT["congress"].read_text()))
+    c = config(
+        start=dict(flat),
+        accept_nodes=accept_nodes,
+        accept_elo1=30.0,
+        accept_max_games=160,
+        batch_pairs=4,
+        limits={"nodes": 200},
+    )
+    store = Store(f"sqlite:///{tmp_path / 'accept.db'}")
+    run_id = store.create_run(RunKind.TUNE, c.game, c.to_json(), c.fingerprint())
+    champions = [Champion(0, dict(flat), None, None, None, 0.0, 0.0, 0.0)]
+    TuningRecords(store).add_champion(run_id, champions[0])
+    executor = InProcessExecutor(slots=4)
+    queue = AcceptanceQueue(store, run_id, c, executor, champions)
+    queue.submit(Candidate(7, dict(engine.validate_weights("congress", None))))
+    for _ in range(200):
+        if not queue.busy:
+            break
+        queue.fill()
+        for outcome in executor.completed():
+            assert queue.owns(outcome.run_id)
+            queue.receive(outcome)
+        queue.count()
+    assert not queue.busy
+    return store, run_id, champions
+
+
+def test_two_accept_nodes_both_pass_and_crown(tmp_path: Path) -> None:
+    store, run_id, champions = accept(tmp_path, [200, 400])
+    rows = TuningRecords(store).acceptances(run_id)
+    assert [(r.candidate, r.stage, r.champion_number) for r in rows] == [(7, 0, 0), (7, 1, 0)]
+    runs = [store.get_run(r.run_id) for r in rows if r.run_id is not None]
+    assert [(r.config["limits"], r.decision) for r in runs if r is not None] == [
+        ({"nodes": 200}, "accepted"),
+        ({"nodes": 400}, "accepted"),
+    ]
+    assert [c.number for c in champions] == [0, 1] and champions[1].trial_number == 7
+    assert champions[1].accept_run_id == rows[0].run_id  # its Elo: the first setting's SPRT
+    assert TuningRecords(store).champions(run_id) == champions
+
+
+def test_two_accept_nodes_need_both_sprts(tmp_path: Path) -> None:
+    # At 1 node both engines play the same moves: the second SPRT cannot accept.
+    store, run_id, champions = accept(tmp_path, [200, 1])
+    rows = TuningRecords(store).acceptances(run_id)
+    assert [(r.stage, r.champion_number) for r in rows] == [(0, 0), (1, 0)]
+    decisions = [store.get_run(r.run_id).decision for r in rows if r.run_id is not None]  # type: ignore[union-attr]
+    assert decisions[0] == "accepted" and decisions[1] != "accepted"
+    assert [c.number for c in champions] == [0]
+    assert [c.number for c in TuningRecords(store).champions(run_id)] == [0]

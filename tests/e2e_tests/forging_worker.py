@@ -58,8 +58,7 @@ def forge(mode: str, data: dict[str, Any]) -> dict[str, Any]:
     elif mode == "flip":
         candidate_wins(result)
     elif mode == "illegal":
-        result["games"][0]["moves"] = ["a1a1", *result["games"][0]["moves"]]
-        result["games"][0]["plies"] += 1
+        result["games"][0]["moves"] = "a1a1 " + result["games"][0]["moves"]
     elif mode == "wrong_types":
         result["cpu_seconds"] = "lots"
         result["wdl"][0] = str(result["wdl"][0])

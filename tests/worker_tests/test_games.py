@@ -152,8 +152,29 @@ def test_validate_result_checks_openings_and_moves(batch: tuple[BatchPayload, di
         with pytest.raises(ValueError, match="opening differs"):
             validate_result(result, dataclasses.replace(sent, openings=other))
     fake = forged(result)
-    fake["games"][0]["moves"] = ["zz9zz9", *fake["games"][0]["moves"]]
+    fake["games"][0]["moves"] = "zz9zz9 " + fake["games"][0]["moves"]
     with pytest.raises(ValueError, match=r"games\[0\]: ply 1"):
+        validate_result(fake, sent, replay=True)
+
+
+@pytest.mark.parametrize(
+    ("moves", "message"),
+    [
+        (["d2d3", "e6e5"], "moves: expected a string, got list"),
+        (" d2d3", "separated by single spaces"),
+        ("d2d3  e6e5", "separated by single spaces"),
+        ("d2d3 ", "separated by single spaces"),
+        ("d2d3\ne6e5", "ply 1: invalid move"),
+        ("x" * 1_000_001, "longer than"),
+    ],
+)
+def test_moves_must_be_one_string_of_moves_separated_by_single_spaces(
+    batch: tuple[BatchPayload, dict[str, Any]], moves: Any, message: str
+) -> None:
+    sent, result = batch
+    fake = forged(result)
+    fake["games"][0]["moves"] = moves
+    with pytest.raises(ValueError, match=message):
         validate_result(fake, sent, replay=True)
 
 

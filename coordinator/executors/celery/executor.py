@@ -267,6 +267,9 @@ class CeleryExecutor(Executor):
                 expires=expires,
                 retry=True,
                 retry_policy=PUBLISH_RETRY,
+                # What workers log for the task; Celery would otherwise repr the whole payload.
+                argsrepr=f"(run {job.payload.run_id}, batch {job.payload.batch_index}, {job.payload.pairs} pairs)",
+                kwargsrepr="{}",
             )
         except CONNECTION_ERRORS as e:
             self._note_outage(e)

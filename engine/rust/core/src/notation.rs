@@ -1,7 +1,8 @@
 //! Notation helpers shared by both games: squares, board fields, side to move, moves.
 
+use crate::bitboard::Bitboard;
 use crate::error::MoveError;
-use crate::rules::{GameMove, Rules};
+use crate::rules::{GameMove, MoveSink, Rules};
 use crate::types::{Color, Square};
 
 pub fn square_name(sq: Square, width: u8) -> String {
@@ -10,22 +11,45 @@ pub fn square_name(sq: Square, width: u8) -> String {
     format!("{file}{rank}")
 }
 
-/// Parses a run of squares like `b1d3f5` (case-insensitive); `None` unless there are at least two
-/// squares, all on the board.
-pub fn parse_squares(text: &str, width: u8, height: u8) -> Option<Vec<Square>> {
-    let bytes = text.trim().as_bytes();
-    if bytes.len() < 4 || !bytes.len().is_multiple_of(2) {
-        return None;
+/// The most squares a move's text may name: its start square and every landing square.
+pub const MAX_MOVE_SQUARES: usize = 48;
+
+/// The squares a move's text names, in order, held without allocating.
+#[derive(Clone, Copy, Debug)]
+pub struct MoveSquares {
+    len: u8,
+    squares: [Square; MAX_MOVE_SQUARES],
+}
+
+impl MoveSquares {
+    /// Parses a run of squares like `b1d3f5` (case-insensitive), passing over the bytes in `skip`;
+    /// `None` unless there are at least two squares, all on the board.
+    pub fn parse(text: &str, width: u8, height: u8, skip: &[u8]) -> Option<MoveSquares> {
+        let mut out = MoveSquares { len: 0, squares: [Square(0); MAX_MOVE_SQUARES] };
+        let mut file: Option<u8> = None;
+        for &byte in text.trim().as_bytes() {
+            if skip.contains(&byte) {
+                continue;
+            }
+            let Some(letter) = file.take() else {
+                file = Some(byte);
+                continue;
+            };
+            let f = letter.to_ascii_lowercase().checked_sub(b'a')?;
+            let r = byte.checked_sub(b'1')?;
+            // Checked first: `r * width` overflows for an off-board rank.
+            if f >= width || r >= height || usize::from(out.len) == MAX_MOVE_SQUARES {
+                return None;
+            }
+            out.squares[usize::from(out.len)] = Square(r * width + f);
+            out.len += 1;
+        }
+        (file.is_none() && out.len >= 2).then_some(out)
     }
-    bytes
-        .chunks(2)
-        .map(|pair| {
-            let f = pair[0].to_ascii_lowercase().checked_sub(b'a')?;
-            let r = pair[1].checked_sub(b'1')?;
-            // Lazily: `r * width` overflows for an off-board rank.
-            (f < width && r < height).then(|| Square(r * width + f))
-        })
-        .collect()
+
+    pub fn as_slice(&self) -> &[Square] {
+        &self.squares[..usize::from(self.len)]
+    }
 }
 
 /// The compact notation of a move: its start square, then each landing square (`d2d3`, `b1d3f5`).
@@ -37,20 +61,52 @@ pub fn move_text<M: GameMove>(m: &M, width: u8) -> String {
     s
 }
 
+/// Receives generated legal moves and keeps the first one written as `squares` (a one-leg move is
+/// matched against whole target sets, unbuilt).
+struct FindMove<'a, M> {
+    squares: &'a [Square],
+    found: Option<M>,
+}
+
+impl<M: GameMove> MoveSink<M> for FindMove<'_, M> {
+    #[inline]
+    fn targets(&mut self, from: Square, targets: Bitboard) {
+        if self.found.is_none()
+            && self.squares.len() == 2
+            && from == self.squares[0]
+            && targets.contains(self.squares[1])
+        {
+            self.found = Some(M::simple(from, self.squares[1]));
+        }
+    }
+    #[inline]
+    fn push_move(&mut self, m: M) {
+        if self.found.is_none() && m.origin() == self.squares[0] && m.landings() == self.squares[1..] {
+            self.found = Some(m);
+        }
+    }
+}
+
+/// The legal move of `pos` written as `squares`, if there is one: only the moves of the piece on
+/// its start square are generated.
+pub fn find_legal<P: Rules>(pos: &P, squares: &MoveSquares) -> Option<P::Move> {
+    let squares = squares.as_slice();
+    let mut sink = FindMove { squares, found: None };
+    pos.generate_pieces(&mut sink, Bitboard::from_square(squares[0]), false);
+    sink.found
+}
+
 /// The legal move of `pos` written as `squares` (its start square, then each landing square);
 /// `None` means `text` was malformed, and the error says what was `expected`.
 pub fn find_move<P: Rules>(
     pos: &P,
     text: &str,
-    squares: Option<Vec<Square>>,
+    squares: Option<MoveSquares>,
     expected: &str,
 ) -> Result<P::Move, MoveError> {
     let squares =
         squares.ok_or_else(|| MoveError::Invalid { input: text.to_string(), expected: expected.to_string() })?;
-    pos.legal_moves()
-        .into_iter()
-        .find(|m| m.origin() == squares[0] && m.landings() == squares[1..])
-        .ok_or_else(|| MoveError::Illegal { input: text.to_string(), position: pos.fen() })
+    find_legal(pos, &squares).ok_or_else(|| MoveError::Illegal { input: text.to_string(), position: pos.fen() })
 }
 
 pub fn parse_turn(text: &str) -> Result<Color, String> {

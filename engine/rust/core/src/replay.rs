@@ -6,10 +6,12 @@
 
 use std::collections::HashMap;
 use std::fmt;
+use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::eval::Evaluate;
+use crate::notation::find_legal;
 use crate::play::{Adjudication, GameResult};
-use crate::{MoveError, Rules};
+use crate::{EndReason, MoveError, Outcome, Rules};
 
 /// How a replayed game ended: by the rules or an adjudication, or not at all (the moves stop in
 /// a position where nothing ends the game: only a resignation can explain that).
@@ -41,16 +43,36 @@ impl fmt::Display for ReplayError {
 
 impl std::error::Error for ReplayError {}
 
+/// Hashes a Zobrist key by itself: the keys are random already.
+#[derive(Default)]
+pub struct KeyHasher(u64);
+
+impl Hasher for KeyHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+    fn write_u64(&mut self, key: u64) {
+        self.0 = key;
+    }
+}
+
 /// Tracks what the end conditions need: positions seen (for repetition) and plies played.
 pub struct EndWatch {
-    seen: HashMap<u64, u32>,
+    seen: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
     plies: usize,
     adjudication: Adjudication,
 }
 
 impl EndWatch {
     pub fn new<P: Rules>(start: &P, adjudication: Adjudication) -> EndWatch {
-        EndWatch { seen: HashMap::from([(start.hash(), 1)]), plies: 0, adjudication }
+        let mut seen = HashMap::with_capacity_and_hasher(256, BuildHasherDefault::default());
+        seen.insert(start.hash(), 1);
+        EndWatch { seen, plies: 0, adjudication }
     }
 
     /// Records that `pos` was reached by one more move.
@@ -62,7 +84,18 @@ impl EndWatch {
     /// How the game ends in `pos`, if it does: the rules first, then repetition, bare lions and
     /// the ply limit (the order of `play_game`).
     pub fn end<P: Evaluate>(&self, pos: &P) -> Option<(GameResult, &'static str)> {
-        if let Some(outcome) = pos.outcome() {
+        self.end_given(pos, pos.has_legal_move())
+    }
+
+    /// [`EndWatch::end`] for a position whose side to move has a legal move or not (`has_move`),
+    /// as a generation of its moves already told.
+    pub fn end_given<P: Evaluate>(&self, pos: &P, has_move: bool) -> Option<(GameResult, &'static str)> {
+        let by_rules = if pos.is_decided() {
+            pos.outcome()
+        } else {
+            (!has_move).then(|| Outcome { winner: pos.turn().other(), reason: EndReason::NoLegalMove })
+        };
+        if let Some(outcome) = by_rules {
             return Some((GameResult::win_for(outcome.winner), outcome.reason.code()));
         }
         let a = self.adjudication;
@@ -85,18 +118,49 @@ pub fn replay<P: Evaluate, S: AsRef<str>>(
     moves: &[S],
     adjudication: Adjudication,
 ) -> Result<Replayed, ReplayError> {
+    replay_moves(opening, moves.iter().map(AsRef::as_ref), adjudication)
+}
+
+/// Replays a record's moves written as one string, separated by single spaces (the wire form of
+/// a game record; an empty string is a game with no move).
+pub fn replay_text<P: Evaluate>(opening: &P, moves: &str, adjudication: Adjudication) -> Result<Replayed, ReplayError> {
+    let words = || (!moves.is_empty()).then(|| moves.split(' ')).into_iter().flatten();
+    // A move of the wire form is printable ASCII: no tab, newline or other space to trim away.
+    if let Some((i, word)) = words().enumerate().find(|(_, w)| !w.bytes().all(|b| b.is_ascii_graphic())) {
+        let error = MoveError::Invalid { input: word.to_string(), expected: "printable ASCII".to_string() };
+        return Err(ReplayError::BadMove { ply: i + 1, error });
+    }
+    replay_moves(opening, words(), adjudication)
+}
+
+/// Replays moves one by one. Per ply only the moves of the piece the text names are generated: a
+/// legal move found means the side to move had one, so the game had not ended for want of moves.
+pub fn replay_moves<'a, P: Evaluate>(
+    opening: &P,
+    moves: impl Iterator<Item = &'a str>,
+    adjudication: Adjudication,
+) -> Result<Replayed, ReplayError> {
     let mut pos = *opening;
     let mut watch = EndWatch::new(&pos, adjudication);
-    for (i, text) in moves.iter().enumerate() {
-        let ply = i + 1;
-        if let Some((_, reason)) = watch.end(&pos) {
+    let mut plies = 0;
+    for text in moves {
+        let ply = plies + 1;
+        let found = P::move_squares(text).and_then(|squares| find_legal(&pos, &squares));
+        let has_move = found.is_some() || pos.has_legal_move();
+        if let Some((_, reason)) = watch.end_given(&pos, has_move) {
             return Err(ReplayError::AfterEnd { ply, reason });
         }
-        let mv = pos.parse_move(text.as_ref()).map_err(|error| ReplayError::BadMove { ply, error })?;
+        let mv = match found {
+            Some(mv) => mv,
+            // The full parse, only for its error (malformed, or well-formed but illegal).
+            None => match pos.parse_move(text) {
+                Ok(mv) => mv,
+                Err(error) => return Err(ReplayError::BadMove { ply, error }),
+            },
+        };
         pos = pos.play(&mv);
         watch.played(&pos);
+        plies = ply;
     }
-    // The searcher finds no move where there is none (`play_game`'s last way to end).
-    let stuck = || (!pos.has_legal_move()).then(|| (GameResult::win_for(pos.turn().other()), "no_legal_move"));
-    Ok(Replayed { end: watch.end(&pos).or_else(stuck), plies: moves.len() })
+    Ok(Replayed { end: watch.end(&pos), plies })
 }

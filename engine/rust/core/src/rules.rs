@@ -6,6 +6,7 @@ use std::hash::Hash;
 use crate::bitboard::Bitboard;
 use crate::board::PieceKind;
 use crate::error::{MoveError, PositionError};
+use crate::notation::MoveSquares;
 use crate::types::{Color, GameKind, Outcome, Square};
 use crate::{congo, congress};
 
@@ -83,8 +84,12 @@ pub trait Rules: Copy + Send + Sync + 'static {
     /// Generates the legal moves into `sink` in a fixed order (by piece square, then target);
     /// with `captures_only`, only moves that capture. A finished game has no moves.
     fn generate<S: MoveSink<Self::Move>>(&self, sink: &mut S, captures_only: bool);
+    /// [`Rules::generate`] for the side to move's pieces on `pieces` only.
+    fn generate_pieces<S: MoveSink<Self::Move>>(&self, sink: &mut S, pieces: Bitboard, captures_only: bool);
     fn play(&self, m: &Self::Move) -> Self;
     fn parse_move(&self, text: &str) -> Result<Self::Move, MoveError>;
+    /// The squares a move's text names, if it is a move in the game's notation at all.
+    fn move_squares(text: &str) -> Option<MoveSquares>;
     fn outcome(&self) -> Option<Outcome>;
     /// True when a lion (Congo) or the last king of a side (Congress) has been captured.
     fn is_decided(&self) -> bool;
@@ -147,11 +152,17 @@ macro_rules! board_rules {
             fn generate<S: MoveSink<Self::Move>>(&self, sink: &mut S, captures_only: bool) {
                 $game::Position::generate(self, sink, captures_only)
             }
+            fn generate_pieces<S: MoveSink<Self::Move>>(&self, sink: &mut S, pieces: Bitboard, captures_only: bool) {
+                $game::Position::generate_pieces(self, sink, pieces, captures_only)
+            }
             fn play(&self, m: &Self::Move) -> Self {
                 self.play_unchecked(m)
             }
             fn parse_move(&self, text: &str) -> Result<Self::Move, MoveError> {
                 $game::Position::parse_move(self, text)
+            }
+            fn move_squares(text: &str) -> Option<MoveSquares> {
+                $game::Position::move_squares(text)
             }
             fn outcome(&self) -> Option<Outcome> {
                 $game::Position::outcome(self)

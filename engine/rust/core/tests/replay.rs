@@ -2,7 +2,7 @@
 
 use arbiter_core::eval::Evaluate;
 use arbiter_core::play::{play_game, Adjudication, GameResult};
-use arbiter_core::replay::{replay, ReplayError};
+use arbiter_core::replay::{replay, replay_text, ReplayError};
 use arbiter_core::search::{Limits, Searcher};
 use arbiter_core::{congo, congress, Rules};
 
@@ -58,4 +58,50 @@ fn the_ply_limit_ends_a_replay() {
     let limit = Adjudication { max_plies: Some(4), ..adjudication() };
     assert_eq!(replay(&start, &moves[..4], limit).expect("4 plies").end, Some((GameResult::Draw, "ply_limit")));
     assert!(matches!(replay(&start, &moves[..5], limit), Err(ReplayError::AfterEnd { ply: 5, reason: "ply_limit" })));
+}
+
+#[test]
+fn text_replay_equals_list_replay() {
+    fn check<P: Evaluate>() {
+        for nodes in [200, 700] {
+            let (start, moves, result, reason) = played::<P>(nodes);
+            let text = moves.join(" ");
+            let replayed = replay_text(&start, &text, adjudication()).expect("a played game replays");
+            assert_eq!(replayed, replay(&start, &moves, adjudication()).expect("as a list too"));
+            assert_eq!(replayed.end, Some((result, reason)));
+        }
+        let start = P::start();
+        assert_eq!(replay_text(&start, "", adjudication()).expect("no moves").plies, 0);
+        // Two spaces make an empty move, which is no move at all.
+        let first = start.legal_moves()[0].to_string();
+        let doubled = format!("{first}  {first}");
+        assert!(matches!(replay_text(&start, &doubled, adjudication()), Err(ReplayError::BadMove { ply: 2, .. })));
+    }
+    check::<congo::Position>();
+    check::<congress::Position>();
+}
+
+#[test]
+fn every_legal_move_is_found_from_its_text() {
+    // Random walks: each legal move's printed form (and Congo's Mindsports form) parses back to it.
+    fn walk<P: Rules>(seed: u64) {
+        let mut pos = P::start();
+        let mut state = seed;
+        for _ in 0..120 {
+            let moves = pos.legal_moves();
+            if moves.is_empty() {
+                break;
+            }
+            for m in &moves {
+                assert_eq!(pos.parse_move(&m.to_string()).as_ref(), Ok(m));
+                assert_eq!(pos.parse_move(&m.to_string().to_uppercase()).as_ref(), Ok(m));
+            }
+            state = state.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            pos = pos.play(&moves[(state >> 33) as usize % moves.len()]);
+        }
+    }
+    for seed in 0..20 {
+        walk::<congo::Position>(seed);
+        walk::<congress::Position>(seed);
+    }
 }

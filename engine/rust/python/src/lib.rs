@@ -37,6 +37,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(play::play_game, m)?)?;
     m.add_function(wrap_pyfunction!(play::bench, m)?)?;
     m.add_function(wrap_pyfunction!(play::replay_game, m)?)?;
+    m.add_function(wrap_pyfunction!(play::replay_games, m)?)?;
     m.add("BENCH_DEPTH", arbiter_core::bench::DEPTH)?;
     // A search score of MATE_SCORE - n (or -(MATE_SCORE - n)) is a win (loss) in n plies; every
     // score beyond MATE_BOUND is such a forced result.

@@ -39,6 +39,11 @@ impl Position {
     /// Generates moves into `sink`; with `captures_only`, only moves that capture (monkey jumps,
     /// captures by stepping, sliding or leaping). A finished game (a lion captured) has no moves.
     pub fn generate<S: MoveSink<Move>>(&self, sink: &mut S, captures_only: bool) {
+        self.generate_pieces(sink, super::tables::ALL, captures_only);
+    }
+
+    /// [`Position::generate`] for the pieces of the side to move that stand on `pieces` only.
+    pub fn generate_pieces<S: MoveSink<Move>>(&self, sink: &mut S, pieces: Bitboard, captures_only: bool) {
         if self.royal_captured() {
             return;
         }
@@ -50,7 +55,7 @@ impl Position {
         // Where a moving-or-capturing piece may go, and where a move-only step may go.
         let (open, quiet) = if captures_only { (enemy, Bitboard::EMPTY) } else { (!own & super::tables::ALL, empty) };
 
-        for from in own {
+        for from in own & pieces {
             let Some(piece) = self.board[from.index()] else { continue };
             let i = from.index();
             let targets = match piece.kind {

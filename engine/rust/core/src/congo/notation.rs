@@ -5,7 +5,7 @@ use std::fmt;
 use super::position::{Kind, Move, Position};
 use super::tables::{last_rank, CASTLES, H, W};
 use crate::error::{MoveError, PositionError};
-use crate::notation::{find_move, move_text, parse_squares, square_name};
+use crate::notation::{find_move, move_text, square_name, MoveSquares};
 use crate::types::Color;
 
 pub const START: &str = "gmelecz/ppppppp/7/7/7/PPPPPPP/GMELECZ w";
@@ -34,18 +34,21 @@ impl Position {
         })
     }
 
+    /// The squares a move names in compact (`b1d3f5d7`) or Mindsports (`b1-d3-f5-d7x`) form.
+    pub fn move_squares(text: &str) -> Option<MoveSquares> {
+        MoveSquares::parse(text, W as u8, H as u8, b"-xX")
+    }
+
     /// Parses a move in compact (`b1d3f5d7`) or Mindsports (`b1-d3-f5-d7x`) form and checks it is
     /// legal here.
     pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
-        let cleaned: String = text.chars().filter(|&c| c != '-' && c != 'x' && c != 'X').collect();
-        find_move(
-            self,
-            text,
-            parse_squares(&cleaned, W as u8, H as u8),
-            "a start square and its landing squares, files a-g and ranks 1-7, like d2d3, b1d3f5 or b1-d3-f5x",
-        )
+        find_move(self, text, Position::move_squares(text), MOVE_FORMAT)
     }
 }
+
+/// What a Congo move looks like, for error messages.
+const MOVE_FORMAT: &str =
+    "a start square and its landing squares, files a-g and ranks 1-7, like d2d3, b1d3f5 or b1-d3-f5x";
 
 impl fmt::Display for Move {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {

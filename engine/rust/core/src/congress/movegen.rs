@@ -34,11 +34,17 @@ impl Position {
     /// without kings) has no moves.
     #[inline]
     pub fn generate<S: MoveSink<Move>>(&self, sink: &mut S, captures_only: bool) {
-        self.generate_for(self.turn, sink, captures_only);
+        self.generate_for(self.turn, sink, ALL, captures_only);
     }
 
-    /// The moves side `us` would have if it were its turn (the evaluation's mobility).
-    pub fn generate_for<S: MoveSink<Move>>(&self, us: Color, sink: &mut S, captures_only: bool) {
+    /// [`Position::generate`] for the pieces of the side to move that stand on `pieces` only.
+    pub fn generate_pieces<S: MoveSink<Move>>(&self, sink: &mut S, pieces: Bitboard, captures_only: bool) {
+        self.generate_for(self.turn, sink, pieces, captures_only);
+    }
+
+    /// The moves of side `us`'s pieces on `pieces` if it were its turn (all of them: the
+    /// evaluation's mobility).
+    pub fn generate_for<S: MoveSink<Move>>(&self, us: Color, sink: &mut S, pieces: Bitboard, captures_only: bool) {
         if self.royal_captured() {
             return;
         }
@@ -53,7 +59,7 @@ impl Position {
             Color::White => (&UP_RAYS, &DOWN_RAYS),
             Color::Black => (&DOWN_RAYS, &UP_RAYS),
         };
-        for from in own {
+        for from in own & pieces {
             let Some(piece) = self.board[from.index()] else { continue };
             let i = from.index();
             let targets = match piece.kind {

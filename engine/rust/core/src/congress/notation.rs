@@ -5,7 +5,7 @@ use std::fmt;
 use super::position::{Kind, Move, Position};
 use super::tables::{H, W};
 use crate::error::{MoveError, PositionError};
-use crate::notation::{find_move, move_text, parse_squares};
+use crate::notation::{find_move, move_text, MoveSquares};
 use crate::types::Color;
 
 pub const START: &str = "hh1kk1bb/1pppppp1/8/8/1PPPPPP1/HH1KK1BB w";
@@ -27,12 +27,17 @@ impl Position {
         })
     }
 
+    /// The two squares a move names (`b2b3`).
+    pub fn move_squares(text: &str) -> Option<MoveSquares> {
+        MoveSquares::parse(text, W as u8, H as u8, b"").filter(|s| s.as_slice().len() == 2)
+    }
+
     /// Parses a move written as its two squares (`b2b3`) and checks it is legal here.
     pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
         find_move(
             self,
             text,
-            parse_squares(text, W as u8, H as u8).filter(|s| s.len() == 2),
+            Position::move_squares(text),
             "from-square and to-square, files a-h and ranks 1-6, like b2b3",
         )
     }

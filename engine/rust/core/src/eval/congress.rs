@@ -2,7 +2,7 @@
 
 use super::{Evaluate, WeightSpec, GAME_WINNING_CAPTURE};
 use crate::bitboard::Bitboard;
-use crate::congress::tables::{home, LEFT_WING};
+use crate::congress::tables::{home, ALL, LEFT_WING};
 use crate::congress::{Kind, Move, Position};
 use crate::rules::MoveCounter;
 use crate::types::{Color, Square};
@@ -74,7 +74,7 @@ fn side_score(pos: &Position, c: Color, w: &[i32]) -> i32 {
         s += (chebyshev2(k) & enemy).count() as i32 * w[KING_SAFETY];
     }
     let mut mobility = MoveCounter(0);
-    pos.generate_for(c, &mut mobility, false);
+    pos.generate_for(c, &mut mobility, ALL, false);
     s += mobility.0 as i32 * w[MOBILITY];
     s
 }

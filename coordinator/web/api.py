@@ -1,0 +1,93 @@
+"""The dashboard's JSON endpoints, for scripts and for the live pages.
+
+``/api/runs``: the runs list (the page's filters). ``/api/runs/N``: the run's row and its report
+data (what ``arbiter report --json`` prints). ``/api/runs/N/games``: a page of its counted games.
+With ``since=VERSION`` a live page learns whether anything changed since the version it shows
+(``changed``; the report is left out when nothing did), and with ``html=1`` it also gets the HTML
+of the parts to replace; ``final`` says that nothing will change any more.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import Response
+
+from coordinator.web.games import PER_PAGE, game_json, games_page
+from coordinator.web.pages import (
+    GAME_FILTERS,
+    RUN_FILTERS,
+    games_query,
+    live_html,
+    run_filter,
+    runs_part,
+    runs_rows,
+)
+from coordinator.web.query import Query
+from coordinator.web.responses import json_response
+from coordinator.web.state import dashboard, find_run
+from coordinator.web.summaries import is_final, run_row, run_version
+
+LIVE = ("since", "html")
+
+
+def runs_api(request: Request) -> Response:
+    """``/api/runs``: the runs of the list, running runs first."""
+    query = Query(request.query_params, (*RUN_FILTERS, *LIVE))
+    wanted = run_filter(query)
+    rows = runs_rows(dashboard(request).store, wanted)
+    part = runs_part(rows)
+    answer: dict[str, Any] = {"runs": rows, "version": part.digest, "final": False}
+    answer["changed"] = query.text("since") != part.digest
+    if query.flag("html") and answer["changed"]:
+        answer["html"] = {"parts": [[part.key, part.digest, part.html]]}
+    return json_response(answer)
+
+
+def run_api(request: Request) -> Response:
+    """``/api/runs/N``: where the run stands and its report data."""
+    query = Query(request.query_params, LIVE)
+    state = dashboard(request)
+    run = find_run(request)
+    version = run_version(state.store, run)
+    rendered = state.reports.get(state.store, run, version)
+    row = run_row(state.store, run, rendered.data["run"].get("parent"))
+    changed = query.text("since") != rendered.version
+    answer: dict[str, Any] = {
+        "run": row,
+        "version": rendered.version,
+        "changed": changed,
+        "final": is_final(run) and rendered.version == version,
+    }
+    if changed:
+        answer["report"] = rendered.data
+    if query.flag("html"):
+        answer["html"] = {"live": live_html(row)}
+        if changed:
+            answer["html"]["parts"] = [[p.key, p.digest, p.html] for p in rendered.parts]
+    return json_response(answer)
+
+
+def games_api(request: Request) -> Response:
+    """``/api/runs/N/games``: a page of the run's counted games (filters as ``arbiter games``)."""
+    query = Query(request.query_params, GAME_FILTERS)
+    wanted, page = games_query(query)
+    run = find_run(request)
+    games, more = games_page(dashboard(request).store, run, wanted, page)
+    return json_response(
+        {
+            "run": run.id,
+            "page": page,
+            "per_page": PER_PAGE,
+            "next_page": page + 1 if more else None,
+            "games": [game_json(g) for g in games],
+        }
+    )
+
+
+def health(request: Request) -> Response:
+    """``/healthz``: the store answers (for probes)."""
+    Query(request.query_params, ())
+    dashboard(request).store.ping()
+    return json_response({"ok": True})

@@ -1,0 +1,576 @@
+"""The dashboard's HTML pages: the runs list, a run (its full report, live), a run's games, one game
+replayed on a board, the workers and one worker. Tables and sections use the report's own HTML
+helpers (``coordinator.reports.html``); a run page's sections are those of the report file."""
+
+from __future__ import annotations
+
+from typing import Any
+from urllib.parse import quote, urlencode
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import Response
+
+import engine
+from coordinator.reports.games import RESULT_CHOICES, GameFilter, pgn, termination
+from coordinator.reports.html import Markup, contents_nav, esc, fmt, pairs_table, table
+from coordinator.reports.match import REASONS, iso, workers_of
+from coordinator.runs import RunKind
+from coordinator.sprt.report import duration
+from coordinator.store import Run, Store
+from coordinator.web.board import game_svg, legend
+from coordinator.web.games import PER_PAGE, find_game, game_url, games_page, moves_of, outcome
+from coordinator.web.live import Part, digest
+from coordinator.web.query import Query, bad_request
+from coordinator.web.replay import numbered, replay
+from coordinator.web.responses import html_response, text_response
+from coordinator.web.state import dashboard, find_match_run, find_run, path_number
+from coordinator.web.summaries import (
+    KIND_CHOICES,
+    STATE_CHOICES,
+    RunFilter,
+    is_final,
+    listed_runs,
+    run_row,
+    run_version,
+)
+
+#: Seconds between two polls of a live page.
+POLL_SECONDS = {"run": 2, "runs": 3}
+#: Runs of a worker page (the newest).
+WORKER_RUNS = 20
+RUN_FILTERS = ("kind", "game", "state", "parent")
+GAME_FILTERS = ("page", "batch", "worker", "result", "reason")
+RUNS_COLUMNS = ("run", "kind", "game", "state", "candidate vs baseline / start", "games", "Elo ± 95%",
+                "LLR [bounds]", "decision", "started", "duration")  # fmt: skip
+GAMES_COLUMNS = ("#", "run", "batch", "game", "worker", "white", "black", "result", "candidate", "reason",
+                 "plies", "opening")  # fmt: skip
+WORKER_RUN_COLUMNS = ("run", "kind", "game", "state", "batches", "games", "games/s (cpu)", "knodes/s (cpu)",
+                      "re-sent", "refused", "residual", "flag", "quarantine")  # fmt: skip
+
+
+def link(href: str, text: Any) -> Markup:
+    """A link, for a table cell."""
+    return Markup(f'<a href="{esc(href)}">{esc(text)}</a>')
+
+
+def worker_url(name: str) -> str:
+    """The page of a worker."""
+    return f"/workers/{quote(name, safe='')}"
+
+
+# --- the runs list --------------------------------------------------------------------------------
+
+
+def run_filter(query: Query) -> RunFilter:
+    """The runs list's filters from the query."""
+    return RunFilter(
+        kind=query.choice("kind", KIND_CHOICES),
+        game=query.choice("game", engine.GAMES),
+        state=query.choice("state", STATE_CHOICES),
+        parent=query.integer("parent", 1, 2**63 - 1),
+    )
+
+
+def runs_rows(store: Store, wanted: RunFilter) -> list[dict[str, Any]]:
+    """The rows of the runs list."""
+    runs, parents = listed_runs(store, wanted)
+    return [run_row(store, run, parents.get(run.id)) for run in runs]
+
+
+def _versus(row: dict[str, Any]) -> str:
+    """Candidate vs baseline, or a tuning run's start."""
+    if row["kind"] == "tune":
+        return f"start: {row['start']}"
+    return f"{row.get('candidate', '?')} vs {row.get('baseline', '?')}"
+
+
+def _elo(row: dict[str, Any]) -> str:
+    """Elo ± 95%, or a dash."""
+    if row.get("elo") is None:
+        return "-"
+    return f"{row['elo']:+.1f} ± {row['elo95']:.1f}"
+
+
+def _llr(row: dict[str, Any]) -> str:
+    """LLR [bounds], or a dash."""
+    if row.get("llr") is None:
+        return "-"
+    return f"{row['llr']:.2f} [{row['lower_bound']:.2f}, {row['upper_bound']:.2f}]"
+
+
+def _decision(row: dict[str, Any]) -> str:
+    """The decision of a match run, the champion of a tuning run."""
+    if row["kind"] == "tune":
+        return f"champion #{row['champion']}"
+    return str(row["decision_label"] if row["decision"] else "-")
+
+
+def _kind(row: dict[str, Any]) -> Any:
+    """The kind, with the tuning run a child run belongs to."""
+    parent = row["parent"]
+    if parent is None:
+        return row["kind"]
+    return Markup(f"{esc(row['kind'])} of {link(f'/runs/{parent}', parent)}")
+
+
+def runs_table(rows: list[dict[str, Any]]) -> str:
+    """The runs list's table (running runs first)."""
+    if not rows:
+        return '<p class="muted">No run matches.</p>'
+    return table(
+        RUNS_COLUMNS,
+        [
+            [
+                link(row["url"], row["id"]),
+                _kind(row),
+                row["game"],
+                Markup(f'<span class="{esc(row["state"])}">{esc(row["state"])}</span>'),
+                _versus(row),
+                row["games"],
+                _elo(row),
+                _llr(row),
+                _decision(row),
+                row["created_at"],
+                duration(row["seconds"]),
+            ]
+            for row in rows
+        ],
+        left=(1, 2, 3, 4, 8),
+    )
+
+
+def _select(name: str, label: str, choices: tuple[tuple[str, str], ...], chosen: str | None) -> str:
+    """One filter of the runs list."""
+    options = "".join(
+        f'<option value="{esc(value)}"{" selected" if value == (chosen or "") else ""}>{esc(text)}</option>'
+        for value, text in choices
+    )
+    return f'<label>{esc(label)} <select name="{name}">{options}</select></label>'
+
+
+def _filters_form(wanted: RunFilter) -> str:
+    """The runs list's filters (a plain form: no script needed)."""
+    kinds = (("", "SPRTs and tuning runs"), *((k, k) for k in KIND_CHOICES))
+    games = (("", "any"), *((g, g) for g in engine.GAMES))
+    states = (("", "any"), *((s, s) for s in STATE_CHOICES))
+    parent = (
+        f'<input type="hidden" name="parent" value="{wanted.parent}">' if wanted.parent is not None else ""
+    )
+    return (
+        '<form class="filters" method="get" action="/">'
+        + _select("kind", "kind", kinds, wanted.kind)
+        + _select("game", "game", games, wanted.game)
+        + _select("state", "state", states, wanted.state)
+        + parent
+        + '<button type="submit">show</button></form>'
+    )
+
+
+def runs_part(rows: list[dict[str, Any]]) -> Part:
+    """The runs list's table as the one part of its page."""
+    html = runs_table(rows)
+    return Part("runs", digest(html), html)
+
+
+def part_html(part: Part) -> str:
+    """One replaceable part of a live page."""
+    return f'<div class="part" data-key="{esc(part.key)}" data-digest="{part.digest}">{part.html}</div>'
+
+
+def filter_query(wanted: RunFilter) -> str:
+    """The filters as a query string (for the JSON endpoint the list polls)."""
+    values = {"kind": wanted.kind, "game": wanted.game, "state": wanted.state, "parent": wanted.parent}
+    return urlencode({k: v for k, v in values.items() if v is not None})
+
+
+def runs_page(request: Request) -> Response:
+    """``/``: every run, running runs first, with filters; the table updates itself."""
+    query = Query(request.query_params, RUN_FILTERS)
+    wanted = run_filter(query)
+    part = runs_part(runs_rows(dashboard(request).store, wanted))
+    api = "/api/runs" + (f"?{filter_query(wanted)}" if filter_query(wanted) else "")
+    title = f"Runs of tuning run {wanted.parent}" if wanted.parent is not None else "Runs"
+    body = (
+        f'<main data-live="{esc(api)}" data-version="{part.digest}" data-every="{POLL_SECONDS["runs"]}">'
+        f"<h1>{esc(title)}</h1>{_filters_form(wanted)}"
+        f'<div id="parts">{part_html(part)}</div>'
+        '<p class="muted">Running runs first, then the others, newest first. The table updates '
+        f'itself every few seconds. <a href="{esc(api)}">JSON</a></p></main>'
+    )
+    return html_response(title, body)
+
+
+# --- one run --------------------------------------------------------------------------------------
+
+
+def live_html(row: dict[str, Any]) -> str:
+    """The live line of a run page: where the run stands now."""
+    state = f'<span class="{esc(row["state"])}" data-field="state">{esc(row["state"])}</span>'
+    items = [state]
+    if row["kind"] == "tune":
+        items += [
+            f'<span><span class="k">trials</span> <b data-field="trials">{row["trials"]}</b></span>',
+            f'<span><span class="k">games</span> <b data-field="games">{row["games"]}</b></span>',
+            f'<span><span class="k">champion</span> <b data-field="champion">#{row["champion"]}</b> '
+            f"{esc(_elo(row))} Elo vs start</span>",
+        ]
+    else:
+        items += [
+            f'<span><span class="k">games</span> <b data-field="games">{esc(row.get("games"))}</b></span>',
+            f'<span><span class="k">LLR</span> <b data-field="llr">{esc(_llr(row))}</b></span>',
+            f'<span><span class="k">Elo</span> {esc(_elo(row))}</span>',
+            f'<span><span class="k">decision</span> <b data-field="decision">{esc(_decision(row))}</b>'
+            "</span>",
+        ]
+    items.append(
+        f'<span class="muted">{esc(duration(row["seconds"]))}, updated {esc(row["updated_at"])}</span>'
+    )
+    if row.get("error"):
+        items.append(f'<span class="failed">{esc(row["error"])}</span>')
+    return "".join(items)
+
+
+def _run_links(run: Run, data: dict[str, Any]) -> str:
+    """Where to go from a run's page."""
+    links = [
+        link(f"/runs/{run.id}/games", "games"),
+        link(f"/runs/{run.id}/report.html", "report file"),
+        link(f"/api/runs/{run.id}", "JSON"),
+    ]
+    parent = data["run"].get("parent")
+    if parent is not None:
+        links.append(link(f"/runs/{parent}", f"tuning run {parent}"))
+    if run.kind is RunKind.TUNE:
+        links.append(link(f"/?parent={run.id}", "its trials and acceptance SPRTs"))
+    workers = [w["worker"] for w in data.get("workers", {}).get("workers", [])]
+    if workers:
+        links.append(Markup(f"<span>workers: {', '.join(link(worker_url(w), w) for w in workers)}</span>"))
+    return f'<p class="links">{"".join(links)}</p>'
+
+
+def run_page(request: Request) -> Response:
+    """``/runs/N``: the run's full report (the sections of its HTML file), updating itself."""
+    Query(request.query_params, ())
+    state = dashboard(request)
+    run = find_run(request)
+    version = run_version(state.store, run)
+    rendered = state.reports.get(state.store, run, version)
+    row = run_row(state.store, run, rendered.data["run"].get("parent"))
+    final = " data-final" if is_final(run) and rendered.version == version else ""
+    title = f"Run {run.id}: {run.kind} {run.game}"
+    body = (
+        f'<main data-live="/api/runs/{run.id}" data-version="{rendered.version}" '
+        f'data-every="{POLL_SECONDS["run"]}"{final}>'
+        f"<h1>{esc(title)}</h1>{_run_links(run, rendered.data)}"
+        f'<div id="live" class="live">{live_html(row)}</div>'
+        f"{contents_nav(rendered.page.contents)}"
+        f'<div id="parts">{"".join(part_html(p) for p in rendered.parts)}</div>'
+        '<p class="muted">The same report as <code>arbiter report</code> writes; see docs/reports.md '
+        "for how to read it.</p></main>"
+    )
+    return html_response(title, body)
+
+
+def report_file(request: Request) -> Response:
+    """``/runs/N/report.html``: the self-contained report file, as ``arbiter report`` writes it."""
+    Query(request.query_params, ())
+    state = dashboard(request)
+    run = find_run(request)
+    rendered = state.reports.get(state.store, run, run_version(state.store, run))
+    return text_response(rendered.page, "text/html; charset=utf-8", f"{run.id}-report.html")
+
+
+# --- a run's games --------------------------------------------------------------------------------
+
+
+def game_filter(query: Query) -> GameFilter:
+    """Which games to list, from the query (the filters of ``arbiter games``)."""
+    try:
+        return GameFilter(
+            batch=query.integer("batch", 0, 2**63 - 1),
+            worker=query.text("worker"),
+            result=query.choice("result", RESULT_CHOICES),
+            reason=query.choice("reason", REASONS),
+        )
+    except ValueError as e:
+        raise bad_request(str(e)) from None
+
+
+def games_query(query: Query) -> tuple[GameFilter, int]:
+    """The filters and the page of a games list."""
+    return game_filter(query), query.integer("page", 1, 10**9) or 1
+
+
+def _page_link(request: Request, page: int, text: str) -> str:
+    """A link to another page of the same list."""
+    params = dict(request.query_params) | {"page": str(page)}
+    return f'<a href="?{esc(urlencode(params))}">{esc(text)}</a>'
+
+
+def games_list_page(request: Request) -> Response:
+    """``/runs/N/games``: the run's counted games, a page at a time, each linked to its replay."""
+    query = Query(request.query_params, GAME_FILTERS)
+    wanted, page = games_query(query)
+    state = dashboard(request)
+    run = find_run(request)
+    games, more = games_page(state.store, run, wanted, page)
+    first = (page - 1) * PER_PAGE
+    rows = [
+        [
+            link(game_url(g), first + n + 1),
+            link(f"/runs/{g.run.id}", g.run.id),
+            g.batch_index,
+            g.game_number,
+            link(worker_url(g.worker), g.worker) if g.worker else "?",
+            "candidate" if g.record["candidate_color"] == "white" else "baseline",
+            "baseline" if g.record["candidate_color"] == "white" else "candidate",
+            g.record["result"],
+            outcome(g.record),
+            g.record["reason"],
+            len(moves_of(g.record)),
+            g.record["opening"],
+        ]
+        for n, g in enumerate(games)
+    ]
+    listing = (
+        table(GAMES_COLUMNS, rows, left=(4, 5, 6, 8, 9, 11))
+        if rows
+        else '<p class="muted">No counted game matches on this page.</p>'
+    )
+    pager = [_page_link(request, page - 1, "previous page")] if page > 1 else []
+    if more:
+        pager.append(_page_link(request, page + 1, "next page"))
+    filters = {
+        "batch": wanted.batch,
+        "worker": wanted.worker,
+        "result": wanted.result,
+        "reason": wanted.reason,
+    }
+    shown = ", ".join(f"{k} {v}" for k, v in filters.items() if v is not None) or "all counted games"
+    title = f"Games of run {run.id}"
+    api = f"/api/runs/{run.id}/games?" + urlencode(dict(request.query_params))
+    body = (
+        f"<main><h1>{esc(title)}</h1>"
+        f'<p class="links">{link(f"/runs/{run.id}", f"run {run.id}")}{link(api, "JSON")}</p>'
+        f"<p>Page {page}, {PER_PAGE} games a page: {esc(shown)}. Filters as for <code>arbiter games</code>: "
+        "<code>?batch=N&amp;worker=NAME&amp;result=win|draw|loss|1-0|0-1|1/2-1/2&amp;reason=...</code></p>"
+        f'{listing}<p class="pager">{"".join(pager)}</p></main>'
+    )
+    return html_response(title, body)
+
+
+# --- one game -------------------------------------------------------------------------------------
+
+
+def _found_game(request: Request) -> Any:
+    """The game the path names, or a 404 answer."""
+    state = dashboard(request)
+    run = find_match_run(request)
+    batch, number = path_number(request, "batch"), path_number(request, "game")
+    game = find_game(state.store, run, batch, number)
+    if game is None:
+        raise HTTPException(404, f"run {run.id} has no counted game {number} in batch {batch}")
+    return game
+
+
+def _moves_table(opening: str, moves: list[str], shown: int) -> str:
+    """The moves, numbered, each a link to the position after it."""
+
+    def cell(ply: int | None) -> str:
+        if ply is None:
+            return "<td></td>"
+        current = ' class="cur"' if ply == shown else ""
+        return f'<td><a href="?ply={ply}" data-ply="{ply}"{current}>{esc(moves[ply - 1])}</a></td>'
+
+    rows = "".join(f"<tr><td>{n}.</td>{cell(w)}{cell(b)}</tr>" for n, w, b in numbered(opening, len(moves)))
+    start = ' class="cur"' if shown == 0 else ""
+    head = f'<tr><td></td><td colspan="2"><a href="?ply=0" data-ply="0"{start}>opening position</a></td></tr>'
+    return f'<table class="moves"><tbody>{head}{rows}</tbody></table>'
+
+
+def game_page(request: Request) -> Response:
+    """``/runs/N/games/B/G``: one game replayed on a board, move by move."""
+    query = Query(request.query_params, ("ply",))
+    game = _found_game(request)
+    r = game.record
+    played = replay(game.run.game, r["opening"], moves_of(r))
+    shown = query.integer("ply", 0, played.plies) or 0
+    white, black = ("candidate", "baseline") if r["candidate_color"] == "white" else ("baseline", "candidate")
+    facts = pairs_table(
+        [
+            ("result", f"{r['result']} (candidate: {outcome(r)})"),
+            ("end", f"{r['reason'].replace('_', ' ')} ({termination(r['reason'])})"),
+            ("white / black", f"{white} / {black}"),
+            ("candidate", game.run.config.get("candidate_source") or "?"),
+            ("baseline", game.run.config.get("baseline_source") or "default"),
+            ("plies", played.plies),
+            ("opening position", r["opening"]),
+            ("batch / game", f"{game.batch_index} / {game.game_number}"),
+            ("worker", game.worker or "?"),
+            ("stored", iso(game.stored_at)),
+        ]
+    )
+    problem = f'<p class="failed">The replay stops at {esc(played.error)}.</p>' if played.error else ""
+    controls = "".join(
+        f'<a href="?ply={ply}" data-step="{step}">{esc(text)}</a>'
+        for step, text, ply in (
+            ("first", "« start", 0),
+            ("prev", "◀ back", max(shown - 1, 0)),
+            ("next", "forward ▶", min(shown + 1, played.plies)),
+            ("last", "end »", played.plies),
+        )
+    )
+    title = f"Game {game.game_number} of batch {game.batch_index}, run {game.run.id} ({game.run.game})"
+    links = (
+        link(f"/runs/{game.run.id}/games", f"games of run {game.run.id}")
+        + link(f"/runs/{game.run.id}", f"run {game.run.id}")
+        + link(f"{game_url(game)}.pgn", "PGN")
+    )
+    body = (
+        f'<main><h1>{esc(title)}</h1><p class="links">{links}</p>{problem}'
+        f'<div class="replay" data-plies="{played.plies}" data-ply="{shown}">'
+        f"<div>{game_svg(played, shown)}"
+        f'<p class="controls">{controls}</p>'
+        f'<p>ply <b id="ply">{shown}</b> of {played.plies}; position <code class="fen" id="fen">'
+        f"{esc(played.positions[shown])}</code></p>"
+        f'<p class="muted">{esc(legend(game.run.game))} Arrow keys step too.</p></div>'
+        f"<div>{facts}<h3>Moves</h3>{_moves_table(r['opening'], played.moves, shown)}</div>"
+        "</div></main>"
+    )
+    return html_response(title, body)
+
+
+def game_pgn(request: Request) -> Response:
+    """``/runs/N/games/B/G.pgn``: the game as ``arbiter games`` exports it."""
+    Query(request.query_params, ())
+    game = _found_game(request)
+    name = f"run{game.run.id}-batch{game.batch_index}-game{game.game_number}.pgn"
+    return text_response(pgn(game), "application/x-chess-pgn; charset=utf-8", name)
+
+
+# --- workers --------------------------------------------------------------------------------------
+
+
+def workers_page(request: Request) -> Response:
+    """``/workers``: every worker that stored a result or had one refused."""
+    Query(request.query_params, ())
+    workers = dashboard(request).store.workers()
+    rows = [
+        [
+            link(worker_url(w.worker), w.worker),
+            w.runs,
+            w.batches,
+            w.games,
+            f"{w.cpu_seconds:.1f}",
+            fmt(w.games / w.cpu_seconds if w.cpu_seconds > 0 else None),
+            w.refused,
+            iso(w.last_seen),
+        ]
+        for w in workers
+    ]
+    listing = (
+        table(
+            ["worker", "runs", "batches", "games", "cpu s", "games/s (cpu)", "refused", "last result"], rows
+        )
+        if rows
+        else '<p class="muted">No worker has stored a result yet.</p>'
+    )
+    body = (
+        f'<main><h1>Workers</h1>{listing}<p class="muted">Batches are stored results; refused counts '
+        "batches whose last result from the worker was refused.</p></main>"
+    )
+    return html_response("Workers", body)
+
+
+def _worker_runs(store: Store, name: str) -> str:
+    """The worker's row of each of its newest runs' reports, and any quarantine."""
+    rows, classes = [], []
+    for run_id in store.worker_runs(name)[:WORKER_RUNS]:
+        run = store.get_run(run_id)
+        if run is None or not run.kind.is_match:
+            continue
+        part = workers_of(store, run)
+        mine = next((w for w in part["workers"] if w["worker"] == name), None)
+        quarantine = next((q for q in store.quarantines(run.id) if q.worker == name), None)
+        flag = "OUTLIER" if mine and mine["flagged"] else (mine["level"] if mine else "-")
+        rows.append(
+            [
+                link(f"/runs/{run.id}", run.id),
+                run.kind,
+                run.game,
+                run.state,
+                mine["batches"] if mine else 0,
+                mine["games"] if mine else 0,
+                fmt(mine["games_per_second"] if mine else None),
+                fmt(mine["nodes_per_second"] / 1000 if mine and mine["nodes_per_second"] else None),
+                mine["resent"] if mine else 0,
+                mine["refused"] if mine else 0,
+                fmt(mine["residual"] if mine else None, ".2f"),
+                flag,
+                f"quarantined: {quarantine.reason}" if quarantine else "",
+            ]
+        )
+        classes.append(
+            "flag" if quarantine or (mine and mine["flagged"]) else "yellow" if flag == "yellow" else ""
+        )
+    if not rows:
+        return '<p class="muted">No counted batch in any run.</p>'
+    return table(WORKER_RUN_COLUMNS, rows, left=(1, 2, 3, 11, 12), cls=classes)
+
+
+def worker_page(request: Request) -> Response:
+    """``/workers/NAME``: the worker's runs (its row of their reports) and its batches."""
+    query = Query(request.query_params, ("page",))
+    page = query.integer("page", 1, 10**9) or 1
+    store = dashboard(request).store
+    name = request.path_params["name"]
+    totals = next((w for w in store.workers() if w.worker == name), None)
+    if totals is None:
+        raise HTTPException(404, f"no worker {name!r} in this store")
+    batches = store.worker_batches(name, limit=PER_PAGE + 1, offset=(page - 1) * PER_PAGE)
+    rows = [
+        [
+            link(f"/runs/{b.run_id}", b.run_id),
+            b.batch_index,
+            b.state,
+            b.attempts,
+            b.games,
+            fmt(b.cpu_seconds),
+            fmt(b.games / b.cpu_seconds if b.games and b.cpu_seconds else None),
+            iso(b.stored_at),
+            b.refusal or "",
+        ]
+        for b in batches[:PER_PAGE]
+    ]
+    summary = pairs_table(
+        [
+            ("runs", totals.runs),
+            ("stored batches", totals.batches),
+            ("games", totals.games),
+            ("worker CPU", f"{totals.cpu_seconds:.1f} s"),
+            ("games/s (cpu)", fmt(totals.games / totals.cpu_seconds if totals.cpu_seconds > 0 else None)),
+            ("refused batches", totals.refused),
+            ("last result", iso(totals.last_seen)),
+        ]
+    )
+    pager = [_page_link(request, page - 1, "previous page")] if page > 1 else []
+    if len(batches) > PER_PAGE:
+        pager.append(_page_link(request, page + 1, "next page"))
+    listing = (
+        table(
+            ["run", "batch", "state", "attempts", "games", "cpu s", "games/s", "stored", "last refusal"],
+            rows,
+            left=(2, 8),
+        )
+        if rows
+        else '<p class="muted">No batch on this page.</p>'
+    )
+    title = f"Worker {name}"
+    body = (
+        f"<main><h1>{esc(title)}</h1>{summary}"
+        f'<h2>Runs</h2><p class="muted">Its row of the workers table of each of its newest '
+        f"{WORKER_RUNS} runs' reports: residual and flag as there.</p>{_worker_runs(store, name)}"
+        f'<h2>Batches</h2>{listing}<p class="pager">{"".join(pager)}</p></main>'
+    )
+    return html_response(title, body)

@@ -1,0 +1,64 @@
+"""Query parameters of the dashboard's pages, checked: anything unknown, repeated or out of range is
+a 400 answer naming the parameter and what it expects, never a guess or a traceback."""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from starlette.datastructures import QueryParams
+from starlette.exceptions import HTTPException
+
+#: Longest value any text parameter may have.
+MAX_TEXT = 255
+
+
+def bad_request(message: str) -> HTTPException:
+    """A 400 answer with ``message``."""
+    return HTTPException(400, message)
+
+
+class Query:
+    """The query of one request, limited to the parameters ``allowed``."""
+
+    def __init__(self, params: QueryParams, allowed: Iterable[str]) -> None:
+        """Refuse parameters not ``allowed`` and parameters given twice."""
+        self.allowed = tuple(allowed)
+        for name in params:
+            if name not in self.allowed:
+                expected = ", ".join(self.allowed) if self.allowed else "none"
+                raise bad_request(f"unknown query parameter {name!r} (expected: {expected})")
+            if len(params.getlist(name)) > 1:
+                raise bad_request(f"query parameter {name!r} given more than once")
+        self.params = params
+
+    def text(self, name: str) -> str | None:
+        """A text value, or None when absent or empty."""
+        value = self.params.get(name)
+        if not value:
+            return None
+        if len(value) > MAX_TEXT:
+            raise bad_request(f"{name}: expected at most {MAX_TEXT} characters")
+        return value
+
+    def choice(self, name: str, choices: Sequence[str]) -> str | None:
+        """One of ``choices``, or None when absent or empty."""
+        value = self.text(name)
+        if value is not None and value not in choices:
+            raise bad_request(f"{name}: expected one of {', '.join(choices)}, got {value!r}")
+        return value
+
+    def integer(self, name: str, low: int, high: int) -> int | None:
+        """A whole number in ``low .. high``, or None when absent or empty."""
+        value = self.text(name)
+        if value is None:
+            return None
+        if not value.isascii() or not value.isdigit():
+            raise bad_request(f"{name}: expected a whole number, got {value!r}")
+        number = int(value)
+        if not low <= number <= high:
+            raise bad_request(f"{name}: expected a number from {low} to {high}, got {number}")
+        return number
+
+    def flag(self, name: str) -> bool:
+        """``1`` or ``0`` (absent: 0)."""
+        return self.choice(name, ("0", "1")) == "1"

@@ -1,0 +1,58 @@
+"""What every request of the dashboard reaches: the store it reads, its cache of rendered reports,
+and the runs named in a request's path (a 404 answer for one the store does not have)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+
+from coordinator.runs import RunKind
+from coordinator.store import Run, Store
+from coordinator.web.live import ReportCache
+
+#: The largest id or index a path may name (the store's numbers are 64-bit).
+MAX_NUMBER = 2**63 - 1
+
+
+@dataclass
+class Dashboard:
+    """The store the dashboard serves (opened read-only) and its rendered reports."""
+
+    store: Store
+    reports: ReportCache = field(default_factory=ReportCache)
+
+
+def dashboard(request: Request) -> Dashboard:
+    """The dashboard of the application answering ``request``."""
+    found: Dashboard = request.app.state.dashboard
+    return found
+
+
+def path_number(request: Request, name: str) -> int:
+    """A number of the request's path (404 beyond what the store can hold)."""
+    value = int(request.path_params[name])
+    if value > MAX_NUMBER:
+        raise HTTPException(404, f"no {name.replace('_', ' ')} {value}")
+    return value
+
+
+def find_run(request: Request) -> Run:
+    """The run the path names, or a 404 answer."""
+    store = dashboard(request).store
+    run_id = path_number(request, "run_id")
+    run = store.get_run(run_id) if run_id > 0 else None
+    if run is None:
+        raise HTTPException(404, f"no run {run_id} in this store")
+    return run
+
+
+def find_match_run(request: Request) -> Run:
+    """The run the path names, which must play games itself (not a tuning run), or a 404 answer."""
+    run = find_run(request)
+    if run.kind is RunKind.TUNE:
+        raise HTTPException(
+            404, f"run {run.id} is a tuning run: its games belong to its trials and acceptance SPRTs"
+        )
+    return run

@@ -1,0 +1,183 @@
+"""``arbiter tune --method spsa`` end to end with the real engine and the local pool: a small SPSA
+run stores its whole path of theta and reports it; killed with SIGKILL and resumed it loses nothing
+and ends on exactly the theta of the same run left alone; the same command again only reports it;
+bad flag values are one line and exit status 2 (the others are checked in the unit tests)."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+from typing import Any
+
+from sqlalchemy import create_engine
+from sqlalchemy.exc import DBAPIError
+from test_tune_cli import (
+    GAME,
+    TIMEOUT,
+    arbiter,
+    assert_counted_once,
+    assert_nothing_left_running,
+    check_bad_input,
+    command,
+    environment,
+    status,
+    stored_results,
+    url,
+)
+
+import engine
+from coordinator.store import Store
+
+#: 100 iterations of 2 pairs at 500 nodes, theta to an acceptance SPRT every 200 games and at the
+#: end (each SPRT at most 40 games); 3 iterations in flight at most.
+SPSA = (
+    *("--method", "spsa", "--params", "pawn,politician,king_safety,mobility,senior_politician"),
+    *("--max-games", "400", "--batch-pairs", "2", "--nodes", "500", "--spsa-lag", "2"),
+    *("--r-end", "0.02", "--accept-every", "200", "--accept-max-games", "40", "--accept-elo1", "30"),
+    *("--concurrency", "2", "--seed", "9"),
+)
+
+
+def spsa_args(db: Path, out: Path) -> list[str]:
+    return ["tune", GAME, *SPSA, "--store", url(db), "--output", str(out)]
+
+
+def applied_iterations(db: Path) -> int:
+    """SPSA iterations applied so far, read without creating anything (0 before the tables exist)."""
+    if not db.exists():
+        return 0
+    reader = create_engine(f"sqlite:///file:{db}?mode=ro&uri=true")
+    try:
+        with reader.connect() as c:
+            return int(
+                c.exec_driver_sql("SELECT count(*) FROM spsa_iterations WHERE theta IS NOT NULL").scalar_one()
+            )
+    except DBAPIError:
+        return 0
+    finally:
+        reader.dispose()
+
+
+def acceptances(db: Path, data: dict[str, Any]) -> list[tuple[Any, ...]]:
+    """Each acceptance SPRT of a tuning run: candidate, stage, champion, limits, decision, games."""
+    store = Store(url(db), create=False)
+    out = []
+    for a in data["acceptances"]:
+        run = store.get_run(a["run"])
+        assert run is not None
+        penta = store.totals(run.id, run.counted_batches).pentanomial
+        out.append((a["candidate"], a["stage"], a["champion"], a["limits"], run.decision, penta))
+    return out
+
+
+def path(data: dict[str, Any]) -> list[tuple[int, int, int, dict[str, float]]]:
+    return [(p["iteration"], p["wins"], p["losses"], p["theta"]) for p in data["spsa"]["path"]]
+
+
+def test_spsa_run_resumes_after_kill_9_on_the_same_theta(tmp_path: Path) -> None:
+    alone, killed = tmp_path / "alone.db", tmp_path / "killed.db"
+    done = arbiter(*spsa_args(alone, tmp_path / "alone.json"), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert "Traceback" not in done.stderr and "iterations" in done.stderr  # progress on stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith(f"tuning run 1 ({GAME}, spsa): 100 of 100 iterations")
+    reference = status(alone, 1, tmp_path)
+    assert (reference["method"], reference["state"]) == ("spsa", "finished")
+    assert reference["spsa"]["applied"] == reference["spsa"]["dispatched"] == 100
+    steps = path(reference)
+    assert [s[0] for s in steps] == list(range(100))
+    assert all(w + lo <= 4 for _, w, lo, _ in steps)
+    table = {w.name: w for w in engine.weights(GAME)}
+    for *_, theta in steps:
+        assert all(table[n].min <= v <= table[n].max for n, v in theta.items())
+    assert (
+        steps[-1][3]
+        == reference["spsa"]["theta"]
+        != {n: float(v) for n, v in engine.validate_weights(GAME, None).items() if n in steps[-1][3]}
+    )
+    # Checkpoints after 200 and 400 games: iterations 49 and 99.
+    assert [a["candidate"] for a in reference["acceptances"] if a["stage"] == 0] == [49, 99]
+    written = json.loads((tmp_path / "alone.json").read_text())
+    assert engine.validate_weights(GAME, written) == written == reference["champions"][-1]["weights"]
+    # The run's report shows the path of theta.
+    assert lines[-1].endswith("; report: 1-report.html")
+    page = (tmp_path / "1-report.html").read_text()
+    assert 'id="theta"' in page and "Path of theta" in page and f"arbiter tune {GAME} --method spsa" in page
+    shown = arbiter("report", "1", "--json", "--store", url(alone), cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    data = json.loads(shown.stdout)
+    assert data["method"] == "spsa" and data["spsa"]["applied"] == 100
+    assert [p["iteration"] for p in data["spsa"]["path"]] == list(range(-1, 100))
+    assert [p["theta"] for p in data["spsa"]["path"][1:]] == [s[3] for s in steps]
+
+    process = subprocess.Popen(
+        command(*spsa_args(killed, tmp_path / "killed.json")),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=tmp_path,
+        env=environment(),
+        start_new_session=True,
+    )
+    try:
+        deadline = time.monotonic() + TIMEOUT
+        while applied_iterations(killed) < 20:
+            assert process.poll() is None, "the run ended before it could be killed"
+            assert time.monotonic() < deadline, "no 20 iterations before the deadline"
+            time.sleep(0.02)  # polling interval, not synchronisation: the deadline bounds the wait
+    finally:
+        os.killpg(process.pid, signal.SIGKILL)  # the coordinator and its pool processes
+        process.wait(timeout=30)
+    before = stored_results(killed)
+    at_kill = status(killed, 1, tmp_path)
+    assert at_kill["state"] == "running" and 20 <= at_kill["spsa"]["applied"] < 100
+    assert path(at_kill) == steps[: at_kill["spsa"]["applied"]]
+
+    resumed = arbiter("resume", "1", "--store", url(killed), cwd=tmp_path)
+    assert resumed.returncode == 0, resumed.stderr
+    assert "resuming tuning run 1" in resumed.stderr and "Traceback" not in resumed.stderr
+    final = status(killed, 1, tmp_path)
+    assert final["state"] == "finished"
+    assert path(final) == steps  # every iteration, its result and theta after it
+    assert acceptances(killed, final) == acceptances(alone, reference)
+    assert [c["weights"] for c in final["champions"]] == [c["weights"] for c in reference["champions"]]
+    after = stored_results(killed)
+    assert {k: after.get(k) for k in before} == before  # nothing stored before the kill was lost
+    assert_counted_once(killed)
+    assert_nothing_left_running(killed)
+
+    # The same command again: the run is finished, so it only reports it.
+    rows = Store(url(killed)).row_counts()
+    again = arbiter(*spsa_args(killed, tmp_path / "again.json"), cwd=tmp_path)
+    assert again.returncode == 0, again.stderr
+    assert "resuming tuning run 1" in again.stderr
+    assert Store(url(killed)).row_counts() == rows
+    assert status(killed, 1, tmp_path) == final
+
+
+def bad_flags() -> dict[str, tuple[list[str], tuple[str, ...]]]:
+    """Name -> (the tune arguments, texts the error line must contain)."""
+    return {
+        "--method foo": ([GAME, "--method", "foo"], ("--method", "foo")),
+        "--radius 2": ([GAME, "--radius", "2"], ("--radius", "2")),
+        "--accept-nodes 0": ([GAME, "--accept-nodes", "0"], ("--accept-nodes", "0")),
+        "--accept-nodes abc": ([GAME, "--accept-nodes", "500,abc"], ("--accept-nodes", "abc")),
+        "--accept-every with optuna": ([GAME, "--accept-every", "100"], ("--accept-every", "spsa")),
+        "--radius with spsa": ([GAME, "--method", "spsa", "--radius", "0.1"], ("--radius", "optuna")),
+        "--max-games below one iteration": ([GAME, "--method", "spsa", "--max-games", "3"], ("--max-games",)),
+    }
+
+
+def test_bad_flag_values_exit_2_with_one_line(tmp_path: Path) -> None:
+    db = tmp_path / "fresh.db"
+    failures = []
+    for name, (args, needles) in bad_flags().items():
+        full = ["tune", *args, "--store", url(db), "--output", str(tmp_path / "c.json")]
+        failures += [f"{name}: {p}" for p in check_bad_input(full, needles, tmp_path)]
+    assert not failures, "\n".join(failures)
+    assert not db.exists() or not Store(url(db)).list_runs()
+    assert not (tmp_path / "c.json").exists()
