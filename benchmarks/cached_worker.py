@@ -22,7 +22,7 @@ from celery import Celery
 
 from worker.celeryconfig import settings
 from worker.games import worker_name
-from worker.protocol import TASK_NAME, BatchPayload
+from worker.protocol import TASK_NAME, BatchPayload, fleet_secret, seal
 
 CACHE_ENV = "ARBITER_CAPACITY_CACHE"
 
@@ -44,15 +44,15 @@ def _results() -> dict[str, dict[str, Any]]:
         return {entry["key"]: entry["result"] for entry in map(json.loads, f)}
 
 
-def answer(data: dict[str, Any]) -> dict[str, Any]:
+def answer(data: dict[str, Any], worker: str | None = None) -> dict[str, Any]:
     """The cached result of the batch ``data`` (a JSON payload), as this worker's."""
     payload = BatchPayload.from_json(data)
     result = dict(_results()[payload_key(payload)])
-    result.update(run_id=payload.run_id, batch_index=payload.batch_index, worker=worker_name())
+    result.update(run_id=payload.run_id, batch_index=payload.batch_index, worker=worker or worker_name())
     return result
 
 
-@app.task(name=TASK_NAME, shared=False)
-def cached_batch(payload: dict[str, Any]) -> dict[str, Any]:
-    """Answer a batch from the cache."""
-    return answer(payload)
+@app.task(name=TASK_NAME, shared=False, bind=True)
+def cached_batch(task: Any, payload: dict[str, Any]) -> dict[str, Any]:
+    """Answer a batch from the cache, sealed like any worker's answer."""
+    return seal(answer(payload, task.request.hostname), task.request.id, fleet_secret())

@@ -10,7 +10,8 @@ fixed-length match against the defaults (``--pairs`` game pairs from the shipped
 its own) at the tuning node count and at 4x that count. A method's result is its champion, the
 weights an acceptance SPRT crowned (the defaults if none was: 0 Elo, no match played); for SPSA
 also its final theta, which fishtest users would take. Games spent counts every game the run
-played, trials, iterations and acceptance SPRTs; CPU hours are the workers' CPU time for them.
+played, trials, iterations and acceptance SPRTs; CPU hours are the workers' CPU time for them, and
+minutes the run's wall-clock time from its start to its end as the store has them.
 
     nice python benchmarks/tuning.py --smoke                 # about 10 minutes on 2 cores
     nice python benchmarks/tuning.py                         # the full run (hours): 40,000 games
@@ -92,15 +93,15 @@ def tune(game: str, method: str, args: argparse.Namespace, work: Path) -> Tuned:
         command += ["--concurrency", str(args.concurrency)]
     command += ["--store", store_url, "--output", str(work / f"{game}-{method}-champion.json")]
     print(f"# {game} {method}: {' '.join(command[2:])}", file=sys.stderr, flush=True)
-    started = time.monotonic()
     env = {k: v for k, v in os.environ.items() if k not in ("ARBITER_STORE", "ARBITER_BROKER")}
     done = subprocess.run(command, cwd=work, env=env, capture_output=True, text=True)
     if done.returncode != 0:
         raise SystemExit(f"arbiter tune failed ({done.returncode}): {done.stderr.strip()[-2000:]}")
-    seconds = time.monotonic() - started
     store = Store(store_url, create=False)
     try:
         run = store.list_runs(RunKind.TUNE)[-1]
+        # From the run's start to its end as the store has them (a resumed run's pause included).
+        seconds = ((run.finished_at or run.updated_at) - run.created_at).total_seconds()
         records = TuningRecords(store)
         champions = records.champions(run.id)
         theta = None
@@ -155,7 +156,7 @@ def cell(m: Measured | None) -> str:
 def row(game: str, label: str, t: Tuned, low: Measured | None, high: Measured | None) -> str:
     """One line of the table."""
     return (
-        f"| {game} | {label} | {t.crowned} | {t.games:,} | {t.cpu_seconds / 3600:.2f} | "
+        f"| {game} | {label} | {t.crowned} | {t.games:,} | {t.cpu_seconds / 3600:.3f} | "
         f"{t.seconds / 60:.1f} | {cell(low)} | {cell(high)} |"
     )
 

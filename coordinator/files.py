@@ -1,19 +1,43 @@
-"""Writing files people keep (books, champion weights) so that a failure never leaves half a file."""
+"""Writing files people keep (books, champion weights, reports, game exports) so that a failure
+never leaves half a file."""
 
 from __future__ import annotations
 
 import os
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import TextIO
 
 
-def write_atomically(path: Path, text: str) -> None:
-    """Write ``text`` to a temporary file next to ``path``, then rename it over ``path``."""
-    fd, tmp = tempfile.mkstemp(dir=path.resolve().parent, prefix=f".{path.name}.")
+@contextmanager
+def atomic_writer(path: Path) -> Iterator[TextIO]:
+    """A text file to write ``path`` through: a temporary file next to it, renamed over ``path``
+    when the block ends, removed if it raises. The file gets the permissions a new file gets
+    (the umask's), not a temporary file's private ones."""
+    folder = path.resolve().parent
+    if not folder.is_dir():
+        raise FileNotFoundError(2, "its folder does not exist", str(path))
+    fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{path.name}.")
     try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
+        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as f:
+            yield f
+        os.chmod(tmp, 0o666 & ~_umask())
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
         raise
+
+
+def write_atomically(path: Path, text: str) -> None:
+    """Write ``text`` to ``path`` through :func:`atomic_writer`."""
+    with atomic_writer(path) as f:
+        f.write(text)
+
+
+def _umask() -> int:
+    """The process's umask (reading it means setting it; it is set back at once)."""
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask

@@ -283,13 +283,15 @@ def store_url(url: str | None) -> str:
 
 
 def mask_url(url: str) -> str:
-    """``url`` with its password masked, for printing. A URL that does not parse is masked from
-    its ``://`` to its last ``@``, where a password would be."""
+    """``url`` with its password masked, for printing. A URL that does not parse is masked up to
+    its last ``@`` (after its ``://``, if it has one), where a password would be."""
     try:
         return make_url(url).render_as_string(hide_password=True)
-    except ArgumentError:
+    except (ArgumentError, ValueError):
         scheme, sep, rest = url.partition("://")
-        return f"{scheme}{sep}***@{rest.rpartition('@')[2]}" if sep and "@" in rest else url
+        if not sep:
+            scheme, rest = "", url
+        return f"{scheme}{sep}***@{rest.rpartition('@')[2]}" if "@" in rest else url
 
 
 def engine_url(url: str) -> str:
@@ -448,7 +450,7 @@ def _open_engine(url: str, create: bool, read_only: bool = False) -> Engine:
     shown = mask_url(url)
     try:
         parsed = make_url(engine_url(url))
-    except ArgumentError:
+    except (ArgumentError, ValueError):
         raise ValueError(f"store {shown}: not a database URL (expected e.g. {DEFAULT_URL})") from None
     if read_only and parsed.get_backend_name() not in READ_ONLY_BACKENDS:
         raise ValueError(f"store {shown}: read-only access supports {', '.join(READ_ONLY_BACKENDS)} stores")

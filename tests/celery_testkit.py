@@ -22,7 +22,9 @@ from typing import Any, TypeVar
 import redis
 from sprt_testkit import cli_command
 
+import engine
 from worker.celery_app import create_app
+from worker.celeryconfig import PRIORITIES, versioned_queue
 
 T = TypeVar("T")
 
@@ -44,6 +46,18 @@ def wait_until(predicate: Callable[[], T], timeout: float, what: str, interval: 
         if time.monotonic() >= deadline:
             raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
         time.sleep(interval)
+
+
+def queue_keys(queue: str = "arbiter") -> list[str]:
+    """The Redis lists that hold this engine's waiting batches of ``queue``, one per priority
+    level (kombu names level ``p`` ``QUEUE:p``, level 0 plain ``QUEUE``)."""
+    name = versioned_queue(queue, engine.ENGINE_VERSION)
+    return [name if level == 0 else f"{name}:{level}" for level in PRIORITIES]
+
+
+def waiting_tasks(client: redis.Redis, queue: str = "arbiter") -> list[bytes]:
+    """Every message waiting in ``queue`` (all priority levels), highest priority first."""
+    return [raw for key in queue_keys(queue) for raw in client.lrange(key, 0, -1)]
 
 
 def free_port() -> int:

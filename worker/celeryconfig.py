@@ -15,7 +15,13 @@ Environment:
     Result backend URL (default: the broker URL).
 ``ARBITER_QUEUES``
     Comma-separated queue names a worker takes batches from; coordinators send to the first one
-    (default ``arbiter``).
+    (default ``arbiter``). Each name is used per engine version (``arbiter.v0.1.0-1a2b3c4d``, see
+    :func:`versioned_queue`): a worker takes only the batches of runs that its own engine can
+    play, so a machine left on an old build never takes, slows or fails a run.
+
+Priorities: a batch carries its run's ``--priority`` (0 to 9, higher first; see
+:func:`message_priority`); workers take the waiting batches of higher priority first, and batches
+of equal priority in the order they were sent, so runs of equal priority share the fleet.
 ``ARBITER_BATCH_SECONDS``
     The longest one batch may take (default 1800): a task's hard time limit; its soft limit is 90%
     of it and the broker's visibility timeout (after which an unacknowledged task is delivered
@@ -41,6 +47,8 @@ DEFAULT_QUEUE = "arbiter"
 DEFAULT_BATCH_SECONDS = 1800
 #: Seconds the broker waits beyond the hard time limit before it redelivers an unacknowledged task.
 VISIBILITY_MARGIN = 300
+#: Seconds a result nobody collected stays in the result backend.
+RESULT_EXPIRES = 600
 #: Seconds to wait for a TCP connection to the broker or the result backend.
 CONNECT_TIMEOUT = 3.0
 
@@ -67,6 +75,24 @@ def queue_names(value: str | None = None, environ: Mapping[str, str] | None = No
     return names or [DEFAULT_QUEUE]
 
 
+def versioned_queue(queue: str, engine_version: str) -> str:
+    """The queue ``queue`` stands for under ``engine_version``: only workers of that version
+    consume it."""
+    return f"{queue}.v{re.sub(r'[^A-Za-z0-9_.:-]', '-', engine_version)}"
+
+
+#: Run priorities, as ``--priority`` takes them: higher is taken first.
+PRIORITIES = range(10)
+DEFAULT_PRIORITY = 0
+
+
+def message_priority(priority: int) -> int:
+    """The broker's priority of a run's batches: Redis lists serve 0 first, so it is reversed."""
+    if priority not in PRIORITIES:
+        raise ValueError(f"priority: expected a whole number from 0 to 9, got {priority}")
+    return max(PRIORITIES) - priority
+
+
 def batch_seconds(environ: Mapping[str, str] | None = None) -> int:
     """``$ARBITER_BATCH_SECONDS`` (a positive whole number of seconds), or 1800."""
     text = _environ(environ).get(BATCH_SECONDS_ENV, "").strip()
@@ -85,13 +111,19 @@ def settings(
     broker: str | None = None,
     result_backend: str | None = None,
     environ: Mapping[str, str] | None = None,
+    engine_version: str | None = None,
 ) -> dict[str, Any]:
-    """The Celery configuration: ``broker`` / ``result_backend`` override the environment."""
+    """The Celery configuration: ``broker`` / ``result_backend`` override the environment; the
+    queues are those of ``engine_version`` (default: this machine's engine)."""
     env = _environ(environ)
     broker = broker or broker_url(env)
     backend = result_backend or env.get(RESULT_BACKEND_ENV, "").strip() or broker
     limit = batch_seconds(env)
-    queues = queue_names(environ=env)
+    if engine_version is None:
+        import engine
+
+        engine_version = engine.ENGINE_VERSION
+    queues = [versioned_queue(name, engine_version) for name in queue_names(environ=env)]
     from kombu.entity import Queue  # only where the settings are built: the CLI reads the names above
 
     return {
@@ -113,10 +145,19 @@ def settings(
         "task_track_started": True,
         "task_time_limit": limit,
         "task_soft_time_limit": max(1, limit * 9 // 10),
-        "broker_transport_options": {"visibility_timeout": limit + VISIBILITY_MARGIN},
-        # Results the coordinator collects are deleted at once; the others (a coordinator that went
-        # away) expire once no lease could still be waiting for them.
-        "result_expires": limit + VISIBILITY_MARGIN,
+        # Priorities: one Redis list per level, the lowest level served first (see PRIORITIES).
+        "broker_transport_options": {
+            "visibility_timeout": limit + VISIBILITY_MARGIN,
+            "priority_steps": list(PRIORITIES),
+            "sep": ":",
+            "queue_order_strategy": "priority",
+        },
+        "task_default_priority": message_priority(DEFAULT_PRIORITY),
+        # Each worker also takes batches sent to it alone (a spot check of another worker's).
+        "worker_direct": True,
+        # Results the coordinator collects are deleted at once (it reads each within a second of its
+        # writing); the others, of a coordinator that went away, expire soon after.
+        "result_expires": RESULT_EXPIRES,
         # The meta names the worker, so that refusals and spot checks can say who sent what.
         "result_extended": True,
         # Connections: short connect timeouts; workers keep retrying through broker restarts.

@@ -14,6 +14,7 @@ from celery import Celery
 from kombu.utils.url import maybe_sanitize_url
 
 from worker.celeryconfig import CONNECT_TIMEOUT
+from worker.protocol import SECRET_ENV
 
 
 class Unreachable(ValueError):
@@ -55,18 +56,30 @@ def check_reachable(app: Celery, timeout: float = CONNECT_TIMEOUT) -> None:
         ) from None
 
 
-def exposure_warning(url: str) -> str | None:
-    """Why a broker URL is open to anyone on the network (not loopback, no password, no TLS), or
-    None. Whoever can write to the broker can send and answer batches."""
-    parts = urlsplit(url)
+def exposure_warning(url: str, sealed: bool) -> str | None:
+    """Why a broker or result backend off loopback is open to forgery, or None: it has neither a
+    password nor TLS (anyone who reaches it can queue batches and write results), or results are
+    not sealed (``sealed`` false: no ``$ARBITER_SECRET``, so whoever can write to it can answer
+    batches as any worker)."""
+    scheme = url.partition("://")[0]
+    text = url.split("+", 1)[1] if "+" in scheme else url  # a result backend's class prefix
+    parts = urlsplit(text)
     host = parts.hostname or "localhost"
     try:
         loopback = host == "localhost" or ipaddress.ip_address(host).is_loopback
     except ValueError:
         loopback = False
-    if loopback or parts.password or parts.scheme in ("rediss", "amqps"):
+    if loopback:
         return None
-    return (
-        f"broker {safe_url(url)} is not on loopback and has neither a password nor TLS: anyone who "
-        "reaches it can queue batches and forge results (see docs/deploy.md, Security)"
-    )
+    if not (parts.password or parts.scheme in ("rediss", "amqps")):
+        return (
+            f"{safe_url(text)} is not on loopback and has neither a password nor TLS: anyone who "
+            "reaches it can queue batches and forge results (see docs/deploy.md, Security)"
+        )
+    if not sealed:
+        return (
+            f"{safe_url(text)} is not on loopback and {SECRET_ENV} is not set: results are not "
+            "sealed, so anyone who can write to it can answer batches as any worker "
+            "(see docs/deploy.md, Security)"
+        )
+    return None

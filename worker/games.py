@@ -15,7 +15,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 import engine
-from worker.protocol import PAIR_COLORS, BatchPayload, BatchResult, Color, GameRecord, tally
+from worker.protocol import PAIR_COLORS, BatchPayload, BatchResult, Color, GameRecord, refusal, tally
 
 PlayGame = Callable[..., dict[str, Any]]
 
@@ -51,8 +51,11 @@ def pair_limits(limits: Mapping[str, Any], seed: int, pair: int) -> dict[str, An
     return out
 
 
-def play_batch(payload: BatchPayload, play_game: PlayGame | None = None) -> BatchResult:
-    """Play every opening of ``payload`` twice, colours reversed; the records and their counts.
+def play_batch(
+    payload: BatchPayload, play_game: PlayGame | None = None, worker: str | None = None
+) -> BatchResult:
+    """Play every opening of ``payload`` twice, colours reversed; the records and their counts,
+    signed with ``worker`` (default: :func:`worker_name`).
 
     ``play_game`` defaults to ``engine.play_game``; it is a parameter only so that the plumbing can
     be exercised without the search.
@@ -94,14 +97,23 @@ def play_batch(payload: BatchPayload, play_game: PlayGame | None = None) -> Batc
         games=records,
         nodes=nodes,
         cpu_seconds=time.process_time() - started,
-        worker=worker_name(),
+        worker=worker or worker_name(),
     )
 
 
-def run_batch(data: Any) -> dict[str, Any]:
-    """The body of a worker's task: check a JSON payload, play it, return the JSON result.
+def run_batch(data: Any, worker: str | None = None) -> dict[str, Any]:
+    """Check a JSON payload, play it, return the JSON result (in the local pool, the whole task).
 
     A malformed payload, or one asking for another engine version, raises a one-line ValueError
     that the coordinator records as the reason the batch was refused.
     """
-    return play_batch(BatchPayload.from_json(data)).to_json()
+    return play_batch(BatchPayload.from_json(data), worker=worker).to_json()
+
+
+def answer_batch(data: Any, worker: str) -> dict[str, Any]:
+    """A Celery worker's answer for a JSON payload: the result of :func:`run_batch`, or the
+    refusal of a batch it cannot play (a malformed payload, another engine version)."""
+    try:
+        return run_batch(data, worker=worker)
+    except ValueError as e:
+        return refusal(str(e), worker)

@@ -14,9 +14,13 @@ payload asks for) is decided by the coordinator, which replays every record; see
 
 from __future__ import annotations
 
+import hashlib
+import hmac
+import json
 import math
+import os
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
@@ -35,6 +39,8 @@ MAX_WORKER_NAME = 255
 MAX_INT = 2**63 - 1
 #: The longest moves string of one record (far beyond any ply limit a run allows).
 MAX_MOVES_TEXT = 1_000_000
+#: The longest reason of a worker's refusal kept.
+MAX_REASON_TEXT = 300
 #: The longest opening (a position string) and end reason a record may state.
 MAX_OPENING = 256
 MAX_REASON = 32
@@ -164,7 +170,18 @@ class BatchPayload:
 
     def to_json(self) -> dict[str, Any]:
         """The payload as the JSON object sent to a worker."""
-        return asdict(self)
+        return {
+            "run_id": self.run_id,
+            "batch_index": self.batch_index,
+            "game": self.game,
+            "candidate": None if self.candidate is None else dict(self.candidate),
+            "baseline": None if self.baseline is None else dict(self.baseline),
+            "openings": list(self.openings),
+            "limits": dict(self.limits),
+            "adjudication": dict(self.adjudication),
+            "seed": self.seed,
+            "engine_version": self.engine_version,
+        }
 
     @classmethod
     def from_json(cls, data: Any) -> BatchPayload:
@@ -240,7 +257,7 @@ class GameRecord(NamedTuple):
         return ply_count(self.moves)
 
     def to_json(self) -> dict[str, Any]:
-        """The record as a JSON object (also the form the store keeps)."""
+        """The record as a JSON object (also the form the store keeps): plain strings only."""
         return {
             "opening": self.opening,
             "moves": self.moves,
@@ -258,7 +275,7 @@ class GameRecord(NamedTuple):
         result = data["result"]
         if result not in _RESULT_SET:
             raise ValueError(f"{name}: result {result!r} is not one of {', '.join(RESULTS)}")
-        color = _COLORS.get(data["candidate_color"]) if type(data["candidate_color"]) is str else None
+        color = _COLORS.get(data["candidate_color"]) if isinstance(data["candidate_color"], str) else None
         if color is None:
             raise ValueError(f"{name}: candidate_color {data['candidate_color']!r} is not 'white' or 'black'")
         opening, moves, reason = data["opening"], data["moves"], data["reason"]
@@ -337,15 +354,73 @@ class BatchResult:
         )
 
 
+# sealing -------------------------------------------------------------------------------------
+
+#: The fleet's shared secret (any text; set on the coordinator and on every worker, never printed).
+SECRET_ENV = "ARBITER_SECRET"
+#: The longest sealed body (a batch of the largest size, with long games, fits many times over).
+MAX_SEALED_BODY = 200_000_000
+
+
+def fleet_secret(environ: Mapping[str, str] | None = None) -> bytes | None:
+    """``$ARBITER_SECRET`` as the key that seals results, or None when it is not set."""
+    text = (os.environ if environ is None else environ).get(SECRET_ENV, "")
+    return text.encode() if text else None
+
+
+def seal(body: Mapping[str, Any], task_id: str, secret: bytes | None) -> dict[str, Any]:
+    """What a Celery worker returns for task ``task_id``: its answer (a result, or the reason it
+    refused the batch) as one JSON text, and an HMAC-SHA256 of the task id and that text under the
+    fleet's secret (None without one). Whoever can write to the result backend but has no secret
+    cannot make a sealed answer, nor move one to another task."""
+    text = json.dumps(body, separators=(",", ":"))
+    mac = hmac.new(secret, f"{task_id}\n{text}".encode(), hashlib.sha256).hexdigest() if secret else None
+    return {"body": text, "mac": mac}
+
+
+def unseal(value: Any, task_id: str, secret: bytes | None) -> Any:
+    """The answer inside a sealed value of task ``task_id``; with a secret, ValueError unless it was
+    sealed with that secret for that task. (Without one nothing can be proved: the body is taken.)"""
+    d = check_object(value, "sealed result", ("body", "mac"))
+    text = check_str(d["body"], "sealed result: body", max_length=MAX_SEALED_BODY)
+    if secret is not None:
+        expected = hmac.new(secret, f"{task_id}\n{text}".encode(), hashlib.sha256).hexdigest()
+        if not isinstance(d["mac"], str) or not hmac.compare_digest(d["mac"], expected):
+            raise ValueError(f"sealed result: not sealed with this fleet's {SECRET_ENV} for this task")
+    try:
+        return json.loads(text)
+    except ValueError:
+        raise ValueError("sealed result: the body is not JSON") from None
+
+
+def refusal(reason: str, worker: str | None) -> dict[str, Any]:
+    """A worker's answer for a batch it will not play (another engine version, a bad payload)."""
+    return {"refused": " ".join(reason.split())[:MAX_REASON_TEXT], "worker": worker}
+
+
+def refusal_reason(body: Any) -> str | None:
+    """The reason of a refusal answer (see :func:`refusal`), or None for any other answer."""
+    if isinstance(body, dict) and "refused" in body:
+        return str(body["refused"])[:MAX_REASON_TEXT]
+    return None
+
+
 # counting ------------------------------------------------------------------------------------
 
 
 def candidate_score(result: str, candidate_color: str) -> float:
     """The candidate's score (1, 0.5 or 0) in a game with ``result`` where it played ``candidate_color``."""
-    if result == "1/2-1/2":
-        return 0.5
-    white_won = result == "1-0"
-    return 1.0 if white_won == (candidate_color == Color.WHITE) else 0.0
+    return _SCORES[result, candidate_color]
+
+
+#: The candidate's score by (result, candidate colour: a member and its text are the same key), and
+#: the W/D/L slot of each score.
+_SCORES: dict[tuple[str, str], float] = {
+    (result, color): 0.5 if result == "1/2-1/2" else float((result == "1-0") == (color is Color.WHITE))
+    for result in RESULTS
+    for color in Color
+}
+_SLOT = {1.0: 0, 0.5: 1, 0.0: 2}
 
 
 def tally(records: Sequence[Mapping[str, Any] | GameRecord]) -> tuple[list[int], list[int]]:
@@ -353,22 +428,22 @@ def tally(records: Sequence[Mapping[str, Any] | GameRecord]) -> tuple[list[int],
     pentanomial = [0] * 5
     wdl = [0, 0, 0]
     scores = [
-        candidate_score(r.result, r.candidate_color)
+        _SCORES[r.result, r.candidate_color]
         if isinstance(r, GameRecord)
-        else candidate_score(r["result"], r["candidate_color"])
+        else _SCORES[r["result"], r["candidate_color"]]
         for r in records
     ]
     for score in scores:
-        wdl[0 if score == 1.0 else 1 if score == 0.5 else 2] += 1
+        wdl[_SLOT[score]] += 1
     for first, second in zip(scores[0::2], scores[1::2], strict=True):
         pentanomial[round(2 * (first + second))] += 1
     return pentanomial, wdl
 
 
-def check_matches_payload(result: BatchResult, payload: BatchPayload) -> None:
+def check_matches_payload(result: BatchResult, payload: BatchPayload) -> tuple[list[int], list[int]]:
     """ValueError unless ``result`` answers ``payload``: same run, batch and engine, one record per
     game in pair order (candidate white then black) from the openings sent, and claimed counts
-    that agree with the records."""
+    that agree with the records; the counts (pentanomial, W/D/L) tallied from the records."""
     if result.run_id != payload.run_id:
         raise ValueError(f"run_id: result is for run {result.run_id!r}, expected {payload.run_id!r}")
     if result.batch_index != payload.batch_index:
@@ -399,3 +474,4 @@ def check_matches_payload(result: BatchResult, payload: BatchPayload) -> None:
         )
     if counted_wdl != result.wdl:
         raise ValueError(f"wdl: {result.wdl} does not match the game records ({counted_wdl})")
+    return counted_pentanomial, counted_wdl

@@ -1,7 +1,9 @@
-"""The Celery task of arbiter's workers: a thin wrapper around :func:`worker.games.run_batch`.
+"""The Celery task of arbiter's workers: a thin wrapper around :func:`worker.games.answer_batch`.
 
-The task takes one JSON batch payload and returns the JSON result; everything else (checking,
-playing, counting) is in :mod:`worker.games`, which the local process pool runs too.
+The task takes one JSON batch payload and returns its answer (the result, or the reason the batch
+is refused) sealed with the fleet's secret (:func:`worker.protocol.seal`), so that a coordinator
+can tell the answers of its workers from values anyone else wrote into the result backend. The
+answer names this worker by its Celery node name, the name the coordinator knows it by.
 """
 
 from __future__ import annotations
@@ -10,11 +12,11 @@ from typing import Any
 
 from celery import shared_task
 
-from worker.games import run_batch
-from worker.protocol import TASK_NAME
+from worker.games import answer_batch
+from worker.protocol import TASK_NAME, fleet_secret, seal
 
 
-@shared_task(name=TASK_NAME)  # type: ignore[untyped-decorator]  # celery ships no type hints
-def play_batch(payload: Any) -> dict[str, Any]:
-    """Play one batch of game pairs and return its game records and counts."""
-    return run_batch(payload)
+@shared_task(name=TASK_NAME, bind=True)  # type: ignore[untyped-decorator]  # celery ships no type hints
+def play_batch(task: Any, payload: Any) -> dict[str, Any]:
+    """Play one batch of game pairs and return its sealed answer."""
+    return seal(answer_batch(payload, task.request.hostname), task.request.id, fleet_secret())

@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 import sys
-import tempfile
 from pathlib import Path
 
 import click
 
 from coordinator.cli.options import load_run, open_existing_store, run_argument, store_option
+from coordinator.files import atomic_writer
 from coordinator.reports.games import FORMATS, RESULT_CHOICES, GameFilter, export
 from coordinator.reports.match import REASONS
 
@@ -55,12 +55,6 @@ def games(
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return
     target = Path(output)
-    fd, tmp = tempfile.mkstemp(dir=target.resolve().parent, prefix=f".{target.name}.")
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as out:
-            count = export(store, run, fmt, out, wanted)
-        os.replace(tmp, target)
-    except BaseException:
-        Path(tmp).unlink(missing_ok=True)
-        raise
+    with atomic_writer(target) as out:
+        count = export(store, run, fmt, out, wanted)
     click.echo(f"arbiter: {count} games written to {target}", err=True)

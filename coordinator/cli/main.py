@@ -43,6 +43,19 @@ def fail(where: str, message: str) -> None:
     sys.exit(USAGE_EXIT)
 
 
+def usage_message(e: click.UsageError) -> str:
+    """click's message, with a bad value as ``NAME: what is wrong``: the parameter as it is typed
+    (``RUN``, ``--nodes``), without click's quotes or the brackets of an optional argument."""
+    if not isinstance(e, click.BadParameter) or isinstance(e, click.MissingParameter):
+        return e.format_message()
+    hint = e.param_hint if e.param_hint is not None else e.param.get_error_hint(e.ctx) if e.param else None
+    if hint is None:
+        return e.format_message()
+    hints = [hint] if isinstance(hint, str) else list(hint)
+    names = [part.strip("'").strip("[]") for h in hints for part in h.split(" / ")]
+    return f"{' / '.join(names)}: {e.message}"
+
+
 def command_path(args: list[str]) -> str:
     """``arbiter COMMAND`` for the command named in ``args``, else ``arbiter``."""
     name = next((a for a in args if not a.startswith("-")), None)
@@ -71,7 +84,7 @@ class ArbiterGroup(click.Group):
         try:
             result = super().main(argv, *rest, **kwargs)
         except click.UsageError as e:
-            fail(e.ctx.command_path if e.ctx is not None else where, e.format_message())
+            fail(e.ctx.command_path if e.ctx is not None else where, usage_message(e))
         except click.Abort:
             click.echo(f"{where}: interrupted", err=True)
             sys.exit(INTERRUPTED_EXIT)

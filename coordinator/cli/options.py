@@ -7,7 +7,8 @@ Every bad value becomes a click error naming the option (exit status 2).
 
 from __future__ import annotations
 
-import math
+import inspect
+import os
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -16,9 +17,16 @@ import click
 
 import engine
 from coordinator.runs import RunKind, RunState
-from coordinator.sprt.sizing import MAX_BATCH_PAIRS, pairs_for_seconds
-from coordinator.stats.inputs import ELO_MODELS, check_model
-from worker.celeryconfig import BROKER_ENV
+from coordinator.sprt.sizing import MAX_BATCH_PAIRS, game_seconds, pairs_for_seconds
+from coordinator.stats.inputs import (
+    ELO_MODELS,
+    MAX_HYPOTHESIS_ELO,
+    MIN_HYPOTHESIS_WIDTH,
+    HypothesisError,
+    check_hypotheses,
+    check_model,
+)
+from worker.celeryconfig import BROKER_ENV, DEFAULT_PRIORITY, PRIORITIES, RESULT_BACKEND_ENV
 
 if TYPE_CHECKING:  # the store, executors and books load only in the commands that use them
     from coordinator.executors.base import Executor
@@ -34,6 +42,10 @@ MAX_NODES = 100_000_000
 MAX_MOVETIME_MS = 60_000
 #: The search's deepest iteration.
 MAX_DEPTH = 64
+#: --depth of every command that searches.
+DEPTH_RANGE = click.IntRange(1, MAX_DEPTH)
+#: Worker processes of one command or one worker machine at most.
+MAX_CONCURRENCY = 4096
 #: The longest work one batch may be sized for (``--batch-seconds``).
 MAX_BATCH_SECONDS = 600
 
@@ -53,7 +65,8 @@ def game_argument(required: bool = True) -> Callable[[F], F]:
     )
 
     def decorate(f: F) -> F:
-        f.__doc__ = f"{(f.__doc__ or '').rstrip()}\n\nGAME is one of: {', '.join(engine.GAMES)}."
+        # Dedent first: the appended line has no indentation, so click could no longer remove it.
+        f.__doc__ = f"{inspect.cleandoc(f.__doc__ or '')}\n\nGAME is one of: {', '.join(engine.GAMES)}."
         return argument(f)
 
     return decorate
@@ -90,9 +103,17 @@ verify_option = click.option(
     help="With --broker: share of batches played again on this machine to check the workers "
     "(each worker's first batch always is).",
 )
+priority_option = click.option(
+    "--priority",
+    type=click.IntRange(min(PRIORITIES), max(PRIORITIES)),
+    default=DEFAULT_PRIORITY,
+    show_default=True,
+    help="With --broker: workers take the waiting batches of higher-priority runs first; runs of "
+    "equal priority share the fleet.",
+)
 concurrency_option = click.option(
     "--concurrency",
-    type=click.IntRange(1, 4096),
+    type=click.IntRange(1, MAX_CONCURRENCY),
     help="Worker processes: local ones (default: one per core), or with --broker the total across all "
     "Celery workers (default: discovered from them).",
 )
@@ -100,9 +121,14 @@ seed_option = click.option("--seed", type=int, default=0, show_default=True, hel
 book_option = click.option(
     "--book", metavar="FILE", help="Openings book (default: the one shipped for GAME)."
 )
-output_option = click.option(
-    "-o", "--output", type=click.Path(dir_okay=False), metavar="FILE", help="File to write."
-)
+
+
+def output_file_option(help_text: str) -> Callable[[F], F]:
+    """-o/--output FILE, ``help_text`` saying which file the command writes."""
+    return click.option("-o", "--output", type=click.Path(dir_okay=False), metavar="FILE", help=help_text)
+
+
+output_option = output_file_option("File to write.")
 
 
 def batch_pairs_option(default: int) -> Callable[[F], F]:
@@ -123,6 +149,23 @@ batch_seconds_option = click.option(
     help="Size batches by time instead: about S seconds of work for one worker core each, estimated "
     "from the node or time limit (so the plan is the same on any machine); for large fleets, e.g. 60.",
 )
+
+
+def check_batch_time(game: str, limits: dict[str, int], batch_pairs: int, broker: str | None) -> None:
+    """A UsageError when, on Celery workers, one batch would take longer than a task may
+    (``$ARBITER_BATCH_SECONDS``): such a run could never count a game."""
+    from worker.celeryconfig import BATCH_SECONDS_ENV, batch_seconds
+
+    if not (broker or os.environ.get(BROKER_ENV, "")).strip():
+        return
+    each = game_seconds(game, limits)
+    limit = batch_seconds()
+    if each is not None and 2 * batch_pairs * each > limit:
+        raise click.UsageError(
+            f"a batch of {batch_pairs} pairs would take about {2 * batch_pairs * each:,.0f} s on one core, "
+            f"more than a task may take ({BATCH_SECONDS_ENV}={limit}): use fewer --batch-pairs or a "
+            "smaller --nodes/--movetime"
+        )
 
 
 def batch_pairs_for(
@@ -149,7 +192,7 @@ def limit_options(default: str) -> Callable[[F], F]:
             metavar="MS",
             help="Milliseconds per move (not deterministic).",
         )(f)
-        f = click.option("--depth", type=click.IntRange(1, MAX_DEPTH), metavar="D", help="Depth per move.")(f)
+        f = click.option("--depth", type=DEPTH_RANGE, metavar="D", help="Depth per move.")(f)
         return click.option(
             "--nodes",
             type=click.IntRange(1, MAX_NODES),
@@ -179,7 +222,15 @@ def hypothesis_options(f: F) -> F:
     for decorator in reversed(
         [
             click.option("--elo0", type=float, default=0.0, show_default=True, help="H0: Elo difference."),
-            click.option("--elo1", type=float, default=5.0, show_default=True, help="H1: Elo difference."),
+            click.option(
+                "--elo1",
+                type=float,
+                default=5.0,
+                show_default=True,
+                help=f"H1: Elo difference, at least elo0 + {MIN_HYPOTHESIS_WIDTH:g}; |elo0| and |elo1| at "
+                f"most {MAX_HYPOTHESIS_ELO['normalized']:g} (normalized) or "
+                f"{MAX_HYPOTHESIS_ELO['logistic']:g} (logistic, BayesElo).",
+            ),
             click.option(
                 "--model",
                 type=click.Choice([m.lower() for m in ELO_MODELS], case_sensitive=False),
@@ -196,15 +247,21 @@ def hypothesis_options(f: F) -> F:
     return f
 
 
-def check_hypothesis(elo0: float, elo1: float, alpha: float, beta: float) -> None:
-    """A BadParameter naming the option unless the SPRT's hypothesis and error rates make sense."""
-    for option, value in (("--elo0", elo0), ("--elo1", elo1)):
-        if not math.isfinite(value):
-            raise click.BadParameter(f"expected a finite number, got {value:g}", param_hint=option)
-    if not elo1 > elo0:
-        raise click.BadParameter(
-            f"expected a value greater than --elo0 ({elo0:g}), got {elo1:g}", param_hint="--elo1"
-        )
+def check_hypothesis(
+    elo0: float,
+    elo1: float,
+    alpha: float,
+    beta: float,
+    model: str,
+    options: tuple[str, str] = ("--elo0", "--elo1"),
+) -> None:
+    """A BadParameter naming the option unless the statistics can compute the SPRT's hypothesis in
+    ``model`` (see ``coordinator.stats.inputs.check_hypotheses``) and its error rates make sense;
+    ``options`` name elo0 and elo1 (``--accept-elo0``, ...)."""
+    try:
+        check_hypotheses(elo0, elo1, model, options)
+    except HypothesisError as e:
+        raise click.BadParameter(e.expected, param_hint=e.name) from None
     for option, value in (("--alpha", alpha), ("--beta", beta)):
         if not 0 < value < 1:
             raise click.BadParameter(
@@ -238,26 +295,51 @@ def read_book(game: str, book: str | None) -> tuple[str, list[str]]:
         raise click.BadParameter(str(e), param_hint="'--book'") from None
 
 
-def open_executor(broker: str | None, concurrency: int | None, verify_fraction: float) -> Executor:
+def open_executor(
+    broker: str | None, concurrency: int | None, verify_fraction: float, priority: int = DEFAULT_PRIORITY
+) -> Executor:
     """The executor a command plays on, announced on stderr. Opened before any run is created,
     so that an unreachable broker leaves the store untouched."""
     from coordinator.executors.select import make_executor
 
-    executor = make_executor(broker, concurrency, verify_fraction)
+    ctx = click.get_current_context(silent=True)
+    if ctx is not None and not (broker or os.environ.get(BROKER_ENV, "")).strip():
+        for name in ("verify_fraction", "priority"):
+            if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE:
+                option = "--" + name.replace("_", "-")
+                raise click.UsageError(
+                    f"{option} is about Celery workers: it needs --broker (or ${BROKER_ENV})"
+                )
+    executor = make_executor(broker, concurrency, verify_fraction, priority)
     where = executor.describe()
     if where:
         click.echo(f"arbiter: {where}", err=True)
+        from worker.connectivity import exposure_warning
+        from worker.protocol import fleet_secret
+
+        urls = {
+            (broker or os.environ.get(BROKER_ENV, "")).strip(),
+            os.environ.get(RESULT_BACKEND_ENV, "").strip(),
+        }
+        for url in sorted(urls - {""}):
+            warning = exposure_warning(url, sealed=fleet_secret() is not None)
+            if warning:
+                click.echo(f"arbiter: warning: {warning}", err=True)
     return executor
 
 
 def open_executor_and_store(
-    broker: str | None, concurrency: int | None, verify_fraction: float, store_url: str | None
+    broker: str | None,
+    concurrency: int | None,
+    verify_fraction: float,
+    store_url: str | None,
+    priority: int = DEFAULT_PRIORITY,
 ) -> tuple[Executor, Store]:
     """The executor, then the store (so a bad broker never touches the store); the executor is
     closed again if the store cannot be opened."""
     from coordinator.store import Store
 
-    executor = open_executor(broker, concurrency, verify_fraction)
+    executor = open_executor(broker, concurrency, verify_fraction, priority)
     try:
         return executor, Store(store_url)
     except BaseException:
@@ -304,6 +386,13 @@ def create_or_resume(
         ]
         run = done[-1] if done else None
     what = "tuning run" if kind is RunKind.TUNE else "run"
+    if run is not None and run.state is RunState.FINISHED:
+        click.echo(
+            f"arbiter: {what} {run.id} already finished with the same configuration; showing it "
+            "(another --seed or --store starts a new one)",
+            err=True,
+        )
+        return run
     if run is not None:
         click.echo(f"arbiter: resuming {what} {run.id} with the same configuration", err=True)
         return run

@@ -13,6 +13,7 @@ from coordinator.cli.options import (
     load_run,
     open_executor,
     open_existing_store,
+    priority_option,
     run_argument,
     store_option,
     verify_option,
@@ -21,10 +22,10 @@ from coordinator.runs import RunKind, RunState
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.report import (
     STATUS_HEADER,
-    status_json,
     status_row,
     stored_progress,
-    summary_of,
+    stored_row,
+    stored_status,
     summary_text,
 )
 from coordinator.store import Run, Store
@@ -49,27 +50,26 @@ def list_runs(store: Store, show_all: bool) -> None:
         if not run.kind.is_match:
             click.echo(status_row(run, games_of(store, run), "-", "-") + parent)
             continue
-        p = stored_progress(store, run)
-        s = summary_of(SprtConfig.from_json(run.config), p.pentanomial, p.wdl)
-        elo = f"{s['elo']:+.1f} +- {s['elo95']:.1f}" if p.games else "-"
-        click.echo(status_row(run, p.games, elo, f"{p.llr:.2f}") + parent)
+        click.echo(stored_row(store, run) + parent)
 
 
 def show_match_run(store: Store, run: Run, as_json: bool) -> None:
     """One SPRT, trial or acceptance run."""
-    p = stored_progress(store, run)
-    data = status_json(run, p, store.refusals(run.id), store.totals(run.id), store.quarantines(run.id))
+    data = stored_status(store, run)
     if as_json:
         click.echo(json.dumps(data, sort_keys=True))
         return
     for key in ("id", "kind", "game", "state", "decision", "games", "pentanomial", "wdl"):
         if key in data:
             click.echo(f"{key}: {data[key]}")
-    click.echo(
-        f"llr: {data['llr']:.2f} [{data['lower_bound']:.2f}, {data['upper_bound']:.2f}]\n"
-        f"elo: {data['elo']:.2f} +- {data['elo95']:.2f} (95%)  los: {100 * data['los']:.1f}%\n"
-        f"batches: {data['counted_batches']} counted, {data['stored_batches']} stored"
-    )
+    if "statistics_error" in data:
+        click.echo(f"statistics: {data['statistics_error']}")
+    else:
+        click.echo(
+            f"llr: {data['llr']:.2f} [{data['lower_bound']:.2f}, {data['upper_bound']:.2f}]\n"
+            f"elo: {data['elo']:.2f} +- {data['elo95']:.2f} (95%)  los: {100 * data['los']:.1f}%\n"
+            f"batches: {data['counted_batches']} counted, {data['stored_batches']} stored"
+        )
     if run.error:
         click.echo(f"error: {run.error}")
     for q in data["quarantined"]:
@@ -110,9 +110,15 @@ def status(run_id: int | None, as_json: bool, show_all: bool, store_url: str | N
 @concurrency_option
 @broker_option
 @verify_option
+@priority_option
 @store_option
 def resume(
-    run_id: int, concurrency: int | None, broker: str | None, verify_fraction: float, store_url: str | None
+    run_id: int,
+    concurrency: int | None,
+    broker: str | None,
+    verify_fraction: float,
+    priority: int,
+    store_url: str | None,
 ) -> None:
     """Continue an interrupted SPRT or tuning run where it stopped."""
     store = open_existing_store(store_url)
@@ -140,11 +146,16 @@ def resume(
             store,
             run,
             TuneConfig.from_json(run.config),
-            open_executor(broker, concurrency, verify_fraction),
+            open_executor(broker, concurrency, verify_fraction, priority),
             None,
         )
         return
     from coordinator.cli.sprt import play
 
     click.echo(f"arbiter: resuming run {run_id}", err=True)
-    play(store, run, SprtConfig.from_json(run.config), open_executor(broker, concurrency, verify_fraction))
+    play(
+        store,
+        run,
+        SprtConfig.from_json(run.config),
+        open_executor(broker, concurrency, verify_fraction, priority),
+    )

@@ -9,7 +9,7 @@ import click
 
 import engine
 from coordinator.board_view import render
-from coordinator.cli.options import game_argument, limit_options, read_weights, search_limits
+from coordinator.cli.options import DEPTH_RANGE, game_argument, limit_options, read_weights, search_limits
 from coordinator.cli.rules import fen_option, load_position
 
 
@@ -160,9 +160,7 @@ def play(
 
 @click.command()
 @game_argument(required=False)
-@click.option(
-    "--depth", type=click.IntRange(1, 30), metavar="D", help=f"Search depth (default {engine.BENCH_DEPTH})."
-)
+@click.option("--depth", type=DEPTH_RANGE, metavar="D", help=f"Search depth (default {engine.BENCH_DEPTH}).")
 def bench(game: str | None, depth: int | None) -> None:
     """Search the fixed bench positions; the node count is the engine's signature."""
     total_nodes, total_seconds = 0, 0.0

@@ -45,6 +45,17 @@ def is_loopback(address: str) -> bool:
         return False
 
 
+def exposure_warning(host: str, address: str, port: int) -> str | None:
+    """The warning for a dashboard listening on ``address`` (``--host`` said ``host``), or None
+    on loopback."""
+    if is_loopback(address):
+        return None
+    return (
+        f"arbiter serve: warning: listening on {host}, not loopback: anyone who reaches port {port} "
+        "reads every run; put it behind a proxy with authentication (docs/deploy.md)"
+    )
+
+
 @click.command()
 @store_option
 @click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address to listen on.")
@@ -68,12 +79,9 @@ def serve(store_url: str | None, host: str, port: int) -> None:
         raise click.UsageError(str(e)) from None
     sock = listening_socket(host, port)
     bound_host, bound_port = sock.getsockname()[:2]
-    if not is_loopback(bound_host):
-        click.echo(
-            f"arbiter serve: warning: listening on {host}, not loopback: anyone who reaches port "
-            f"{bound_port} reads every run; put it behind a proxy with authentication (docs/deploy.md)",
-            err=True,
-        )
+    warning = exposure_warning(host, bound_host, bound_port)
+    if warning is not None:
+        click.echo(warning, err=True)
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
     click.echo(
         f"arbiter: dashboard on http://{shown}:{bound_port}/ (store {mask_url(store.url)}, read-only)",

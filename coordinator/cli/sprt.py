@@ -19,6 +19,7 @@ from coordinator.cli.options import (
     batch_seconds_option,
     book_option,
     broker_option,
+    check_batch_time,
     check_hypothesis,
     concurrency_option,
     create_or_resume,
@@ -26,6 +27,7 @@ from coordinator.cli.options import (
     hypothesis_options,
     limit_options,
     open_executor_and_store,
+    priority_option,
     read_book,
     read_weights,
     search_limits,
@@ -110,6 +112,7 @@ def play(store: Store, run: Run, config: SprtConfig, executor: Executor) -> None
 @concurrency_option
 @broker_option
 @verify_option
+@priority_option
 @seed_option
 @store_option
 def sprt(
@@ -131,13 +134,15 @@ def sprt(
     concurrency: int | None,
     broker: str | None,
     verify_fraction: float,
+    priority: int,
     seed: int,
     store_url: str | None,
 ) -> None:
     """Play game pairs of a candidate against a baseline until the SPRT decides."""
-    check_hypothesis(elo0, elo1, alpha, beta)
+    check_hypothesis(elo0, elo1, alpha, beta, model)
     limits = search_limits(nodes, depth, movetime, {"nodes": DEFAULT_NODES})
     batch_pairs = batch_pairs_for(click.get_current_context(), batch_pairs, batch_seconds, game, limits)
+    check_batch_time(game, limits, batch_pairs, broker)
     candidate_weights = read_weights(game, candidate, "'--candidate'")
     baseline_weights = read_weights(game, baseline, "'--baseline'")
     book_path, openings = read_book(game, book)
@@ -164,7 +169,9 @@ def sprt(
         )
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    executor, store = open_executor_and_store(broker, concurrency, verify_fraction, store_url)
+    executor, store = open_executor_and_store(broker, concurrency, verify_fraction, store_url, priority)
     warn_if_games_repeat(config)
-    run = create_or_resume(store, RunKind.SPRT, game, config.to_json(), config.fingerprint())
+    run = create_or_resume(
+        store, RunKind.SPRT, game, config.to_json(), config.fingerprint(), finished_too=True
+    )
     play(store, run, config, executor)

@@ -15,7 +15,8 @@ from coordinator.cli.options import check_hypothesis, hypothesis_options
 from coordinator.stats import sprt_summary
 from coordinator.stats.summary import StatsSummary
 
-#: Larger counts than this are no real test (and overflow the statistics' floating point).
+#: Larger counts than this are no real test; up to it every statistic is computed, however lopsided
+#: the counts (tests/coordinator_tests/test_stats_unit.py).
 MAX_COUNT = 10**12
 
 
@@ -87,7 +88,7 @@ def stats(
             "expected exactly one of --penta LL,LD,DD,WD,WW or --wdl W,D,L, got "
             + ("both" if penta is not None else "neither")
         )
-    check_hypothesis(elo0, elo1, alpha, beta)
+    check_hypothesis(elo0, elo1, alpha, beta, model)
     if penta is not None:
         counts = _parse_counts(penta, 5, "--penta", "LL,LD,DD,WD,WW")
         data = {"pentanomial": counts}

@@ -22,7 +22,7 @@ from coordinator.cli.options import (
     game_argument,
     limit_options,
     open_executor_and_store,
-    output_option,
+    output_file_option,
     read_book,
     read_weights,
     search_limits,
@@ -312,7 +312,7 @@ def write_report(store: Store, run: Run) -> Path | None:
     help=f"Game budget (default: none; SPSA: its planned iteration games, {DEFAULT_SPSA_GAMES}).",
 )
 @click.option("--time-limit", metavar="DURATION", help="Stop after this long: 90s, 30m, 2h.")
-@output_option
+@output_file_option("The champion's weights file to write (default: RUN-champion.json).")
 @concurrency_option
 @broker_option
 @verify_option

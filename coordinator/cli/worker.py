@@ -12,6 +12,7 @@ import os
 import click
 
 import engine
+from coordinator.cli.options import MAX_CONCURRENCY
 from worker.celeryconfig import (
     BROKER_ENV,
     CONNECT_TIMEOUT,
@@ -19,8 +20,10 @@ from worker.celeryconfig import (
     QUEUES_ENV,
     broker_url,
     queue_names,
+    versioned_queue,
 )
 from worker.connectivity import check_reachable, exposure_warning, safe_url
+from worker.protocol import fleet_secret
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 #: Depth of the start-up bench: shallower than the engine's signature depth (engine.BENCH_DEPTH) so
@@ -59,13 +62,14 @@ def worker_argv(concurrency: int, queues: list[str], loglevel: str, name: str) -
 )
 @click.option(
     "--concurrency",
-    type=click.IntRange(min=1),
+    type=click.IntRange(1, MAX_CONCURRENCY),
     help="Batches played at once, one per process (default: one per core).",
 )
 @click.option(
     "--queues",
     metavar="NAMES",
-    help=f"Comma-separated queues to take batches from (default: ${QUEUES_ENV} or 'arbiter').",
+    help=f"Comma-separated queues to take batches from (default: ${QUEUES_ENV} or 'arbiter'), each "
+    "for this engine version only.",
 )
 @click.option(
     "--loglevel",
@@ -82,14 +86,15 @@ def worker(
     from worker.celery_app import create_app  # Celery loads only for this command
 
     url = broker.strip() if broker and broker.strip() else broker_url()
-    names = queue_names(queues)
+    names = [versioned_queue(name, engine.ENGINE_VERSION) for name in queue_names(queues)]
     processes = concurrency or os.cpu_count() or 1
     node = name or f"arbiter-{os.getpid()}@%h"
     app = create_app(broker=url)
     check_reachable(app, CONNECT_TIMEOUT)
-    warning = exposure_warning(url)
-    if warning:
-        click.echo(f"arbiter worker: warning: {warning}", err=True)
+    for endpoint in {url, str(app.conf.result_backend)}:
+        warning = exposure_warning(endpoint, sealed=fleet_secret() is not None)
+        if warning:
+            click.echo(f"arbiter worker: warning: {warning}", err=True)
     click.echo(f"arbiter worker: {bench_line()}")
     click.echo(
         f"arbiter worker: broker {safe_url(url)}, queues {','.join(names)}, "

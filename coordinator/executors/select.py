@@ -11,17 +11,22 @@ import os
 from coordinator.executors.base import Executor
 from coordinator.executors.local import LocalExecutor
 from coordinator.trust.spotcheck import DEFAULT_VERIFY_FRACTION, CheckingExecutor
-from worker.celeryconfig import BROKER_ENV
+from worker.celeryconfig import BROKER_ENV, DEFAULT_PRIORITY, PRIORITIES
 
 __all__ = ["BROKER_ENV", "make_executor"]
 
 
 def make_executor(
-    broker: str | None, concurrency: int | None, verify_fraction: float = DEFAULT_VERIFY_FRACTION
+    broker: str | None,
+    concurrency: int | None,
+    verify_fraction: float = DEFAULT_VERIFY_FRACTION,
+    priority: int = DEFAULT_PRIORITY,
 ) -> Executor:
     """A local pool when ``broker`` is empty (None: ``$ARBITER_BROKER``), else a Celery executor
     whose workers are spot-checked (``verify_fraction`` of their batches, and each one's first,
-    played again on one local process).
+    played again by another worker, and on one local process where they disagree or no other
+    worker is up) and whose batches carry ``priority`` (0 to 9, higher
+    first, among the runs that share the fleet).
 
     ``concurrency`` is the number of processes: local ones, or across all Celery workers (unset:
     discovered from the workers). An unreachable broker raises a ValueError within seconds.
@@ -32,5 +37,10 @@ def make_executor(
         return LocalExecutor(concurrency)
     from coordinator.executors.celery.executor import CeleryExecutor  # Celery loads only when used
 
-    workers = CeleryExecutor(broker.strip(), concurrency=concurrency)
-    return CheckingExecutor(workers, LocalExecutor(1), verify_fraction)
+    workers = CeleryExecutor(broker.strip(), concurrency=concurrency, priority=priority)
+    try:
+        peers = CeleryExecutor(broker.strip(), priority=max(PRIORITIES))  # checks go first
+    except BaseException:
+        workers.close()
+        raise
+    return CheckingExecutor(workers, LocalExecutor(1), verify_fraction, peers=peers)

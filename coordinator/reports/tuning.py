@@ -9,6 +9,7 @@ study the tuner kept in the same database. Everything returned is JSON data.
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import warnings
 from datetime import datetime
@@ -191,33 +192,30 @@ def _stage_chains(
 ) -> list[dict[str, Any]]:
     """Each acceptance setting's view of the champion chain: every champion's SPRT Elo over its
     parent at that setting, summed along the chain (95% half-widths in quadrature)."""
+    runs = {(r.candidate, r.stage, r.champion_number): r.run_id for r in rows if r.run_id is not None}
     views = []
     for stage in range(config.stages):
-        gains: dict[int, tuple[float, float]] = {}
+        staged = [champions[0]]
         for c in champions[1:]:
-            row = next(
-                (
-                    r
-                    for r in rows
-                    if r.candidate == c.trial_number and r.stage == stage and r.champion_number == c.parent
-                ),
-                None,
-            )
-            run = store.get_run(row.run_id) if row is not None and row.run_id is not None else None
-            if run is None:
+            run_id = runs.get((c.trial_number or 0, stage, c.parent or 0))
+            run = store.get_run(run_id) if run_id is not None else None
+            if run is None:  # crowned without this setting's SPRT: nothing measured there
+                staged.append(
+                    dataclasses.replace(c, elo_vs_parent=0.0, elo_vs_parent_low=0.0, elo_vs_parent_high=0.0)
+                )
                 continue
             sprt = SprtConfig.from_json(run.config)
             totals = store.totals(run.id, run.counted_batches)
             e = sprt_elo(totals.pentanomial, sprt.elo0, sprt.elo1, sprt.elo_model, sprt.alpha, sprt.beta)
-            gains[c.number] = (e.elo, (e.ci_high - e.ci_low) / 2)
+            staged.append(
+                dataclasses.replace(
+                    c, elo_vs_parent=e.elo, elo_vs_parent_low=e.ci_low, elo_vs_parent_high=e.ci_high
+                )
+            )
         elos = []
-        for c in champions:
-            total, var, current = 0.0, 0.0, c.number
-            while current in gains:
-                gain, half = gains[current]
-                total, var = total + gain, var + half * half
-                current = next(x.parent for x in champions if x.number == current) or 0
-            elos.append({"champion": c.number, "elo_vs_start": total, "elo_vs_start95": math.sqrt(var)})
+        for c in staged:
+            elo, half = elo_vs_start(staged, c.number)
+            elos.append({"champion": c.number, "elo_vs_start": elo, "elo_vs_start95": half})
         views.append({"stage": stage, "limits": config.stage_limits(stage), "champions": elos})
     return views
 

@@ -149,8 +149,14 @@ def status_row(run: Run, games: int, elo: str, llr: str) -> str:
     return _ROW.format(run.id, str(run.kind), run.game, str(run.state), games, elo, llr, decision)
 
 
+#: Why a stored run's statistics cannot be shown: a configuration this version refuses (such as a
+#: hypothesis older versions accepted) or cannot read, or counts the statistics cannot compute.
+STATS_ERRORS = (ValueError, TypeError, ArithmeticError)
+
+
 def stored_progress(store: Store, run: Run) -> Progress:
-    """Counts and LLR of a match run's counted batches, as the store has them."""
+    """Counts and LLR of a match run's counted batches, as the store has them (raises one of
+    :data:`STATS_ERRORS` when they cannot be computed)."""
     config = SprtConfig.from_json(run.config)
     totals = store.totals(run.id)
     s = summary_of(config, totals.pentanomial, totals.wdl)
@@ -169,3 +175,26 @@ def stored_progress(store: Store, run: Run) -> Progress:
         games_played_here=0,
         max_games=config.max_games,
     )
+
+
+def stored_status(store: Store, run: Run) -> dict[str, Any]:
+    """:func:`status_json` of a stored match run. Statistics that cannot be computed are left out
+    and ``statistics_error`` says why, so that one such run never breaks ``arbiter status``."""
+    refusals, totals, quarantines = store.refusals(run.id), store.totals(run.id), store.quarantines(run.id)
+    try:
+        return status_json(run, stored_progress(store, run), refusals, totals, quarantines)
+    except STATS_ERRORS as e:
+        data = status_json(run, None, refusals, totals, quarantines)
+        return data | {"statistics_error": f"cannot be computed: {e}"}
+
+
+def stored_row(store: Store, run: Run) -> str:
+    """The runs-table line of a stored match run; Elo and LLR are ``?`` when they cannot be
+    computed (see :func:`stored_status`)."""
+    totals = store.totals(run.id)
+    try:
+        s = summary_of(SprtConfig.from_json(run.config), totals.pentanomial, totals.wdl)
+    except STATS_ERRORS:
+        return status_row(run, totals.games, "?", "?")
+    elo = f"{s['elo']:+.1f} +- {s['elo95']:.1f}" if totals.games else "-"
+    return status_row(run, totals.games, elo, f"{s['llr']:.2f}")

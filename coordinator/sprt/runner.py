@@ -27,10 +27,10 @@ from coordinator.sprt.config import BatchPlan, SprtConfig
 from coordinator.stats import SprtState, update_sprt, wdl_to_ldw
 from coordinator.store import Store, StoredResult
 from coordinator.trust.replay import ResultCheck, replay_check
-from worker.protocol import BatchPayload, BatchResult, check_matches_payload, tally
+from worker.protocol import BatchPayload, BatchResult, check_matches_payload
 
 #: A batch refused this many times fails the run (it would block the prefix), once every live
-#: worker has refused it: one stale or lying worker in a fleet never fails a run.
+#: worker has itself refused it: one stale or lying worker in a fleet never fails a run.
 MAX_ATTEMPTS = 3
 #: How long to wait for a result before reporting progress anyway (seconds).
 POLL_SECONDS = 0.5
@@ -131,10 +131,13 @@ class SprtRunner:
         self.max_batches = config.max_batches
         self.results: dict[int, StoredResult] = {r.batch_index: r for r in store.results(run_id)}
         self.prefix = PrefixCounter(config)
-        self.in_flight: set[int] = set()
+        self.in_flight: dict[int, BatchPayload] = {}  # batches sent, by index: what was sent
         self.retry: list[int] = []
         self.refusers: dict[int, set[str]] = {}
-        self.quarantines_seen: set[str] = {q.worker for q in store.quarantines(run_id)}
+        self.quarantines_seen: set[str] = set()
+        for quarantine in store.quarantines(run_id):  # a resumed run believes them no more than before
+            self.quarantines_seen.add(quarantine.worker)
+            executor.quarantine(quarantine.worker, quarantine.reason)
         self.cursor = 0
         self.started = time.monotonic()
         self.games_played_here = 0
@@ -189,7 +192,7 @@ class SprtRunner:
             index, again = chosen
             payload = self.payload(index)
             self.store.start_batch(self.run_id, index, payload.openings, payload.seed)
-            self.in_flight.add(index)
+            self.in_flight[index] = payload
             if again:
                 self.executor.retry(payload)
             else:
@@ -197,15 +200,19 @@ class SprtRunner:
 
     # receiving --------------------------------------------------------------------------------
 
-    def _checked(self, outcome: BatchOutcome) -> BatchResult | str:
-        """The result of ``outcome`` if it can count, else why not (a one-line reason). A result
-        that fails the checks quarantines its worker: a worker that lies once is not believed."""
+    def _checked(
+        self, outcome: BatchOutcome, payload: BatchPayload
+    ) -> tuple[BatchResult, StoredResult] | str:
+        """The result of ``outcome`` (the answer to ``payload``) and the counts it adds, if it can
+        count, else why not (a one-line reason). A result that fails the checks quarantines its
+        worker: a worker that lies once is not believed."""
         if outcome.error is not None:
-            return f"batch failed: {outcome.error}"
+            return outcome.error  # a worker's refusal or failure, or an answer refused on the way
         try:
             result = BatchResult.from_json(outcome.result)
-            payload = self.payload(outcome.batch_index)
-            check_matches_payload(result, payload)
+            if outcome.worker is not None and result.worker != outcome.worker:
+                raise ValueError(f"worker: the result names {result.worker!r}, its answer {outcome.worker!r}")
+            pentanomial, wdl = check_matches_payload(result, payload)
             self.check(payload, result)
         except ValueError as e:
             reason = " ".join(str(e).split())
@@ -213,18 +220,20 @@ class SprtRunner:
                 outcome.worker, f"batch {outcome.batch_index} of run {self.run_id}: {reason}"
             )
             return reason
-        return result
+        return result, StoredResult(outcome.batch_index, pentanomial, wdl, result.cpu_seconds)
 
     def _unplayable(self, index: int, attempts: int) -> bool:
         """True when refusals show that batch ``index`` cannot be played: refused
-        :data:`MAX_ATTEMPTS` times, by this machine's own pool or by every live worker. While no
-        worker is known to be up, the run waits for one."""
+        :data:`MAX_ATTEMPTS` times, by this machine's own pool or by every live worker itself. A
+        result refused here (a lie, a quarantined worker's, anyone's unsealed write) says nothing
+        of the batch, and no refusal that names nobody counts: while no live worker has refused
+        it, the batch is sent again (and the run waits for a worker when none is up)."""
         if attempts < MAX_ATTEMPTS:
             return False
         live = self.executor.live_workers()
         if live is None:
             return True
-        return bool(live) and live <= self.refusers.get(index, set()) | set(self.executor.quarantined)
+        return bool(live) and live <= self.refusers.get(index, set())
 
     def receive(self, outcome: BatchOutcome) -> None:
         """Check and store one outcome of this run (duplicates and strays are ignored); queue a
@@ -232,15 +241,16 @@ class SprtRunner:
         index = outcome.batch_index
         if outcome.run_id != self.run_id or index in self.results:
             return  # not ours, or a duplicate of a stored result
-        outstanding = index in self.in_flight
-        self.in_flight.discard(index)
-        checked = self._checked(outcome)
+        sent = self.in_flight.pop(index, None)
+        outstanding = sent is not None
+        checked = self._checked(outcome, sent or self.payload(index))
         if isinstance(checked, str):
             if not outstanding:
                 return  # a stale copy of an attempt already refused; the retry is under way
             worker = outcome.worker or "(unnamed worker)"
             self.store.refuse_batch(self.run_id, index, f"{worker}: {checked}", worker=worker)
-            self.refusers.setdefault(index, set()).add(worker)
+            if outcome.error is not None and outcome.worker is not None:
+                self.refusers.setdefault(index, set()).add(outcome.worker)  # the worker refused it
             attempts = self.store.batch_attempts(self.run_id, index)
             if self._unplayable(index, attempts):
                 message = f"batch {index} refused {attempts} times; last reason: {checked}"
@@ -248,10 +258,10 @@ class SprtRunner:
                 raise RunFailed(message)
             heapq.heappush(self.retry, index)
             return
-        if self.store.record_result(self.run_id, index, checked):
-            self.games_played_here += checked.game_count
-            pentanomial, wdl = tally(checked.games)  # what the store just tallied and kept
-            self.results[index] = StoredResult(index, pentanomial, wdl, checked.cpu_seconds)
+        result, counts = checked
+        if self.store.record_result(self.run_id, index, result):
+            self.games_played_here += result.game_count
+            self.results[index] = counts  # what the store just tallied and kept
             return
         stored = self.store.result(self.run_id, index)  # another writer's: what counts is what it kept
         if stored is not None:

@@ -108,7 +108,7 @@ def llr(
     """
     model = check_model(elo_model)
     results = check_counts(results, "results")
-    elo0, elo1 = check_hypotheses(elo0, elo1)
+    elo0, elo1 = check_hypotheses(elo0, elo1, model)
     if model == "normalized":
         return llr_normalized(elo0, elo1, results)
     if model == "BayesElo":

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from coordinator.stats.numeric import brent_root
+from coordinator.stats.numeric import NoSignChange, brent_root
 
 Pdf = list[tuple[float, float]]
 
@@ -24,7 +24,10 @@ Pdf = list[tuple[float, float]]
 #: (fishtest's ``LLRcalc.regularize``).
 REGULARIZATION_EPSILON = 1e-3
 
+#: fishtest's distance of the secular root's bracket from the poles.
 _SECULAR_MARGIN = 1e-9
+#: Closest distance from a pole searched when the root lies within the margin.
+_SECULAR_CLOSEST = 1e-300
 _T_VALUE_MAX_ITERATIONS = 10
 _T_VALUE_CONVERGENCE = 1e-9
 
@@ -61,12 +64,16 @@ def moments(pdf: Pdf) -> tuple[float, float, float, float]:
     return mean, var, m3 / var**1.5, m4 / var**2 - 3
 
 
-def solve_secular(pdf: Pdf) -> float:
-    """Solve ``sum_i p_i a_i / (1 + x a_i) = 0`` for ``x``.
+def secular_denominators(pdf: Pdf) -> list[float]:
+    """``1 + x a_i`` at the root ``x`` of ``sum_i p_i a_i / (1 + x a_i) = 0``.
 
     The left side decreases strictly between its poles ``-1/max(a)`` and
     ``-1/min(a)``, so there is exactly one root there when the ``a_i`` take both
-    signs.  (Lagrange-multiplier condition of the constrained MLE.)
+    signs.  (Lagrange-multiplier condition of the constrained MLE.)  The root is
+    searched in fishtest's bracket, 1e-9 inside the poles.  A lopsided sample (an
+    empty, regularized cell beside millions of counts) has its root closer to a pole
+    than that; it is then solved for as its distance from that pole, which keeps the
+    pole cell's own denominator exact where ``1 + x a`` would lose every digit.
     """
     values = [a for a, _ in pdf]
     low, high = min(values), max(values)
@@ -79,7 +86,29 @@ def solve_secular(pdf: Pdf) -> float:
     def secular(x: float) -> float:
         return sum(p * a / (1 + x * a) for a, p in pdf)
 
-    return brent_root(secular, -1 / high + _SECULAR_MARGIN, -1 / low - _SECULAR_MARGIN)
+    try:
+        x = brent_root(secular, -1 / high + _SECULAR_MARGIN, -1 / low - _SECULAR_MARGIN)
+        return [1 + x * a for a in values]
+    except NoSignChange:
+        pass
+    # Positive just inside the right pole -1/low: the root lies beyond, nearer that pole.
+    pole, side = (low, -1.0) if secular(-1 / low - _SECULAR_MARGIN) > 0 else (high, 1.0)
+    base = [1 - a / pole for a in values]  # 1 + x a at the pole: exactly 0 for the pole's cell
+
+    def denominators(distance: float) -> list[float]:
+        return [b + side * distance * a for b, a in zip(base, values, strict=True)]
+
+    def near_pole(distance: float) -> float:
+        return sum(p * a / d for (a, p), d in zip(pdf, denominators(distance), strict=True))
+
+    try:
+        distance = brent_root(near_pole, _SECULAR_CLOSEST, _SECULAR_MARGIN, xtol=0.0)
+    except NoSignChange:
+        raise ValueError(
+            "counts: too lopsided to fit (the maximum-likelihood fit lies closer to the edge of "
+            "its domain than floating point resolves)"
+        ) from None
+    return denominators(distance)
 
 
 def mle_expected(pdf: Pdf, score: float) -> Pdf:
@@ -88,8 +117,7 @@ def mle_expected(pdf: Pdf, score: float) -> Pdf:
     Reweights the empirical probabilities: ``p_i / (1 + x (a_i - score))``.
     """
     shifted = [(a - score, p) for a, p in pdf]
-    x = solve_secular(shifted)
-    return [(a, p / (1 + x * (a - score))) for a, p in pdf]
+    return [(a, p / d) for (a, p), d in zip(pdf, secular_denominators(shifted), strict=True)]
 
 
 def mle_t_value(pdf: Pdf, ref: float, t: float) -> Pdf:
@@ -106,8 +134,7 @@ def mle_t_value(pdf: Pdf, ref: float, t: float) -> Pdf:
         mu, var = mean_var(fit)
         sigma = var**0.5
         shifted = [(a - ref - t * sigma * (1 + ((mu - a) / sigma) ** 2) / 2, p) for a, p in pdf]
-        x = solve_secular(shifted)
-        fit = [(pdf[i][0], pdf[i][1] / (1 + x * shifted[i][0])) for i in range(n)]
+        fit = [(a, p / d) for (a, p), d in zip(pdf, secular_denominators(shifted), strict=True)]
         if max(abs(previous[i][1] - fit[i][1]) for i in range(n)) < _T_VALUE_CONVERGENCE:
             break
     return fit

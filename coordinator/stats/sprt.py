@@ -76,9 +76,9 @@ class SprtParams:
 
     def __post_init__(self) -> None:
         """Validate and canonicalize the settings."""
-        check_hypotheses(self.elo0, self.elo1)
-        check_error_rates(self.alpha, self.beta)
         object.__setattr__(self, "elo_model", check_model(self.elo_model))
+        check_hypotheses(self.elo0, self.elo1, self.elo_model)
+        check_error_rates(self.alpha, self.beta)
         if isinstance(self.batch_size, bool) or not isinstance(self.batch_size, int) or self.batch_size < 1:
             raise ValueError(f"batch_size: expected a positive integer, got {self.batch_size!r}")
 

@@ -148,11 +148,12 @@ def sprt_elo(
     """
     model = check_model(elo_model)
     results = check_counts(results, "results")
-    elo0, elo1 = check_hypotheses(elo0, elo1)
+    elo0, elo1 = check_hypotheses(elo0, elo1, model)
     alpha, beta = check_error_rates(alpha, beta)
     if not 0 < p < 1:
         raise ValueError(f"p: expected a number strictly between 0 and 1, got {p!r}")
     lower, upper = sprt_bounds(alpha, beta)
+    hypotheses = f"[{elo0:g}, {elo1:g}] ({model})"
 
     if model == "BayesElo":
         elo0, elo1 = bayeselo_bounds_to_logistic(elo0, elo1, draw_counts(results, ldw))
@@ -166,13 +167,18 @@ def sprt_elo(
     else:
         s0, s1 = elo_to_score(elo0), elo_to_score(elo1)
         exact_llr = llr_logistic(elo0, elo1, results)
+    if not s0 < s1:  # an extreme sample: BayesElo at a draw rate near 1, normalized at a spread near 0
+        raise ValueError(
+            f"elo0, elo1: {hypotheses} mean the same expected score for this sample (its draw rate "
+            "or spread is too extreme); the SPRT-aware Elo cannot be estimated"
+        )
 
     outcome = _OutcomeModel(results, s0, s1, lower, upper)
     return SprtElo(
         elo=_quantile_elo(outcome.outcome_prob, 0.5, elo0, elo1),
         ci_low=_quantile_elo(outcome.outcome_prob, p / 2, elo0, elo1),
         ci_high=_quantile_elo(outcome.outcome_prob, 1 - p / 2, elo0, elo1),
-        los=outcome.outcome_prob(0.0),
+        los=min(max(outcome.outcome_prob(0.0), 0.0), 1.0),  # rounding can leave [0, 1] by 1e-154
         llr=exact_llr,
         lower_bound=lower,
         upper_bound=upper,

@@ -1,12 +1,15 @@
 """Deterministic spot checks: the proof that a worker plays the games it was sent.
 
 Games are deterministic under node and depth limits: the same payload always gives the same games,
-move for move. So the coordinator can check a worker by playing some of its batches again on its
-own pool: the first batch of every worker, and a fraction of all batches chosen from the run's seed.
-A result held for a check is delivered only once the replay agrees; a mismatch quarantines the
-worker: its held and later results become refusals (their batches are played again elsewhere), and
-the runs are told (:attr:`CheckingExecutor.quarantined`) so that they discard what they stored from
-it and count again.
+move for move. So the coordinator can check a worker by having some of its batches played again:
+the first batch of every worker, and a fraction of all batches chosen from the run's seed. The
+check is played by another worker of the fleet, sent to it alone (its direct queue), so that checks
+scale with the fleet; when the two disagree, or no other worker is up, the coordinator's own pool
+plays the batch too and decides, and whoever differs from it is the liar. A result held for a
+check is delivered only once a check agrees; a mismatch quarantines the worker: its held and later
+results become refusals (their batches are played again elsewhere), and the runs are told
+(:attr:`CheckingExecutor.quarantined`) so that they discard what they stored from it and count
+again. A peer whose check was wrong is quarantined the same way.
 
 A result that fails the checks every result must pass (a forged record, an illegal move) also
 quarantines its worker (:meth:`CheckingExecutor.quarantine`): a worker that lies once is not
@@ -14,6 +17,8 @@ believed again.
 
 Worker names are what results say they are. Whoever can write to the result backend can claim a
 name, so a name proves nothing; what the spot checks prove is that the games are the right ones.
+(Two workers that lie alike, or a liar that also writes the result backend and copies the result it
+checks, pass a check by peers: the coordinator's own pool is the one judge no worker can sway.)
 """
 
 from __future__ import annotations
@@ -21,7 +26,7 @@ from __future__ import annotations
 import hashlib
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from coordinator.executors.base import BatchOutcome, Executor
 from coordinator.trust.replay import replay_check
@@ -31,6 +36,12 @@ from worker.protocol import RECORD_FIELDS, BatchPayload, BatchResult, check_matc
 DEFAULT_VERIFY_FRACTION = 0.02
 #: How a result without a worker name is named.
 UNNAMED = "(unnamed worker)"
+
+
+def checkable(payload: BatchPayload) -> bool:
+    """Whether a batch's games are the same every time it is played (node and depth limits): a
+    time limit's are not, so such batches are checked by replay alone, never played again."""
+    return not payload.limits.get("movetime_ms")
 
 
 def chosen_for_check(payload: BatchPayload, fraction: float) -> bool:
@@ -82,24 +93,44 @@ def first_difference(sent: Any, replayed: Any) -> str:
 
 @dataclass
 class _Held:
-    """A result waiting for its spot check."""
+    """A result waiting for its spot check: by a peer worker first (``peer``), by the
+    coordinator's own pool when there is none or it disagreed (``peer_games`` its games then)."""
 
     outcome: BatchOutcome
     worker: str
+    peer: str | None = None
+    peer_games: list[dict[str, Any]] | None = None
+
+
+class Peers(Protocol):
+    """The fleet, as spot checks use it: a batch sent to one named worker alone."""
+
+    def submit_to(self, payload: BatchPayload, node: str) -> None: ...
+    def completed(self, timeout: float | None = None) -> Iterator[BatchOutcome]: ...
+    def cancel(self) -> None: ...
+    def close(self) -> None: ...
 
 
 class CheckingExecutor(Executor):
     """Wraps the executor of untrusted workers with spot checks played on ``verifier``."""
 
     def __init__(
-        self, inner: Executor, verifier: Executor, fraction: float = DEFAULT_VERIFY_FRACTION
+        self,
+        inner: Executor,
+        verifier: Executor,
+        fraction: float = DEFAULT_VERIFY_FRACTION,
+        peers: Peers | None = None,
     ) -> None:
-        """Check ``fraction`` of the batches (and each worker's first) by replaying them on ``verifier``."""
+        """Check ``fraction`` of the batches (and each worker's first) by playing them again on
+        another worker through ``peers`` (when given and another worker is up), and on
+        ``verifier``, the coordinator's own pool, to decide a disagreement or where no peer is."""
         if not 0.0 <= fraction <= 1.0:
             raise ValueError(f"verify fraction: expected a number from 0 to 1, got {fraction}")
         self.inner = inner
         self.verifier = verifier
+        self.peers = peers
         self.fraction = fraction
+        self._turn = 0
         self._payloads: dict[tuple[int, int], BatchPayload] = {}
         self._held: dict[tuple[int, int], _Held] = {}
         self._proven: set[str] = set()
@@ -141,19 +172,24 @@ class CheckingExecutor(Executor):
         """Drop everything in flight, held results and checks included."""
         self.inner.cancel()
         self.verifier.cancel()
+        if self.peers is not None:
+            self.peers.cancel()
         self._held.clear()
         self._payloads.clear()
 
     def close(self) -> None:
-        """Close both executors."""
+        """Close every executor."""
         self.cancel()
         self.inner.close()
         self.verifier.close()
+        if self.peers is not None:
+            self.peers.close()
 
     def describe(self) -> str | None:
         """The workers' line, and the share of batches checked."""
         where = self.inner.describe()
-        check = f"spot checks: each worker's first batch and {100 * self.fraction:g}% of the others"
+        by = "by another worker (this machine decides a disagreement)" if self.peers else "on this machine"
+        check = f"spot checks {by}: each worker's first batch and {100 * self.fraction:g}% of the others"
         return f"{where}; {check}" if where else check
 
     def live_workers(self) -> set[str] | None:
@@ -183,42 +219,92 @@ class CheckingExecutor(Executor):
         if outcome.error is not None or payload is None or not plausible(payload, outcome.result):
             self._payloads.pop(key, None)
             return [outcome]  # the runner refuses it, naming why, and quarantines its worker
-        if worker in self._proven and not chosen_for_check(payload, self.fraction):
+        if not checkable(payload) or (
+            worker in self._proven and not chosen_for_check(payload, self.fraction)
+        ):
             self._payloads.pop(key, None)
             return [outcome]
-        self._held[key] = _Held(outcome, worker)
-        self.verifier.submit(payload)
+        held = self._held[key] = _Held(outcome, worker)
+        held.peer = self._peer_for(worker)
+        if held.peer is not None and self.peers is not None:
+            self.peers.submit_to(payload, held.peer)
+        else:
+            self.verifier.submit(payload)
         return []
 
+    def _peer_for(self, worker: str) -> str | None:
+        """Another live worker to check ``worker``'s batch, in turn, or None if there is none."""
+        if self.peers is None:
+            return None
+        others = sorted((self.inner.live_workers() or set()) - {worker} - set(self.quarantined))
+        if not others:
+            return None
+        self._turn += 1
+        return others[self._turn % len(others)]
+
     def _finish_checks(self, timeout: float | None) -> list[BatchOutcome]:
-        """Compare the replays that are done with the results they check."""
+        """Compare the checks that are done with the results they check."""
         delivered: list[BatchOutcome] = []
+        if self.peers is not None:
+            for check in self.peers.completed(timeout=0):
+                delivered += self._peer_checked(check)
         for replay in self.verifier.completed(timeout=timeout if self._held else 0):
-            key = (replay.run_id, replay.batch_index)
-            held = self._held.pop(key, None)
-            self._payloads.pop(key, None)
-            if held is None:
-                continue
-            if held.worker in self.quarantined:
-                delivered.append(self._refused(held.outcome, held.worker))
-            elif replay.error is not None:
-                delivered.append(held.outcome)  # our own pool failed: no evidence either way
-            elif games_of(held.outcome.result) == games_of(replay.result):
-                self.checks_passed += 1
-                self._proven.add(held.worker)
-                delivered.append(held.outcome)
-            else:
-                self.checks_failed += 1
-                why = first_difference(held.outcome.result, replay.result)
-                self.quarantine(
-                    held.worker,
-                    f"spot check of batch {held.outcome.batch_index} of run {held.outcome.run_id}: {why}",
-                )
-                delivered.append(self._refused(held.outcome, held.worker))
+            delivered += self._judged(replay)
         return delivered
 
+    def _peer_checked(self, check: BatchOutcome) -> list[BatchOutcome]:
+        """A peer's play of a held batch: agreement delivers it; an error, a disagreement or a
+        peer quarantined meanwhile sends it to the coordinator's own pool to decide."""
+        key = (check.run_id, check.batch_index)
+        held = self._held.get(key)
+        if held is None or held.peer is None or held.peer_games is not None:
+            return []
+        if held.worker in self.quarantined:
+            return self._release(key, self._refused(held.outcome, held.worker))
+        games = games_of(check.result) if check.error is None else None
+        if games is not None and held.peer not in self.quarantined and games == games_of(held.outcome.result):
+            return self._passed(key, held)
+        held.peer_games = games or []
+        self.verifier.submit(self._payloads[key])
+        return []
+
+    def _judged(self, replay: BatchOutcome) -> list[BatchOutcome]:
+        """The coordinator's own play of a held batch: whoever differs from it lied."""
+        key = (replay.run_id, replay.batch_index)
+        held = self._held.get(key)
+        if held is None:
+            return []
+        if held.worker in self.quarantined:
+            return self._release(key, self._refused(held.outcome, held.worker))
+        if replay.error is not None:
+            return self._release(key, held.outcome)  # our own pool failed: no evidence either way
+        truth = games_of(replay.result)
+        where = f"batch {held.outcome.batch_index} of run {held.outcome.run_id}"
+        if held.peer is not None and held.peer_games and held.peer_games != truth:
+            why = first_difference({"games": held.peer_games}, replay.result)
+            self.quarantine(held.peer, f"spot check of {held.worker}'s {where}: {why}")
+        if games_of(held.outcome.result) == truth:
+            return self._passed(key, held)
+        self.checks_failed += 1
+        why = first_difference(held.outcome.result, replay.result)
+        self.quarantine(held.worker, f"spot check of {where}: {why}")
+        return self._release(key, self._refused(held.outcome, held.worker))
+
+    def _passed(self, key: tuple[int, int], held: _Held) -> list[BatchOutcome]:
+        """A check agreed: the worker is proven and its result delivered."""
+        self.checks_passed += 1
+        self._proven.add(held.worker)
+        return self._release(key, held.outcome)
+
+    def _release(self, key: tuple[int, int], outcome: BatchOutcome) -> list[BatchOutcome]:
+        """Stop holding ``key``; deliver ``outcome`` in its place."""
+        self._held.pop(key, None)
+        self._payloads.pop(key, None)
+        return [outcome]
+
     def _refused(self, outcome: BatchOutcome, worker: str) -> BatchOutcome:
-        """A refusal in place of a quarantined worker's outcome."""
+        """A refusal in place of a quarantined worker's outcome (it names nobody: the worker did not
+        refuse the batch, the coordinator refused its answer)."""
         self._payloads.pop((outcome.run_id, outcome.batch_index), None)
-        reason = f"worker {worker} is quarantined ({self.quarantined[worker]})"
-        return BatchOutcome(outcome.run_id, outcome.batch_index, error=reason, worker=worker)
+        reason = f"the answer of quarantined worker {worker} is not believed ({self.quarantined[worker]})"
+        return BatchOutcome(outcome.run_id, outcome.batch_index, error=reason)

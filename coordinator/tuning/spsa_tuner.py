@@ -130,7 +130,15 @@ class SpsaTuner(TuningDriver):
             assert run is not None
             config = SprtConfig.from_json(run.config)
             runner = SprtRunner(self.store, run.id, config, self.executor)
-            if runner.decided:
+            if runner.decided:  # counted, but perhaps killed before its run was marked finished
+                p = runner.progress()
+                self.store.update_run(
+                    run.id,
+                    state=RunState.FINISHED,
+                    counted_batches=p.counted_batches,
+                    decision=p.decision,
+                    finished=True,
+                )
                 self.results[row.iteration] = self._result(runner)
                 continue
             self.store.update_run(run.id, state=RunState.RUNNING)

@@ -80,7 +80,9 @@ async def server_error(request: Request, exc: Exception) -> Response:
 
 
 def create_app(store: Store) -> Starlette:
-    """The dashboard of ``store`` (which should be opened read-only: ``Store(url, read_only=True)``)."""
+    """The dashboard of ``store``, which must be opened read-only (``Store(url, read_only=True)``)."""
+    if not store.read_only:
+        raise ValueError("the dashboard serves a store opened read-only only")
     app = Starlette(
         routes=[Route(path, reading(handler), methods=["GET"]) for path, handler in ROUTES],
         middleware=[Middleware(GZipMiddleware, minimum_size=1024)],

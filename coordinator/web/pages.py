@@ -24,7 +24,7 @@ from coordinator.web.live import Part, digest
 from coordinator.web.query import Query, bad_request
 from coordinator.web.replay import numbered, replay
 from coordinator.web.responses import html_response, text_response
-from coordinator.web.state import dashboard, find_match_run, find_run, path_number
+from coordinator.web.state import MAX_NUMBER, dashboard, find_match_run, find_run, path_number
 from coordinator.web.summaries import (
     KIND_CHOICES,
     STATE_CHOICES,
@@ -68,7 +68,7 @@ def run_filter(query: Query) -> RunFilter:
         kind=query.choice("kind", KIND_CHOICES),
         game=query.choice("game", engine.GAMES),
         state=query.choice("state", STATE_CHOICES),
-        parent=query.integer("parent", 1, 2**63 - 1),
+        parent=query.integer("parent", 1, MAX_NUMBER),
     )
 
 
@@ -288,7 +288,7 @@ def game_filter(query: Query) -> GameFilter:
     """Which games to list, from the query (the filters of ``arbiter games``)."""
     try:
         return GameFilter(
-            batch=query.integer("batch", 0, 2**63 - 1),
+            batch=query.integer("batch", 0, MAX_NUMBER),
             worker=query.text("worker"),
             result=query.choice("result", RESULT_CHOICES),
             reason=query.choice("reason", REASONS),

@@ -18,7 +18,7 @@ from coordinator.executors.celery.executor import CeleryExecutor
 from coordinator.executors.celery.leases import LeasePolicy, budget_seconds
 from coordinator.executors.local import LocalExecutor
 from coordinator.executors.select import make_executor
-from worker.protocol import BatchPayload
+from worker.protocol import BatchPayload, refusal, seal
 
 
 class FakeClock:
@@ -126,7 +126,7 @@ def result(index: int) -> dict[str, Any]:
 
 
 def succeed(app: FakeApp, task_id: str, index: int) -> None:
-    app.backend.metas[task_id] = {"status": "SUCCESS", "result": result(index), "task_id": task_id}
+    app.backend.metas[task_id] = {"status": "SUCCESS", "result": seal(result(index), task_id, None)}
 
 
 def test_sends_json_tasks_by_name_to_the_queue(clock: FakeClock) -> None:
@@ -134,7 +134,10 @@ def test_sends_json_tasks_by_name_to_the_queue(clock: FakeClock) -> None:
     assert ex.slots == 4
     ex.submit(payload(0))
     (sent,) = app.sent
-    assert sent["name"] == "arbiter.play_batch" and sent["queue"] == "arbiter"
+    assert sent["name"] == "arbiter.play_batch" and sent["queue"] == "arbiter.vtest"  # the payload's version
+    assert sent["priority"] == 9  # --priority 0: Redis's last level
+    # What workers log: not the whole payload.
+    assert sent["argsrepr"] == f"(run 1, batch 0, {payload(0).pairs} pairs)"
     assert sent["payload"] == payload(0).to_json() and sent["expires"] == ce.EXPIRY_LEASES * 10.0
     assert ex.in_flight() == 1
     assert app.conf.result_backend.endswith("PolledRedisBackend+redis://fake:6379/0")
@@ -225,8 +228,9 @@ def test_watched_attempts_are_bounded(clock: FakeClock) -> None:
     assert gone <= set(app.control.revoked) | set(app.backend.forgotten)
 
 
-def success(index: int, worker: str = "w1") -> dict[str, Any]:
-    return {"status": "SUCCESS", "result": {"batch_index": index}, "worker": worker}
+def success(task_id: str, index: int, worker: str = "w1", secret: bytes | None = None) -> dict[str, Any]:
+    """A worker's stored answer: its result, sealed for the task."""
+    return {"status": "SUCCESS", "result": seal({"batch_index": index, "worker": worker}, task_id, secret)}
 
 
 def test_a_refused_outcome_leaves_earlier_attempts_watched(clock: FakeClock) -> None:
@@ -235,14 +239,14 @@ def test_a_refused_outcome_leaves_earlier_attempts_watched(clock: FakeClock) -> 
     ex, app = executor()
     ex.submit(payload(0))
     first = app.sent[0]["task_id"]
-    app.backend.metas[first] = {"status": "SUCCESS", "result": {"forged": True}}
+    app.backend.metas[first] = {"status": "SUCCESS", "result": seal({"forged": True}, first, None)}
     [forged] = list(ex.completed(timeout=1))
     assert forged.result == {"forged": True} and ex.in_flight() == 0
     ex.retry(payload(0))  # refused by the runner: sent again
     assert ex.in_flight() == 1 and len(app.sent) == 2 and first not in app.control.revoked
-    app.backend.metas[first] = success(0)  # the worker finishes the first task after all
+    app.backend.metas[first] = success(first, 0)  # the worker finishes the first task after all
     [honest] = list(ex.completed(timeout=1))
-    assert honest.result == {"batch_index": 0} and honest.worker == "w1"
+    assert honest.result == {"batch_index": 0, "worker": "w1"} and honest.worker == "w1"
     assert app.sent[1]["task_id"] in app.control.revoked  # the copy is no longer needed
 
 
@@ -322,3 +326,40 @@ def test_make_executor_is_local_without_a_broker(monkeypatch: pytest.MonkeyPatch
             assert isinstance(ex, LocalExecutor) and ex.concurrency == 2
     monkeypatch.setenv("ARBITER_BROKER", "")
     assert isinstance(make_executor(None, 1), LocalExecutor)
+
+
+def test_answers_are_unsealed_and_name_their_worker(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With a fleet secret, only answers sealed with it for their own task count as a worker's:
+    anything else is refused and names nobody, whatever name it claims."""
+    monkeypatch.setenv("ARBITER_SECRET", "s3cret")
+    ex, app = executor()
+    for index in range(5):
+        ex.submit(payload(index))
+    ids = [s["task_id"] for s in app.sent]
+    app.backend.metas[ids[0]] = success(ids[0], 0, "honest@a", secret=b"s3cret")
+    app.backend.metas[ids[1]] = success(ids[1], 1, "honest@a")  # no seal: written by anyone
+    app.backend.metas[ids[2]] = success(ids[2], 2, "honest@a", secret=b"guess")
+    app.backend.metas[ids[3]] = success(ids[0], 3, "honest@a", secret=b"s3cret")  # another task's seal
+    app.backend.metas[ids[4]] = {
+        "status": "SUCCESS",
+        "result": seal(
+            refusal("batch payload: engine version 'x' was requested", "old@b"), ids[4], b"s3cret"
+        ),
+    }
+    outcomes = {o.batch_index: o for o in ex.completed(timeout=1)}
+    assert outcomes[0].result == {"batch_index": 0, "worker": "honest@a"} and outcomes[0].worker == "honest@a"
+    for forged in (1, 2, 3):
+        assert outcomes[forged].error is not None and "not a worker's answer" in outcomes[forged].error
+        assert outcomes[forged].worker is None  # a claimed name blames nobody
+    assert outcomes[4].error.startswith("batch payload: engine version") and outcomes[4].worker == "old@b"
+
+
+def test_a_failure_names_nobody(clock: FakeClock) -> None:
+    ex, app = executor()
+    ex.submit(payload(0))
+    task_id = app.sent[0]["task_id"]
+    app.backend.metas[task_id] = {"status": "FAILURE", "result": {"exc_type": "Crash"}, "worker": "honest@a"}
+    (outcome,) = ex.completed(timeout=1)
+    assert outcome.worker is None and outcome.error == "Crash (reported for honest@a)"

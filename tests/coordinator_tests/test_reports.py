@@ -40,8 +40,7 @@ from coordinator.sprt.runner import SprtRunner
 from coordinator.stats import fixed_elo, sprt_summary
 from coordinator.stats.residuals import chi2_sf, fold_pentanomial, worker_chi2, worker_residuals
 from coordinator.store import Store, results
-from worker.protocol import ply_count
-from worker.protocol import BatchResult, GameRecord, candidate_score
+from worker.protocol import BatchResult, GameRecord, candidate_score, ply_count
 
 GAMES = ("congo", "congress")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 from typing import Any
 
 import pytest
@@ -118,9 +119,55 @@ def test_text_output_is_a_readable_summary() -> None:
         (["--wdl", "1,2,3", "--alpha", "0.6", "--beta", "0.5"], "alpha + beta < 1"),
         (["--wdl", "1,2,3", "--model", "glicko"], "--model"),
         (["--penta", "1,2,3,4,5", "--model", "bayeselo"], "--model bayeselo"),
+        (["--penta", "1,1,1,1,1", "--elo1", "1e-300"], "--elo1: expected at least --elo0 + 0.01 = 0.01"),
+        (
+            ["--penta", "1,1,1,1,1", "--elo0", "-5000", "--elo1", "5000", "--model", "logistic"],
+            "--elo0: expected a value between -1000 and 1000 (logistic Elo), got -5000",
+        ),
+        (["--wdl", "1,2,3", "--elo1", "250"], "--elo1: expected a value between -200 and 200"),
+        (["--wdl", "1,2,3", "--elo0", "-1e308", "--elo1", "1e308"], "--elo0: expected a value between"),
+        (["--wdl", "1,2,3", "--elo1", "1001", "--model", "bayeselo"], "between -1000 and 1000 (BayesElo"),
+        (["--wdl", "1000000000001,0,0"], "of at most 1000000000000"),
+        (["--wdl", "0,1000000000000,0", "--model", "bayeselo"], "the SPRT-aware Elo cannot be estimated"),
     ],
 )
 def test_bad_input_exits_2_with_message(args: list[str], message: str) -> None:
     result = CliRunner().invoke(stats, args)
     assert result.exit_code == 2, result.output
     assert message in result.output
+    assert result.exception is None or isinstance(result.exception, SystemExit)
+
+
+@pytest.mark.parametrize(
+    "counts",
+    [
+        ["--wdl", "10000000,0,0"],
+        ["--wdl", "1000000000000,0,0"],
+        ["--wdl", "0,1000000000000,0"],
+        ["--penta", "0,0,1000000000000,0,0"],
+        ["--penta", "1000000000000,0,0,0,1"],
+        ["--penta", "1000000000000,1000000000000,1000000000000,1000000000000,1000000000000"],
+    ],
+)
+@pytest.mark.parametrize("model", ["normalized", "logistic"])
+def test_counts_up_to_the_maximum_are_computed(counts: list[str], model: str) -> None:
+    result = CliRunner().invoke(stats, [*counts, "--model", model, "--json"])
+    assert result.exit_code == 0, result.output
+    out = json.loads(result.output)
+    numbers = [x for key, v in out.items() if key != "state" for x in (v if isinstance(v, list) else [v])]
+    assert all(math.isfinite(x) for x in numbers), out
+
+
+@pytest.mark.parametrize(
+    "hypothesis",
+    [
+        ["--elo0", "0.1", "--elo1", "0.11"],
+        ["--elo0", "-200", "--elo1", "200"],
+        ["--elo0", "-1000", "--elo1", "1000", "--model", "logistic"],
+        ["--elo0", "999.99", "--elo1", "1000", "--model", "bayeselo"],
+    ],
+)
+def test_hypotheses_at_the_bounds_are_accepted(hypothesis: list[str]) -> None:
+    result = CliRunner().invoke(stats, ["--wdl", "716,2163,591", *hypothesis, "--json"])
+    assert result.exit_code == 0, result.output
+    assert math.isfinite(json.loads(result.output)["sprt_elo"])

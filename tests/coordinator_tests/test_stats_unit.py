@@ -6,6 +6,7 @@ import math
 
 import pytest
 
+from coordinator.cli.stats import MAX_COUNT
 from coordinator.stats import (
     SUMMARY_KEYS,
     SprtParams,
@@ -27,8 +28,14 @@ from coordinator.stats import (
     sprt_summary,
     update_sprt,
 )
+from coordinator.stats.inputs import (
+    MAX_HYPOTHESIS_ELO,
+    MIN_HYPOTHESIS_WIDTH,
+    HypothesisError,
+    check_hypotheses,
+)
 from coordinator.stats.numeric import NoSignChange, brent_root, phi, phi_inv
-from coordinator.stats.pdf import mean_var, results_to_pdf
+from coordinator.stats.pdf import mean_var, mle_expected, mle_t_value, results_to_pdf
 from coordinator.stats.sprt_elo import llr_drift_variance
 
 EXPECTED_SUMMARY_KEYS = {
@@ -86,8 +93,8 @@ def test_decide_thresholds() -> None:
         ({"wdl": [1, "x", 3]}, r"wdl\[1\]: expected a number"),
         ({"wdl": [1, math.nan, 3]}, r"wdl\[1\]"),
         ({}, r"counts: expected pentanomial .* or wdl"),
-        ({"wdl": [10, 5, 5], "elo0": 2, "elo1": 2}, r"elo1: expected elo1 > elo0"),
-        ({"wdl": [10, 5, 5], "elo0": 3, "elo1": 1}, r"elo1: expected elo1 > elo0"),
+        ({"wdl": [10, 5, 5], "elo0": 2, "elo1": 2}, r"elo1: expected a value greater than elo0"),
+        ({"wdl": [10, 5, 5], "elo0": 3, "elo1": 1}, r"elo1: expected a value greater than elo0"),
         ({"wdl": [10, 5, 5], "alpha": 0}, r"alpha: expected .*between 0 and 1"),
         ({"wdl": [10, 5, 5], "alpha": 1.5}, r"alpha: expected .*between 0 and 1"),
         ({"wdl": [10, 5, 5], "beta": 1}, r"beta: expected .*between 0 and 1"),
@@ -111,10 +118,116 @@ def test_low_level_functions_validate_too() -> None:
         sprt_elo(LDW, 0, 2, "elo")
     with pytest.raises(ValueError, match=r"batch_size: expected a positive integer"):
         SprtParams(elo0=0, elo1=2, batch_size=0)
-    with pytest.raises(ValueError, match=r"elo1: expected elo1 > elo0"):
+    with pytest.raises(ValueError, match=r"elo1: expected a value greater than elo0"):
         SprtParams(elo0=1, elo1=1)
     with pytest.raises(ValueError, match=r"alpha: expected"):
         sprt_bounds(0.0, 0.05)
+
+
+@pytest.mark.parametrize(
+    ("elo0", "elo1", "model", "pattern"),
+    [
+        (0, 1e-300, "normalized", r"elo1: expected at least elo0 \+ 0.01 = 0.01 .*got 1e-300"),
+        (0.1, 0.105, "logistic", r"elo1: expected at least elo0 \+ 0.01 = 0.11"),
+        (-5000, 5000, "logistic", r"elo0: expected a value between -1000 and 1000 \(logistic Elo\)"),
+        (0, 1000.5, "BayesElo", r"elo1: expected a value between -1000 and 1000 \(BayesElo Elo\)"),
+        (0, 250, "normalized", r"elo1: expected a value between -200 and 200 \(normalized Elo\)"),
+        (-1e308, 1e308, "normalized", r"elo0: expected a value between -200 and 200"),
+        (0, math.inf, "logistic", r"elo1: expected a finite number"),
+    ],
+)
+def test_hypotheses_the_statistics_cannot_compute_are_refused(
+    elo0: float, elo1: float, model: str, pattern: str
+) -> None:
+    with pytest.raises(HypothesisError, match=pattern):
+        check_hypotheses(elo0, elo1, model)
+    for compute in (
+        lambda: llr(LDW, elo0, elo1, model),
+        lambda: sprt_elo(LDW, elo0, elo1, model),
+        lambda: SprtParams(elo0=elo0, elo1=elo1, elo_model=model),  # type: ignore[arg-type]
+    ):
+        with pytest.raises(ValueError, match=pattern):
+            compute()
+
+
+def test_hypothesis_bounds_are_inclusive_and_errors_name_the_callers_inputs() -> None:
+    for model, limit in MAX_HYPOTHESIS_ELO.items():
+        assert check_hypotheses(-limit, limit, model) == (-limit, limit)
+        assert check_hypotheses(limit - MIN_HYPOTHESIS_WIDTH, limit, model)
+    assert check_hypotheses(0.1, 0.11) == (0.1, 0.11)  # 0.11 - 0.1 < 0.01 by rounding only
+    with pytest.raises(HypothesisError) as raised:
+        check_hypotheses(0, 0.001, "normalized", ("--accept-elo0", "--accept-elo1"))
+    assert raised.value.name == "--accept-elo1"
+    assert raised.value.expected.startswith("expected at least --accept-elo0 + 0.01")
+
+
+#: Lopsided counts (empty cells beside many counts) in ascending-score order.
+EXTREME_PENTA = [
+    [0, 0, 0, 0, 0],
+    [0, 0, 0, 0, 1],
+    [1, 0, 0, 0, 0],
+    [0, 0, 1, 0, 0],
+    [0, 1, 0, 0, 0],
+    [0, 0, 0, 1, 0],
+    [1, 0, 0, 0, 1],
+    [0, 1, 0, 1, 0],
+    [1, 0, 3, 10, 0],
+    [10, 50, 200, 55, 12],
+]
+EXTREME_LDW = [[0, 0, 0], [1, 0, 0], [0, 0, 1], [0, 1, 0], [1, 0, 1], [0, 5, 1], [591, 2163, 716]]
+
+
+def _edge_hypotheses(model: str) -> list[tuple[float, float]]:
+    """The narrowest and widest hypotheses at the bounds of ``model``."""
+    limit, width = MAX_HYPOTHESIS_ELO[model], MIN_HYPOTHESIS_WIDTH  # type: ignore[index]
+    return [(0, width), (-limit, -limit + width), (limit - width, limit), (-limit, limit)]
+
+
+@pytest.mark.parametrize("model", ["logistic", "normalized", "BayesElo"])
+@pytest.mark.parametrize("scale", [1, 10**6, MAX_COUNT])
+def test_every_statistic_is_computed_for_any_accepted_hypothesis_and_counts(model: str, scale: int) -> None:
+    samples = [{"wdl": [c * scale for c in ldw[::-1]]} for ldw in EXTREME_LDW]
+    if model != "BayesElo":
+        samples += [{"pentanomial": [c * scale for c in penta]} for penta in EXTREME_PENTA]
+    elif scale > 10**6:  # a draw rate of 1 - 1e-15 makes every BayesElo bound one logistic Elo
+        samples = [s for s in samples if s["wdl"][1] == 0 or s["wdl"][0] + s["wdl"][2] > 0]
+    for elo0, elo1 in _edge_hypotheses(model):
+        for sample in samples:
+            summary = sprt_summary(**sample, elo0=elo0, elo1=elo1, elo_model=model)
+            values = [summary[key] for key in SUMMARY_KEYS if key != "state"]  # type: ignore[literal-required]
+            flat = [x for v in values for x in (v if isinstance(v, list) else [v])]
+            assert all(math.isfinite(x) for x in flat), (sample, elo0, elo1, summary)
+            assert 0 <= summary["los"] <= 1 and 0 <= summary["sprt_los"] <= 1, (sample, summary)
+            low, high = summary["sprt_elo_ci"]
+            assert low <= summary["sprt_elo"] + 1e-9 and summary["sprt_elo"] <= high + 1e-9, summary
+
+
+def test_bayeselo_bounds_that_collapse_at_a_sample_draw_rate_are_one_clear_error() -> None:
+    with pytest.raises(ValueError, match=r"elo0, elo1: \[0, 5\] \(BayesElo\) .*cannot be estimated"):
+        sprt_summary(wdl=[0, MAX_COUNT, 0], elo0=0, elo1=5, elo_model="BayesElo")
+
+
+@pytest.mark.parametrize("model", ["logistic", "normalized"])
+@pytest.mark.parametrize(
+    "counts",
+    [[0, 0, 1], [1, 0, 0], [0, 1, 0], [0, 0, 0, 0, 1], [1, 0, 0, 0, 0], [0, 1, 0, 0, 0], [0, 0, 1, 0, 0]],
+)
+def test_lopsided_llr_per_sample_converges_up_to_the_largest_count(model: str, counts: list[int]) -> None:
+    # Empty cells are regularized to 1e-3 counts: beside 10^12 counts the fit's root lies within
+    # 1e-15 of its pole, where fishtest's bracket (1e-9 inside it) finds no root.
+    per_sample = [llr([c * n for c in counts], 0, 5, model) / n for n in (10**9, MAX_COUNT)]
+    assert per_sample[1] == pytest.approx(per_sample[0], rel=1e-6)
+
+
+def test_lopsided_fits_keep_their_constraint() -> None:
+    _, pdf = results_to_pdf([MAX_COUNT, 0, 0, 0, 0])
+    for score in (0.3, 0.5, 0.9):
+        fit = mle_expected(pdf, score)
+        assert sum(p for _, p in fit) == pytest.approx(1, abs=1e-12)
+        assert mean_var(fit)[0] == pytest.approx(score, abs=1e-12)
+    fit = mle_t_value(pdf, 0.5, 0.2)
+    mean, var = mean_var(fit)
+    assert (mean - 0.5) / var**0.5 == pytest.approx(0.2, abs=1e-6)
 
 
 def test_model_names_are_case_insensitive() -> None:

@@ -10,7 +10,7 @@ from pg_testkit import StoreUrls
 from sprt_testkit import batch_result
 from sqlalchemy import select
 
-from coordinator.store import Store, batches, store_url
+from coordinator.store import Store, batches, mask_url, store_url
 from worker.protocol import BatchResult
 
 
@@ -161,3 +161,19 @@ def test_runs_round_trip_and_unfinished_lookup(store: Store) -> None:
         store.update_run(run_id, state="exploded")
     assert [r.id for r in store.list_runs()] == [run_id]
     assert store.get_run(run_id + 1) is None
+
+
+@pytest.mark.parametrize(
+    ("url", "shown"),
+    [
+        ("postgresql://admin:S3cret@127.0.0.1:1/arbiter", "postgresql://admin:***@127.0.0.1:1/arbiter"),
+        ("admin:S3cret@127.0.0.1:1/arbiter", "***@127.0.0.1:1/arbiter"),  # no scheme: does not parse
+        ("postgresql://admin:S3cret@[::1/db", "postgresql://***@[::1/db"),  # a bad IPv6 literal
+        ("sqlite:///arbiter.db", "sqlite:///arbiter.db"),
+    ],
+)
+def test_store_urls_never_show_a_password(url: str, shown: str) -> None:
+    assert mask_url(url) == shown
+    with pytest.raises(ValueError) as refused:
+        Store(url.replace("sqlite:///arbiter.db", "sqlite:////nonexistent-folder/x.db"))
+    assert "S3cret" not in str(refused.value)

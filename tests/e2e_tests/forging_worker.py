@@ -10,7 +10,11 @@ name as the real worker (``worker.tasks`` is not imported, so the names do not c
 - ``wrong_types``: plays the batch, then sends ``cpu_seconds: "lots"`` and a string count;
 - ``stale``: plays the batch but stamps another engine version on it (a stale build);
 - ``other_weights``: plays real games with other weights than the payload's (legal, consistent,
-  and wrong: only a deterministic replay shows it).
+  and wrong: only a deterministic replay shows it);
+- ``adaptive``: plays its first batches honestly (so that its first one passes the check), then
+  lies as ``other_weights``.
+
+Every answer is sealed with the fleet's secret, as a worker's: these liars are insiders.
 """
 
 from __future__ import annotations
@@ -22,7 +26,7 @@ from celery import Celery
 
 from worker import games
 from worker.celeryconfig import settings
-from worker.protocol import BatchPayload, tally
+from worker.protocol import BatchPayload, fleet_secret, seal, tally
 
 #: Must equal ``worker.protocol.TASK_NAME`` (the tests check it).
 TASK_NAME = "arbiter.play_batch"
@@ -39,12 +43,23 @@ def candidate_wins(result: dict[str, Any]) -> None:
     result["pentanomial"], result["wdl"] = tally(result["games"])
 
 
-def forge(mode: str, data: dict[str, Any]) -> dict[str, Any]:
-    """The lie of ``mode`` about the batch ``data``."""
+#: Batches this process has answered (``adaptive`` lies only after its first ones).
+ANSWERED = [0]
+#: How many batches ``adaptive`` plays honestly before it lies.
+HONEST_FIRST = 2
+
+
+def forge(mode: str, data: dict[str, Any], worker: str) -> dict[str, Any]:
+    """The lie of ``mode`` about the batch ``data``, signed ``worker``."""
     payload = BatchPayload.from_json(data)
+    ANSWERED[0] += 1
+    if mode == "adaptive":
+        mode = "other_weights" if ANSWERED[0] > HONEST_FIRST else "honest"
     if mode == "no_moves":
         played = games.play_batch(
-            payload, play_game=lambda *a, **k: {"moves": [], "result": "1-0", "reason": "lion_captured"}
+            payload,
+            play_game=lambda *a, **k: {"moves": [], "result": "1-0", "reason": "lion_captured"},
+            worker=worker,
         )
         result = played.to_json()
         candidate_wins(result)
@@ -52,7 +67,7 @@ def forge(mode: str, data: dict[str, Any]) -> dict[str, Any]:
     if mode == "other_weights":
         other = {**(payload.candidate or {}), "pawn": 60}
         payload = BatchPayload(**{**payload.to_json(), "candidate": other})
-    result = games.play_batch(payload).to_json()
+    result = games.play_batch(payload, worker=worker).to_json()
     if mode == "extra_pair":
         result["pentanomial"][0] += 1
     elif mode == "flip":
@@ -67,7 +82,11 @@ def forge(mode: str, data: dict[str, Any]) -> dict[str, Any]:
     return result
 
 
-@app.task(name=TASK_NAME, shared=False)  # not shared: other apps in a test process keep the real task
-def forged_batch(payload: dict[str, Any]) -> dict[str, Any]:
-    """A forged result for ``payload``."""
-    return forge(os.environ.get(FORGE_ENV, "extra_pair"), payload)
+# Not shared: other apps in a test process keep the real task.
+@app.task(name=TASK_NAME, shared=False, bind=True)
+def forged_batch(task: Any, payload: dict[str, Any]) -> dict[str, Any]:
+    """A forged result for ``payload``, sealed like any worker's (a liar holds the fleet's secret)."""
+    node = task.request.hostname
+    return seal(
+        forge(os.environ.get(FORGE_ENV, "extra_pair"), payload, node), task.request.id, fleet_secret()
+    )

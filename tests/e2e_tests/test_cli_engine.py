@@ -12,7 +12,10 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 import engine
+from coordinator.cli.main import COMMANDS
 
 TIMEOUT = 60
 CONGO_START = "gmelecz/ppppppp/7/7/7/PPPPPPP/GMELECZ w"
@@ -158,3 +161,28 @@ def test_play_human_against_engine() -> None:
     listed = [line for line in lines if "a1c3" in line and "g2g3" in line and "(score" not in line]
     assert listed and len(listed[0].split("> ")[-1].split()) == 24
     assert lines[-1].endswith("white resigns")
+
+
+# --- help and shared option ranges --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("command", sorted(COMMANDS))
+def test_help_description_reads_well(command: str) -> None:
+    lines = ok(command, "-h")
+    description = lines[1 : lines.index("Options:")]
+    assert not [line for line in description if re.search(r"\S {2,}\S", line)], description
+
+
+def test_every_depth_option_has_one_range() -> None:
+    for command in ("bench", "search", "play", "sprt", "tune"):
+        assert re.search(r"--depth D .*?\[1<=x<=64\]", " ".join(ok(command, "-h"))), command
+    assert "--depth: 65 is not in the range 1<=x<=64" in usage_error("bench", "--depth", "65")
+
+
+def test_worker_concurrency_has_the_shared_bound() -> None:
+    line = usage_error("worker", "--concurrency", "1000000000")
+    assert line == "arbiter worker: --concurrency: 1000000000 is not in the range 1<=x<=4096."
+
+
+def test_tune_output_says_it_is_the_champions_weights() -> None:
+    assert re.search(r"-o, --output FILE +The champion's weights file", "\n".join(ok("tune", "-h")))

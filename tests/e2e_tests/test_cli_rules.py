@@ -157,6 +157,10 @@ BAD_INPUT = [
     (["perft", "congress", "1000000"], "1000000"),
     (["perft", "congo", "99999999999999999999999"], "99999999999999999999999"),
     (["perft", "congo", "abc"], "'abc'"),
+    # A bad value names its parameter as typed, without click's quotes or an optional one's brackets.
+    (["perft", "chess", "2"], "arbiter perft: GAME: 'chess' is not one of"),
+    (["perft", "congo", "31"], "arbiter perft: DEPTH: 31 is not in the range 0<=x<=12"),
+    (["perft", "congo", "1", "--fen", "x"], "arbiter perft: --fen: "),
     (["perft", "congo", "2.5"], "'2.5'"),
     (["perft", "congo"], "DEPTH"),
     (["perft", "congo", "2", "--bogus"], "--bogus"),

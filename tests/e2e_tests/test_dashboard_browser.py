@@ -74,22 +74,21 @@ def stop(process: subprocess.Popen[bytes]) -> None:
             process.wait(WAIT)
 
 
-def counted_runs(db: Path) -> dict[str, int]:
-    """Runs of the store that have counted a batch, by kind (the lowest id of each kind)."""
+def started_runs(db: Path) -> dict[str, int] | None:
+    """The SPRT (once it counted a batch) and the tuning run (once it has one) of the store."""
     if not db.exists():
-        return {}
+        return None
     try:
         store = Store(url(db), read_only=True)
     except ValueError:  # the tables are being created
-        return {}
+        return None
     try:
-        found: dict[str, int] = {}
-        for run in store.list_runs():
-            if run.counted_batches and str(run.kind) not in found:
-                found[str(run.kind)] = run.id
-        return found
+        runs = store.list_runs()
     finally:
         store.close()
+    sprt = [r.id for r in runs if str(r.kind) == "sprt" and r.counted_batches]
+    tune = [r.id for r in runs if str(r.kind) == "tune"]
+    return {"sprt": sprt[0], "tune": tune[0]} if sprt and tune else None
 
 
 @dataclass
@@ -126,9 +125,7 @@ def watch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Watch]:
     port = free_port()
     serve: subprocess.Popen[bytes] | None = None
     try:
-        runs = wait_until(
-            lambda: (r := counted_runs(db)) and "sprt" in r and "tune" in r and r, WAIT, "both runs"
-        )
+        runs = wait_until(lambda: started_runs(db), WAIT, "an SPRT that counted a batch, and a tuning run")
         serve = start("serve", "--store", url(db), "--port", str(port), log=folder / "serve.log")
         base = f"http://127.0.0.1:{port}"
 
@@ -145,8 +142,9 @@ def watch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Watch]:
         for process in (sprt, tune):
             stop(process)
         if serve is not None:
-            serve.send_signal(signal.SIGTERM)
-            assert serve.wait(WAIT) == 0, (folder / "serve.log").read_text()
+            serve.send_signal(signal.SIGTERM)  # a graceful stop, then uvicorn ends by the signal
+            assert serve.wait(WAIT) == -signal.SIGTERM, (folder / "serve.log").read_text()
+            assert "Traceback" not in (folder / "serve.log").read_text()
 
 
 @pytest.fixture(scope="module")
@@ -226,7 +224,9 @@ def test_sprt_tune_and_a_game_live(watch: Watch, browser: Any) -> None:
     assert_not_reloaded(page)
     assert page.locator("svg.plot").count() == 8
     shot = watch.folder / "dashboard.png"
+    page.set_viewport_size({"width": 1280, "height": 1700})  # the live line, summary and LLR plot
     page.screenshot(path=str(shot))
+    page.set_viewport_size({"width": 1280, "height": 1000})
     assert shot.read_bytes().startswith(b"\x89PNG")
     if os.environ.get("ARBITER_SCREENSHOT") == "1":
         SCREENSHOT.write_bytes(shot.read_bytes())
@@ -237,9 +237,9 @@ def test_sprt_tune_and_a_game_live(watch: Watch, browser: Any) -> None:
     game.click("table tbody tr:first-child td:first-child a")
     game.wait_for_selector("svg.board")
     mark(game)
-    record = json.loads(
-        urllib.request.urlopen(f"{watch.base}/api/runs/{sprt}/games", timeout=30).read()  # noqa: S310
-    )["games"][0]["record"]
+    record = json.loads(urllib.request.urlopen(f"{watch.base}/api/runs/{sprt}/games", timeout=30).read())[
+        "games"
+    ][0]["record"]
     played = replay("congo", record["opening"], record["moves"].split(" "))
     assert number(game, "#ply") == 0 and game.text_content("#fen") == played.positions[0]
     for _ in range(3):

@@ -261,6 +261,13 @@ def test_bad_query_parameters_are_400(site: Site, path: str, says: str) -> None:
     assert says in message
 
 
+def test_only_a_read_only_store_is_served(tmp_path: Path) -> None:
+    writable = Store(url(tmp_path / "writable.db"))
+    with pytest.raises(ValueError, match="read-only"):
+        create_app(writable)
+    writable.close()
+
+
 def test_only_reading_methods(site: Site) -> None:
     assert site.client.post("/").status_code == 405
     assert site.client.head(f"/runs/{site.runs['sprt']}").status_code == 200

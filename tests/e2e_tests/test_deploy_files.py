@@ -5,7 +5,8 @@ Instead the Dockerfile, ``compose.yaml``, the Kubernetes manifests and the syste
 and each thing they name is checked against the project: ``arbiter`` sub-commands and their options
 go through the real click parser, environment variables must be ones the code reads, COPY sources
 and build contexts must exist, and Kubernetes references (secrets, config maps, claims, selectors)
-must resolve within the manifests.
+must resolve within the manifests. The dashboard (``arbiter serve``) must listen where its port
+mapping, Service and probes point, probe a real route, and read the store the coordinators write.
 """
 
 from __future__ import annotations
@@ -23,8 +24,10 @@ import pytest
 yaml = pytest.importorskip("yaml", reason="PyYAML is a dev dependency (pip install -e '.[dev]')")
 
 from coordinator.cli.main import main  # noqa: E402
+from coordinator.cli.serve import DEFAULT_HOST  # noqa: E402
 from coordinator.executors.celery.leases import LEASE_ENV  # noqa: E402
 from coordinator.store import STORE_ENV  # noqa: E402
+from coordinator.web.app import ROUTES  # noqa: E402
 from worker import celeryconfig  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -54,6 +57,17 @@ def check_arbiter_args(args: list[str], where: str) -> click.Command:
     except click.ClickException as e:
         pytest.fail(f"{where}: arbiter {' '.join(args)}: {e.format_message()}")
     return command
+
+
+def option_value(args: list[str], option: str) -> str:
+    """The value given to ``option`` in an argument list."""
+    assert option in args, f"{option} missing from {args}"
+    return args[args.index(option) + 1]
+
+
+def is_route(path: str) -> bool:
+    """True if the dashboard answers ``path`` (a fixed route: no path parameters)."""
+    return path in {route for route, _ in ROUTES if "{" not in route}
 
 
 def arbiter_command(name: str) -> click.Command | None:
@@ -168,7 +182,7 @@ def arbiter_services() -> dict[str, dict[str, Any]]:
 
 def test_compose_services_run_real_commands_with_known_variables() -> None:
     services = arbiter_services()
-    assert {"worker", "coordinator"} <= set(services)
+    assert {"worker", "coordinator", "dashboard"} <= set(services)
     for name, service in services.items():
         build = service["build"]
         assert (DEPLOY / build["context"]).resolve() == REPO
@@ -177,6 +191,8 @@ def test_compose_services_run_real_commands_with_known_variables() -> None:
         check_arbiter_args(command, f"compose service {name}")
         environment = service.get("environment", {})
         assert set(environment) <= KNOWN_ENV, f"{name}: {set(environment) - KNOWN_ENV} are read by nothing"
+        if command[0] == "serve":
+            continue  # the dashboard reads the store only: no broker (test_compose_dashboard)
         broker = interpolate(environment["ARBITER_BROKER"])
         assert broker.startswith("redis://") and "@redis:6379/" in broker
         assert service["depends_on"]["redis"]["condition"] == "service_healthy"
@@ -184,6 +200,27 @@ def test_compose_services_run_real_commands_with_known_variables() -> None:
     # Scalable: no fixed name, no published port.
     assert "container_name" not in services["worker"] and "ports" not in services["worker"]
     assert "coordinator" in services["coordinator"]["profiles"]
+
+
+def test_compose_dashboard_reads_the_coordinators_store_on_loopback() -> None:
+    services = arbiter_services()
+    dashboard, coordinator = services["dashboard"], services["coordinator"]
+    command = [interpolate(str(part)) for part in dashboard["command"]]
+    assert command[0] == "serve" and "dashboard" in dashboard["profiles"]
+    assert "ARBITER_BROKER" not in dashboard.get("environment", {})
+    store = dashboard["environment"]["ARBITER_STORE"]
+    assert store == coordinator["environment"]["ARBITER_STORE"]
+    folder = str(Path(store.removeprefix("sqlite:///")).parent)
+    assert (
+        f"arbiter-data:{folder}" in dashboard["volumes"]
+        and f"arbiter-data:{folder}" in coordinator["volumes"]
+    )
+    bind, published, container = interpolate(dashboard["ports"][0]).rsplit(":", 2)
+    assert bind == DEFAULT_HOST and published.isdigit()  # published on the host's loopback by default
+    assert container == option_value(command, "--port")
+    probe = " ".join(dashboard["healthcheck"]["test"])
+    found = re.search(r"http://127\.0\.0\.1:(\d+)(/[\w/]*)", probe)
+    assert found and found.group(1) == container and is_route(found.group(2)), probe
 
 
 def test_compose_redis_flower_and_settings() -> None:
@@ -232,7 +269,9 @@ def test_kubernetes_workloads_resolve() -> None:
     claims = by_kind(objects, "PersistentVolumeClaim")
     services = by_kind(objects, "Service")
     workloads = [*by_kind(objects, "Deployment").values(), *by_kind(objects, "Job").values()]
-    assert {"redis", "arbiter-worker", "arbiter-sprt"} <= {w["metadata"]["name"] for w in workloads}
+    assert {"redis", "arbiter-worker", "arbiter-sprt", "arbiter-dashboard"} <= {
+        w["metadata"]["name"] for w in workloads
+    }
     uid = image_uid()
     for workload in workloads:
         name = workload["metadata"]["name"]
@@ -261,13 +300,52 @@ def test_kubernetes_workloads_resolve() -> None:
             check_arbiter_args(container["args"], f"k8s {name}")
             names = {env["name"] for env in container.get("env", [])}
             assert names <= KNOWN_ENV, f"{name}: {names - KNOWN_ENV} are read by nothing"
-            assert "ARBITER_BROKER" in names
+            assert ("ARBITER_BROKER" in names) != (container["args"][0] == "serve")  # the dashboard: none
             assert pod["securityContext"]["runAsUser"] == uid
+    for name, service in services.items():  # each Service reaches a port its pods listen on
+        pods = [
+            w
+            for w in workloads
+            if service["spec"]["selector"].items() <= w["spec"]["template"]["metadata"]["labels"].items()
+        ]
+        assert pods, f"Service {name} selects no workload"
+        ports = {
+            p["name"]: p["containerPort"]
+            for c in pods[0]["spec"]["template"]["spec"]["containers"]
+            for p in c.get("ports", [])
+        }
+        for port in service["spec"]["ports"]:
+            assert port["targetPort"] in ports, f"Service {name}: no container port {port['targetPort']}"
     redis_port = services["redis"]["spec"]["ports"][0]["port"]
     broker = secrets["arbiter"]["stringData"]["broker-url"]
     assert broker.startswith("redis://") and f"@redis:{redis_port}/" in broker
     kustomization = yaml.safe_load((K8S / "kustomization.yaml").read_text())
     assert [image["name"] for image in kustomization["images"]] == ["arbiter"]
+
+
+def test_kubernetes_dashboard_listens_where_its_service_and_probes_point() -> None:
+    objects = manifests()
+    deployment = by_kind(objects, "Deployment")["arbiter-dashboard"]
+    pod = deployment["spec"]["template"]["spec"]
+    (container,) = pod["containers"]
+    args = container["args"]
+    assert (
+        args[0] == "serve" and option_value(args, "--host") == "0.0.0.0"
+    )  # in the pod; the Service is internal
+    ports = {p["name"]: p["containerPort"] for p in container["ports"]}
+    assert ports["http"] == int(option_value(args, "--port"))
+    for probe in ("readinessProbe", "livenessProbe"):
+        check = container[probe]["httpGet"]
+        assert check["port"] in ports and is_route(check["path"]), probe
+    service = by_kind(objects, "Service")["arbiter-dashboard"]
+    assert service["spec"].get("type", "ClusterIP") == "ClusterIP"
+    assert [p["targetPort"] for p in service["spec"]["ports"]] == ["http"]
+    job = by_kind(objects, "Job")["arbiter-sprt"]
+    job_env = {e["name"]: e.get("value") for e in job["spec"]["template"]["spec"]["containers"][0]["env"]}
+    env = {e["name"]: e.get("value") for e in container["env"]}
+    assert env["ARBITER_STORE"] == job_env["ARBITER_STORE"]  # the store the coordinator writes
+    claims = {v["persistentVolumeClaim"]["claimName"] for v in pod["volumes"] if "persistentVolumeClaim" in v}
+    assert claims == {"arbiter-store"}
 
 
 # --- systemd and docs ------------------------------------------------------------------------------

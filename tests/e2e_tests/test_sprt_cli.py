@@ -6,6 +6,7 @@ The runs, kill -9 and resume tests take ``store_urls``: they run on SQLite and o
 from __future__ import annotations
 
 import json
+import math
 import os
 import signal
 import subprocess
@@ -19,6 +20,8 @@ from sprt_testkit import CLI_TIMEOUT, cli_command, run_cli, write_book, write_we
 from sqlalchemy import create_engine
 from sqlalchemy.exc import DBAPIError
 
+import engine
+from coordinator.sprt.config import SprtConfig
 from coordinator.store import Store, engine_url
 
 GAME = "congo"
@@ -217,6 +220,16 @@ def bad_input_cases(files: dict[str, Path], tmp_path: Path) -> dict[str, list[st
         "malformed book": [*sprt_args(files, files["db"]), "--book", str(broken_book)],
         "missing book": [*sprt_args(files, files["db"]), "--book", str(tmp_path / "nope.txt")],
         "elo1 <= elo0": sprt_args(files, files["db"], "--elo0", "5", "--elo1", "5"),
+        "elo1 too close to elo0": sprt_args(files, files["db"], "--elo1", "1e-300"),
+        "hypothesis beyond the model": sprt_args(
+            files, files["db"], "--model", "logistic", "--elo0", "-5000", "--elo1", "5000"
+        ),
+        "huge hypotheses": sprt_args(files, files["db"], "--elo0", "-1e308", "--elo1", "1e308"),
+        "stats hypothesis too narrow": ["stats", "--penta", "1,1,1,1,1", "--elo1", "1e-300"],
+        "stats hypothesis beyond the model": [
+            *("stats", "--penta", "1,1,1,1,1", "--model", "logistic", "--elo0", "-5000", "--elo1", "5000"),
+        ],
+        "stats counts beyond BayesElo": ["stats", "--wdl", "0,1000000000000,0", "--model", "bayeselo"],
         "bad alpha": sprt_args(files, files["db"], "--alpha", "1.5"),
         "two limits": sprt_args(files, files["db"], "--depth", "3"),
         "unknown game": [
@@ -231,6 +244,7 @@ def bad_input_cases(files: dict[str, Path], tmp_path: Path) -> dict[str, list[st
         "bad store url": [*sprt_args(files, files["db"]), "--store", "not a url"],
         "unknown run": ["resume", "99", "--store", store_arg(files["db"])],
         "unknown status run": ["status", "99", "--store", store_arg(files["db"])],
+        "run id out of range": ["status", "99999999999999999999999", "--store", store_arg(files["db"])],
     }
 
 
@@ -257,9 +271,70 @@ def test_bad_input_messages_name_the_input(files: dict[str, Path], tmp_path: Pat
         "unknown weight": "dragon",
         "malformed book": "broken.txt:",
         "elo1 <= elo0": "elo1",
+        "elo1 too close to elo0": "arbiter sprt: --elo1: expected at least --elo0 + 0.01 = 0.01 (",
+        "hypothesis beyond the model": "arbiter sprt: --elo0: expected a value between -1000 and 1000",
+        "huge hypotheses": "arbiter sprt: --elo0: expected a value between -200 and 200",
+        "stats hypothesis too narrow": "arbiter stats: --elo1: expected at least --elo0 + 0.01",
+        "stats hypothesis beyond the model": "arbiter stats: --elo0: expected a value between -1000",
+        "stats counts beyond BayesElo": "BayesElo",
+        "run id out of range": "arbiter status: RUN: 99999999999999999999999 is not in the range",
         "unwritable store": "no/x.db",
         "unknown game": "chess",
     }
     for name, needle in expectations.items():
         done = run_cli(*cases[name])
         assert needle in done.stderr, (name, done.stderr)
+
+
+def test_stats_computes_lopsided_counts_up_to_the_maximum() -> None:
+    for counts in (("--wdl", "10000000,0,0"), ("--penta", "0,0,1000000000000,0,0")):
+        done = run_cli("stats", *counts, "--json")
+        assert done.returncode == 0, done.stderr
+        assert json.loads(done.stdout)["state"] in ("accepted", "rejected")
+
+
+def test_status_lists_every_run_when_one_cannot_be_computed(files: dict[str, Path]) -> None:
+    """Runs stored with hypotheses this version refuses (an older one accepted them), or with a
+    configuration it cannot read, show '?' and say why; the listing and other runs are unaffected."""
+    store = Store(store_arg(files["db"]))
+    good = SprtConfig(
+        game=GAME,
+        candidate=engine.validate_weights(GAME, str(files["candidate"])),
+        baseline=engine.validate_weights(GAME, None),
+        openings=files["book"].read_text().splitlines()[2:],
+        engine_version=engine.ENGINE_VERSION,
+    ).to_json()
+    bad = [(0.0, 1e-300, "normalized"), (-5000.0, 5000.0, "logistic"), (-1e308, 1e308, "normalized")]
+    for i, (elo0, elo1, model) in enumerate(bad):
+        store.create_run("sprt", GAME, good | {"elo0": elo0, "elo1": elo1, "elo_model": model}, f"{i:064}")
+    unreadable = store.create_run("sprt", GAME, {"seed": 0}, "e" * 64)
+    good_id = store.create_run("sprt", GAME, good, "f" * 64)
+
+    listing = run_cli("status", "--all", "--store", store_arg(files["db"]))
+    assert listing.returncode == 0 and listing.stderr == "", listing.stderr
+    rows = {int(line.split()[0]): line for line in listing.stdout.splitlines()[1:]}
+    assert sorted(rows) == [1, 2, 3, unreadable, good_id]
+    assert all(rows[i].split()[5:7] == ["?", "?"] for i in (1, 2, 3, unreadable)), listing.stdout
+    assert rows[good_id].split()[5] == "-" and math.isfinite(float(rows[good_id].split()[6]))
+
+    shown = run_cli("status", "1", "--store", store_arg(files["db"]))
+    assert shown.returncode == 0 and shown.stderr == "", shown.stderr
+    assert "statistics: cannot be computed: elo1: expected at least elo0 + 0.01" in shown.stdout
+    data = status_json(files["db"], 2)
+    assert "between -1000 and 1000" in data["statistics_error"] and "llr" not in data
+    assert "statistics_error" not in status_json(files["db"], good_id)
+
+
+def test_same_command_again_after_the_end_shows_the_finished_run(
+    files: dict[str, Path], tmp_path: Path
+) -> None:
+    """As for ``tune``: the command of a finished run shows that run instead of playing it again."""
+    args = sprt_args(files, tmp_path / "done.db", "--max-games", "8", "--concurrency", "1")
+    first = run_cli(*args)
+    assert first.returncode == 0, first.stderr
+    before = Store(store_arg(tmp_path / "done.db")).row_counts()
+    again = run_cli(*args)
+    assert again.returncode == 0, again.stderr
+    assert "run 1 already finished with the same configuration" in again.stderr
+    assert Store(store_arg(tmp_path / "done.db")).row_counts() == before
+    assert again.stdout.splitlines()[0] == first.stdout.splitlines()[0]  # the same summary

@@ -14,7 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from celery_testkit import RedisServer, WorkerPool
+from celery_testkit import RedisServer, WorkerPool, waiting_tasks
 from sprt_testkit import run_cli
 from test_celery_faults import counts, make_config, new_run, play, reference
 
@@ -22,8 +22,7 @@ from coordinator.executors.celery.executor import CeleryExecutor
 from coordinator.executors.local import LocalExecutor
 from coordinator.store import Store
 from coordinator.trust.spotcheck import CheckingExecutor
-
-QUEUE = "arbiter"
+from worker.protocol import seal
 
 
 def checked_run(redis_url: str, db: Path) -> tuple[Store, int, Any, CheckingExecutor]:
@@ -77,8 +76,10 @@ class CraftingClient:
     """Writes crafted results into the result backend for every task it sees waiting in the queue,
     as anyone who can write to Redis could (no worker involved)."""
 
-    def __init__(self, server: RedisServer, meta: dict[str, Any]) -> None:
-        """Start crafting ``meta`` (a Celery task meta without its task id) in a thread."""
+    def __init__(self, server: RedisServer, meta: dict[str, Any], secret: bytes | None = None) -> None:
+        """Start crafting ``meta`` (a Celery task meta without its task id; a SUCCESS result is
+        sealed as workers seal theirs, with ``secret``: the forger's guess) in a thread."""
+        self.secret = secret
         import redis
 
         self.client = redis.Redis.from_url(server.url)
@@ -91,7 +92,7 @@ class CraftingClient:
     def run(self) -> None:
         while not self.stop.wait(0.005):
             try:
-                waiting = self.client.lrange(QUEUE, 0, -1)
+                waiting = waiting_tasks(self.client)
             except Exception:  # the server is going away at teardown
                 return
             for raw in waiting:
@@ -99,6 +100,8 @@ class CraftingClient:
                 if task_id not in self.forged:
                     self.forged.add(task_id)
                     meta = {**self.meta, "task_id": task_id}
+                    if meta["status"] == "SUCCESS":  # a worker's answer is sealed for its task
+                        meta["result"] = seal(meta["result"], task_id, self.secret)
                     self.client.set(f"celery-task-meta-{task_id}", json.dumps(meta))
 
     def close(self) -> None:
@@ -147,3 +150,73 @@ def test_results_written_straight_into_the_backend_count_for_nothing(
     data, _ = status_of(db, run_id)
     assert data["state"] == "finished"
     assert data["refused"], "the crafted results were refused"
+
+
+def test_workers_check_each_other_and_this_machine_decides(
+    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+) -> None:
+    """Spot checks played by other workers: two honest workers and one that plays other weights.
+    Where a peer and the checked worker disagree, the coordinator's own pool decides, so the liar
+    is caught whether it is checked or checks an honest worker, and no honest worker is blamed."""
+    liar = workers.start("liar-peer", app="forging_worker", env={"FORGE": "other_weights"})
+    honest = [workers.start("honest-a"), workers.start("honest-b")]
+    config = make_config()
+    store = Store(f"sqlite:///{tmp_path / 'peers.db'}")
+    run_id = new_run(store, config)
+    executor = CheckingExecutor(
+        CeleryExecutor(redis_server.url),
+        LocalExecutor(1),
+        fraction=0.02,
+        peers=CeleryExecutor(redis_server.url),
+    )
+    with executor:
+        progress = play(store, run_id, config, executor)
+    assert counts(progress) == reference(config)
+    assert set(executor.quarantined) == {liar.node}, executor.quarantined
+    assert executor.checks_passed >= 1  # honest workers proved by a peer or by this machine
+    assert all(h.node not in {q.worker for q in store.quarantines(run_id)} for h in honest)
+
+
+def test_a_worker_that_lies_after_its_first_batches_loses_all_it_gave(
+    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+) -> None:
+    """A worker plays its first batches honestly (they pass their checks and are stored), then lies.
+    With every batch checked, the first lie quarantines it, and everything it gave the run, honest
+    or not, is discarded and played again: the counts are the honest ones."""
+    liar = workers.start("liar-adaptive", app="forging_worker", env={"FORGE": "adaptive"})
+    workers.start("honest")
+    config = make_config()
+    store = Store(f"sqlite:///{tmp_path / 'adaptive.db'}")
+    run_id = new_run(store, config)
+    executor = CheckingExecutor(CeleryExecutor(redis_server.url), LocalExecutor(1), fraction=1.0)
+    with executor:
+        progress = play(store, run_id, config, executor)
+    assert counts(progress) == reference(config)
+    [quarantine] = store.quarantines(run_id)
+    assert quarantine.worker == liar.node  # the name its stored results carry: they were found
+    assert all(r.worker != liar.node for r in store.iter_batch_games(run_id))
+
+
+def test_with_a_fleet_secret_a_redis_writer_can_neither_forge_nor_blame(
+    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``ARBITER_SECRET`` on the coordinator and its worker, a client that writes results
+    claiming to be that worker (and guesses at the seal) gets nothing counted and nobody
+    quarantined: its values are refused as not a worker's answers, and the run ends honestly."""
+    secret = "fleet-secret-for-the-test"
+    monkeypatch.setenv("ARBITER_SECRET", secret)
+    honest = workers.start("honest", env={"ARBITER_SECRET": secret})
+    claim = {"status": "SUCCESS", "result": {**FORGED_WIN, "worker": honest.node}}
+    db = tmp_path / "sealed.db"
+    store, run_id, config, executor = checked_run(redis_server.url, db)
+    crafter = CraftingClient(redis_server, claim, secret=b"a-guess")
+    try:
+        with executor:
+            progress = play(store, run_id, config, executor)
+    finally:
+        crafter.close()
+    assert crafter.forged, "the client never saw a task waiting"
+    assert counts(progress) == reference(config)
+    assert store.quarantines(run_id) == [] and not executor.quarantined  # nobody blamed
+    refusals = [r.reason for r in store.refusals(run_id)]
+    assert refusals and all("not a worker's answer" in reason for reason in refusals), refusals

@@ -51,3 +51,27 @@ def test_tiny_tuning_run_over_two_celery_workers(
     # Both workers played: each one logged tasks it received.
     for worker in (first, second):
         assert "Task" in worker.output() and "received" in worker.output(), worker.output()[-2000:]
+
+
+def test_spsa_over_two_celery_workers_reaches_the_local_pools_theta(
+    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+) -> None:
+    """The same SPSA command on two Celery workers and on a local pool of one process: the same
+    iterations, results and path of theta (the lag, not the workers, decides what each plays)."""
+    workers.start("spsa1")
+    workers.start("spsa2")
+    spsa = (
+        *("tune", GAME, "--method", "spsa", "--params", "pawn,politician,mobility", "--max-games", "80"),
+        *("--batch-pairs", "2", "--nodes", "200", "--spsa-lag", "3", "--r-end", "0.05"),
+        *("--accept-max-games", "8", "--seed", "5"),
+    )
+    celery, local = tmp_path / "celery.db", tmp_path / "local.db"
+    done = arbiter(*spsa, "--broker", redis_server.url, "--store", url(celery), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    alone = arbiter(*spsa, "--concurrency", "1", "--store", url(local), cwd=tmp_path)
+    assert alone.returncode == 0, alone.stderr
+    over_celery, on_pool = status(celery, 1, tmp_path), status(local, 1, tmp_path)
+    assert over_celery["spsa"]["applied"] == 20
+    assert over_celery["spsa"]["path"] == on_pool["spsa"]["path"]
+    assert over_celery["spsa"]["theta"] != {"pawn": 100.0, "politician": 320.0, "mobility": 5.0}
+    assert_counted_once(celery)

@@ -30,8 +30,9 @@ def test_json_only_and_delivery_guarantees() -> None:
 def test_defaults_without_environment() -> None:
     conf = celeryconfig.settings(environ={})
     assert conf["broker_url"] == conf["result_backend"] == "redis://localhost:6379/0"
-    assert conf["task_default_queue"] == "arbiter"
-    assert [q.name for q in conf["task_queues"]] == ["arbiter"]
+    queue = celeryconfig.versioned_queue("arbiter", engine.ENGINE_VERSION)
+    assert conf["task_default_queue"] == queue and queue.startswith("arbiter.v")
+    assert [q.name for q in conf["task_queues"]] == [queue]
     assert conf["task_time_limit"] == celeryconfig.DEFAULT_BATCH_SECONDS
 
 
@@ -41,10 +42,10 @@ def test_environment_and_overrides() -> None:
         "ARBITER_QUEUES": " fast, slow ,",
         "ARBITER_BATCH_SECONDS": "600",
     }
-    conf = celeryconfig.settings(environ=env)
+    conf = celeryconfig.settings(environ=env, engine_version="1.2.3+abc")
     assert conf["broker_url"] == conf["result_backend"] == env["ARBITER_BROKER"]
-    assert [q.name for q in conf["task_queues"]] == ["fast", "slow"]
-    assert conf["task_default_queue"] == "fast"
+    assert [q.name for q in conf["task_queues"]] == ["fast.v1.2.3-abc", "slow.v1.2.3-abc"]
+    assert conf["task_default_queue"] == "fast.v1.2.3-abc"
     assert conf["task_time_limit"] == 600 and conf["task_soft_time_limit"] == 540
     assert conf["broker_transport_options"]["visibility_timeout"] > conf["task_time_limit"]
 
@@ -123,3 +124,28 @@ def test_task_body_refuses_bad_payloads() -> None:
         run_batch({k: v for k, v in payload().items() if k != "seed"})
     with pytest.raises(ValueError, match=r"engine version '9\.9\.9' was requested"):
         run_batch(payload(engine_version="9.9.9"))
+
+
+def test_queues_per_engine_version_and_priorities() -> None:
+    assert celeryconfig.versioned_queue("arbiter", "0.1.0+1a2b") == "arbiter.v0.1.0-1a2b"
+    names = {celeryconfig.versioned_queue("arbiter", v) for v in ("0.1.0+1a2b", "0.1.0+ffff")}
+    assert len(names) == 2  # another build, another queue
+    assert all(celeryconfig.queue_names(name) == [name] for name in names)  # valid queue names
+    assert [celeryconfig.message_priority(p) for p in (0, 5, 9)] == [9, 4, 0]  # Redis serves 0 first
+    for bad in (-1, 10):
+        with pytest.raises(ValueError, match="priority"):
+            celeryconfig.message_priority(bad)
+    options = celeryconfig.settings(environ={})["broker_transport_options"]
+    assert options["queue_order_strategy"] == "priority" and options["priority_steps"] == list(range(10))
+
+
+def test_exposure_warnings_name_what_is_open() -> None:
+    from worker.connectivity import exposure_warning
+
+    assert exposure_warning("redis://127.0.0.1:6379/0", sealed=False) is None  # loopback
+    open_broker = exposure_warning("redis://10.0.0.5:6379/0", sealed=True)
+    assert open_broker is not None and "neither a password nor TLS" in open_broker
+    unsealed = exposure_warning("redis://:pw@10.0.0.5:6379/0", sealed=False)
+    assert unsealed is not None and "ARBITER_SECRET" in unsealed and "pw" not in unsealed
+    assert exposure_warning("redis://:pw@10.0.0.5:6379/0", sealed=True) is None
+    assert exposure_warning("rediss://10.0.0.5:6380/0", sealed=True) is None

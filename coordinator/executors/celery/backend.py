@@ -17,6 +17,9 @@ from celery.backends.redis import RedisBackend
 UNDECODABLE = "UNDECODABLE"
 #: Longest text kept of a worker's error message or name.
 MAX_TEXT = 300
+#: The largest stored answer decoded: a batch of the largest size (1,000 pairs) at the default ply
+#: limit takes about 6 MB.
+MAX_META_BYTES = 32_000_000
 
 
 class PolledRedisBackend(RedisBackend):  # type: ignore[misc]  # celery ships no type hints
@@ -46,7 +49,10 @@ def _one_line(value: Any) -> str:
 
 def decode_meta(backend: Backend, value: Any) -> dict[str, Any]:
     """A task's stored meta as plain JSON data; a value that is not a JSON object with a string
-    status becomes ``{"status": UNDECODABLE, "result": why}``."""
+    status, or is larger than any answer can be (:data:`MAX_META_BYTES`: decoding it would cost the
+    coordinator many times its size in memory), becomes ``{"status": UNDECODABLE, "result": why}``."""
+    if isinstance(value, bytes | str) and len(value) > MAX_META_BYTES:
+        return {"status": UNDECODABLE, "result": f"result of {len(value):,} bytes, more than any answer"}
     try:
         meta = backend.decode(value)
     except Exception as e:  # any decoder error: the value came from outside

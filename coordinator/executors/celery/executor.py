@@ -12,6 +12,13 @@ attempts are revoked (a worker drops a revoked task it has not started). A task 
 :data:`EXPIRY_LEASES` leases after it was sent, so copies left behind by a coordinator that went
 away are not played hours later.
 
+Sealed answers. A worker's answer (its result, or why it refused the batch) is sealed with the
+fleet's secret, ``$ARBITER_SECRET`` (an HMAC of the task id and the answer; see
+:func:`worker.protocol.seal`). With a secret, a value that is not sealed for its task is refused and
+names nobody: whoever writes to the result backend without the secret can neither get a result
+counted nor get a worker blamed. Crashes and time limits (Celery's FAILURE values) are never
+sealed, so they name nobody either. Without a secret, an answer's worker name is only a claim.
+
 Refused outcomes. Whoever can write to the result backend can write a result for a task before
 its worker does (the task ids are in the queue for anyone to read). So an outcome the coordinator
 refuses does not end the watch: a batch sent again with :meth:`CeleryExecutor.retry` goes on
@@ -45,8 +52,10 @@ from typing import Any
 import redis.exceptions
 from celery import Celery, states
 from celery.backends.redis import RedisBackend
+from celery.utils.nodenames import worker_direct
 from kombu.exceptions import OperationalError
 
+import engine
 from coordinator.executors.base import BatchOutcome, Executor
 from coordinator.executors.celery.backend import (
     UNDECODABLE,
@@ -57,9 +66,15 @@ from coordinator.executors.celery.backend import (
 )
 from coordinator.executors.celery.leases import LeasePolicy, lease_from_env
 from worker.celery_app import create_app
-from worker.celeryconfig import CONNECT_TIMEOUT, queue_names
+from worker.celeryconfig import (
+    CONNECT_TIMEOUT,
+    DEFAULT_PRIORITY,
+    message_priority,
+    queue_names,
+    versioned_queue,
+)
 from worker.connectivity import check_reachable, safe_url
-from worker.protocol import TASK_NAME, BatchPayload
+from worker.protocol import MAX_WORKER_NAME, TASK_NAME, BatchPayload, fleet_secret, refusal_reason, unseal
 
 log = logging.getLogger(__name__)
 
@@ -75,9 +90,11 @@ EXPIRY_LEASES = 4
 #: forgotten once expired).
 MAX_WATCHED_ATTEMPTS = 16
 #: Seconds a batch refused again waits before its next attempt: none after its first refusal,
-#: then this, doubling with each refusal up to its lease (so that a forger who answers every
-#: attempt at once cannot push the worker's own attempt out of the watch).
+#: then this, doubling with each refusal up to an eighth of its lease and at most
+#: :data:`MAX_RETRY_DELAY` (so that a forger who answers every attempt at once cannot push the
+#: worker's own attempt out of the watch, and a liar in the fleet delays a batch little).
 RETRY_DELAY = 0.05
+MAX_RETRY_DELAY = 10.0
 #: Delivered batches remembered, in case their outcome is refused and they are sent again.
 MAX_DELIVERED = 1024
 #: Seconds between two polls of the result backend: short right after a result arrived, doubling
@@ -122,6 +139,8 @@ class _Job:
     lease: float
     attempts: list[_Attempt] = field(default_factory=list)
     refusals: int = 0
+    #: The one worker the batch is for (a spot check), or None for any worker of its version.
+    node: str | None = None
 
     @property
     def key(self) -> tuple[int, int]:
@@ -139,6 +158,7 @@ class CeleryExecutor(Executor):
         result_backend: str | None = None,
         concurrency: int | None = None,
         queue: str | None = None,
+        priority: int = DEFAULT_PRIORITY,
         lease_seconds: float | None = None,
         connect_timeout: float = CONNECT_TIMEOUT,
         app: Celery | None = None,
@@ -147,8 +167,10 @@ class CeleryExecutor(Executor):
 
         ``concurrency`` is the number of worker processes to keep busy across all workers; without
         it they are discovered with ``celery inspect stats`` (and rediscovered every
-        :data:`WORKER_REFRESH` seconds). ``queue`` defaults to the first of ``$ARBITER_QUEUES``;
-        ``lease_seconds`` to ``$ARBITER_LEASE_SECONDS``, else derived per batch.
+        :data:`WORKER_REFRESH` seconds), counting only the workers of this engine's version.
+        ``queue`` defaults to the first of ``$ARBITER_QUEUES`` (batches go to its queue for the
+        engine version they ask for); ``priority`` (0 to 9, higher first) is that of every batch
+        sent; ``lease_seconds`` defaults to ``$ARBITER_LEASE_SECONDS``, else derived per batch.
         """
         if concurrency is not None and concurrency < 1:
             raise ValueError(f"concurrency: expected a positive number of processes, got {concurrency}")
@@ -164,6 +186,8 @@ class CeleryExecutor(Executor):
             self.app.close()
             raise
         self.queue = queue or queue_names()[0]
+        self.priority = message_priority(priority)
+        self.secret = fleet_secret()
         self.concurrency = concurrency
         self.leases = LeasePolicy(lease_seconds if lease_seconds is not None else lease_from_env())
         self.workers: dict[str, int] = {}
@@ -205,8 +229,19 @@ class CeleryExecutor(Executor):
         self.workers = {
             name: int((stats.get("pool") or {}).get("max-concurrency") or 1)
             for name, stats in replies.items()
+            if name in self._consumers()
         }
         return self.workers
+
+    def _consumers(self) -> set[str]:
+        """The workers that consume this engine version's queue (others never take its batches)."""
+        ours = versioned_queue(self.queue, engine.ENGINE_VERSION)
+        try:
+            replies = self.app.control.inspect(timeout=INSPECT_TIMEOUT).active_queues() or {}
+        except CONNECTION_ERRORS as e:
+            self._note_outage(e)
+            return set(self.workers)
+        return {name for name, queues in replies.items() if any(q.get("name") == ours for q in queues or [])}
 
     def in_flight(self) -> int:
         """Batches submitted and not yet delivered."""
@@ -229,10 +264,20 @@ class CeleryExecutor(Executor):
         self._watch(job)
         self._send(job)
 
+    def submit_to(self, payload: BatchPayload, node: str) -> None:
+        """Send one batch to the worker ``node`` alone (its direct queue): a spot check by a peer.
+        It is sent once: if ``node`` gives no outcome within the lease, the outcome is an error
+        saying so (another worker would not do: the check is of two named workers)."""
+        if self._closed:
+            raise RuntimeError("submit: the executor is closed")
+        job = _Job(payload=payload, lease=self.leases.lease(payload), node=node)
+        self._watch(job)
+        self._send(job)
+
     def retry(self, payload: BatchPayload) -> None:
         """Send a batch again whose delivered outcome was refused, still watching the attempts
         sent for it before (one of them may yet bring the worker's own result). The new attempt
-        goes out at once after a first refusal, then after :data:`RETRY_DELAY` doubling."""
+        goes out at once after a first refusal, then after :data:`RETRY_DELAY`, doubling."""
         job = self._delivered.pop((payload.run_id, payload.batch_index), None)
         if job is None or self._closed:
             self.submit(payload)
@@ -241,7 +286,7 @@ class CeleryExecutor(Executor):
         job.refusals += 1
         self._watch(job)
         if job.refusals > 1:
-            delay = min(job.lease, RETRY_DELAY * 2 ** (job.refusals - 2))
+            delay = min(job.lease / 8, MAX_RETRY_DELAY, RETRY_DELAY * 2 ** (job.refusals - 2))
             now = time.monotonic()
             job.attempts.append(_Attempt(task_id="", sent_at=now, deadline=now + delay, sent=False))
         else:
@@ -257,18 +302,22 @@ class CeleryExecutor(Executor):
         now = time.monotonic()
         task_id = str(uuid.uuid4())
         expires = EXPIRY_LEASES * job.lease
+        run_id, index = job.key
         attempt = _Attempt(task_id=task_id, sent_at=now, deadline=now + job.lease, expires_at=now + expires)
         try:
             self.app.send_task(
                 TASK_NAME,
                 args=[job.payload.to_json()],
                 task_id=task_id,
-                queue=self.queue,
+                queue=worker_direct(job.node)
+                if job.node
+                else versioned_queue(self.queue, job.payload.engine_version),
+                priority=self.priority,
                 expires=expires,
                 retry=True,
                 retry_policy=PUBLISH_RETRY,
                 # What workers log for the task; Celery would otherwise repr the whole payload.
-                argsrepr=f"(run {job.payload.run_id}, batch {job.payload.batch_index}, {job.payload.pairs} pairs)",
+                argsrepr=f"(run {run_id}, batch {index}, {job.payload.pairs} pairs)",
                 kwargsrepr="{}",
             )
         except CONNECTION_ERRORS as e:
@@ -326,6 +375,9 @@ class CeleryExecutor(Executor):
         outcomes: list[BatchOutcome] = []
         for job_id, job in list(self._jobs.items()):
             found = self._outcome(job, metas, now)
+            if found is None and job.node is not None and now >= job.attempts[-1].deadline:
+                error = f"worker {job.node} gave no result within its {job.lease:.0f} s lease"
+                found = BatchOutcome(*job.key, error=error, worker=job.node), job.attempts[-1]
             if found is None:
                 self._resend_if_due(job, now)
                 continue
@@ -353,20 +405,39 @@ class CeleryExecutor(Executor):
         for attempt in job.attempts:
             meta = metas.get(attempt.task_id)
             status = meta.get("status") if meta else states.PENDING
-            worker = reported_worker(meta)
             if status == states.SUCCESS:
                 self.leases.observe(job.payload, now - attempt.sent_at)
-                result = meta.get("result") if meta else None
-                return BatchOutcome(run_id, index, result=result, worker=worker), attempt
+                return self._answer(job, attempt, meta.get("result") if meta else None), attempt
             if status in (states.FAILURE, UNDECODABLE):
+                # Not an answer of the task's own (a crash, a time limit, or anyone's write): it
+                # names nobody, so that it can neither blame nor excuse a worker.
                 error = describe_failure(meta.get("result") if meta else None)
-                return BatchOutcome(run_id, index, error=error, worker=worker), attempt
+                claimed = reported_worker(meta)
+                if claimed:
+                    error = f"{error} (reported for {claimed})"
+                return BatchOutcome(run_id, index, error=error), attempt
             if status == states.REVOKED:
                 attempt.dropped = True
             elif status == states.STARTED and not attempt.started:
                 attempt.started = True  # the lease counts from the start of the playing
                 attempt.deadline = max(attempt.deadline, now + job.lease)
         return None
+
+    def _answer(self, job: _Job, attempt: _Attempt, value: Any) -> BatchOutcome:
+        """The outcome of a task's stored answer: unsealed with the fleet's secret (an answer that
+        is not sealed for this task, when there is a secret, is refused and names nobody), then a
+        result or a worker's refusal, named by the worker the sealed answer names."""
+        run_id, index = job.key
+        try:
+            body = unseal(value, attempt.task_id, self.secret)
+        except ValueError as e:
+            return BatchOutcome(run_id, index, error=f"not a worker's answer: {e}")
+        worker = body.get("worker") if isinstance(body, dict) else None
+        name = str(worker)[:MAX_WORKER_NAME] if isinstance(worker, str) else None
+        reason = refusal_reason(body)
+        if reason is not None:
+            return BatchOutcome(run_id, index, error=reason, worker=name)
+        return BatchOutcome(run_id, index, result=body, worker=name)
 
     def completed(self, timeout: float | None = None) -> Iterator[BatchOutcome]:
         """Outcomes as they arrive: polls until one is there or ``timeout`` seconds passed."""
@@ -440,4 +511,6 @@ class CeleryExecutor(Executor):
             if self.concurrency is not None
             else f"{len(self.workers)} workers with {processes} processes"
         )
-        return f"Celery on {self.broker}, queue {self.queue}: {known}, {slots} batches in flight"
+        queue = versioned_queue(self.queue, engine.ENGINE_VERSION)
+        sealed = "results sealed" if self.secret else "results not sealed (no ARBITER_SECRET)"
+        return f"Celery on {self.broker}, queue {queue}: {known}, {slots} batches in flight, {sealed}"
