@@ -143,6 +143,19 @@ batch_games = Table(
     PrimaryKeyConstraint("run_id", "batch_index"),
 )
 
+#: Every refusal of a batch's answer, in order: who gave it (None when it names nobody) and why
+#: (``batches.refusal`` keeps only the last reason; this is what reports count per worker).
+refusal_log = Table(
+    "refusal_log",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", Integer, ForeignKey("runs.id"), nullable=False, index=True),
+    Column("batch_index", Integer, nullable=False),
+    Column("worker", String(255)),
+    Column("reason", Text, nullable=False),
+    Column("created_at", DateTime, nullable=False),
+)
+
 quarantines = Table(
     "quarantines",
     metadata,
@@ -251,7 +264,7 @@ class Activity:
 @dataclass(frozen=True)
 class WorkerTotals:
     """What one worker gave the store: stored results (batches), their games and CPU time, the runs
-    they belong to, batches whose last result from it was refused, and when it last stored one."""
+    they belong to, its answers that were refused, and when it last stored a result."""
 
     worker: str
     runs: int
@@ -260,6 +273,16 @@ class WorkerTotals:
     cpu_seconds: float
     refused: int
     last_seen: datetime | None
+
+
+@dataclass(frozen=True)
+class WorkerRefusal:
+    """One answer of a worker that was refused: the batch, why, and when."""
+
+    run_id: int
+    batch_index: int
+    reason: str
+    created_at: datetime
 
 
 @dataclass(frozen=True)
@@ -670,16 +693,37 @@ class Store:
             return int(c.execute(select(batches.c.attempts).where(key)).scalar() or 0)
 
     def refuse_batch(self, run_id: int, batch_index: int, reason: str, worker: str | None = None) -> None:
-        """Record that a batch's result was refused (or its work failed), with the reason."""
+        """Record that a batch's answer was refused (or its work failed), with the reason and the
+        worker it came from (None: it names nobody)."""
+        stamp = now()
         with self.transaction() as c:
             c.execute(
                 update(batches)
                 .where(batches.c.run_id == run_id, batches.c.batch_index == batch_index)
                 .where(batches.c.state != BatchState.DONE)
                 .values(
-                    state=BatchState.REFUSED, refusal=reason, worker=_clip_worker(worker), updated_at=now()
+                    state=BatchState.REFUSED, refusal=reason, worker=_clip_worker(worker), updated_at=stamp
                 )
             )
+            c.execute(
+                insert(refusal_log).values(
+                    run_id=run_id,
+                    batch_index=batch_index,
+                    worker=_clip_worker(worker),
+                    reason=reason,
+                    created_at=stamp,
+                )
+            )
+
+    def refusals_by_worker(self, run_id: int) -> dict[str | None, int]:
+        """How many answers of each worker were refused in a run (None: those that named nobody)."""
+        query = (
+            select(refusal_log.c.worker, func.count())
+            .where(refusal_log.c.run_id == run_id)
+            .group_by(refusal_log.c.worker)
+        )
+        with self.engine.connect() as c:
+            return {worker: int(count) for worker, count in c.execute(query)}
 
     def release_batches(self, run_id: int) -> None:
         """Put a run's batches still marked ``running`` back to ``pending`` (their work was dropped)."""
@@ -906,9 +950,9 @@ class Store:
             .group_by(results.c.worker)
         )
         refused = (
-            select(batches.c.worker, func.count().label("refused"))
-            .where(batches.c.worker.is_not(None), batches.c.state == BatchState.REFUSED)
-            .group_by(batches.c.worker)
+            select(refusal_log.c.worker, func.count().label("refused"))
+            .where(refusal_log.c.worker.is_not(None))
+            .group_by(refusal_log.c.worker)
         )
         with self.engine.connect() as c:
             rows = {r.worker: r for r in c.execute(stored)}
@@ -928,6 +972,17 @@ class Store:
                 )
             )
         return out
+
+    def worker_refusals(self, worker: str, limit: int | None = None) -> list[WorkerRefusal]:
+        """The answers of ``worker`` that were refused, newest first."""
+        query = (
+            select(refusal_log)
+            .where(refusal_log.c.worker == worker)
+            .order_by(refusal_log.c.id.desc())
+            .limit(limit)
+        )
+        with self.engine.connect() as c:
+            return [WorkerRefusal(r.run_id, r.batch_index, r.reason, r.created_at) for r in c.execute(query)]
 
     def worker_runs(self, worker: str) -> list[int]:
         """The runs ``worker`` stored a result for or handled a batch of, newest first."""
@@ -984,5 +1039,5 @@ class Store:
         with self.engine.connect() as c:
             return {
                 table.name: int(c.execute(select(func.count()).select_from(table)).scalar() or 0)
-                for table in (runs, batches, results, batch_games, quarantines)
+                for table in (runs, batches, results, batch_games, refusal_log, quarantines)
             }

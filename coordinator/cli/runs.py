@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from typing import Any
 
 import click
 
@@ -18,7 +19,7 @@ from coordinator.cli.options import (
     store_option,
     verify_option,
 )
-from coordinator.runs import RunKind, RunState
+from coordinator.runs import RunKind, RunState, decision_label
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.report import (
     STATUS_HEADER,
@@ -53,15 +54,31 @@ def list_runs(store: Store, show_all: bool) -> None:
         click.echo(stored_row(store, run) + parent)
 
 
+def worker_check(store: Store, run: Run) -> dict[str, Any]:
+    """Each worker's counted games and its residual against the others (fishtest's chi² test of
+    the pentanomial counts per worker), flagged beyond the 95% band: a warning, never a proof
+    (the spot checks are the proof)."""
+    from coordinator.reports.match import workers_of
+
+    found = workers_of(store, run)
+    return {
+        "chi2": found["check"],
+        "workers": [
+            {k: w[k] for k in ("worker", "batches", "games", "residual", "flagged")} for w in found["workers"]
+        ],
+    }
+
+
 def show_match_run(store: Store, run: Run, as_json: bool) -> None:
     """One SPRT, trial or acceptance run."""
-    data = stored_status(store, run)
+    data = stored_status(store, run) | {"worker_check": worker_check(store, run)}
     if as_json:
         click.echo(json.dumps(data, sort_keys=True))
         return
     for key in ("id", "kind", "game", "state", "decision", "games", "pentanomial", "wdl"):
         if key in data:
-            click.echo(f"{key}: {data[key]}")
+            value = decision_label(data[key]) if key == "decision" else data[key]
+            click.echo(f"{key}: {value}")
     if "statistics_error" in data:
         click.echo(f"statistics: {data['statistics_error']}")
     else:
@@ -81,6 +98,13 @@ def show_match_run(store: Store, run: Run, as_json: bool) -> None:
             f"refused batch {refusal['batch']} ({refusal['attempts']} attempts, {refusal['state']}): "
             f"{refusal['reason']}"
         )
+    check = data["worker_check"]
+    for w in check["workers"]:
+        if w["flagged"]:
+            click.echo(
+                f"outlier worker {w['worker']}: residual {w['residual']:+.2f} over {w['games']} games "
+                f"(chi² p = {check['chi2']['p']:.3g}; a warning, not a proof)"
+            )
 
 
 @click.command()
@@ -152,10 +176,6 @@ def resume(
         return
     from coordinator.cli.sprt import play
 
+    config = SprtConfig.from_json(run.config)  # one that this version refuses is the only line
     click.echo(f"arbiter: resuming run {run_id}", err=True)
-    play(
-        store,
-        run,
-        SprtConfig.from_json(run.config),
-        open_executor(broker, concurrency, verify_fraction, priority),
-    )
+    play(store, run, config, open_executor(broker, concurrency, verify_fraction, priority))

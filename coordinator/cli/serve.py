@@ -16,8 +16,8 @@ from coordinator.cli.options import store_option
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
-#: Seconds open requests get to finish when the server stops.
-SHUTDOWN_SECONDS = 5
+#: Seconds open requests get to finish when the server stops (drawing a big report takes seconds).
+SHUTDOWN_SECONDS = 30
 
 
 def listening_socket(host: str, port: int) -> socket.socket:

@@ -17,12 +17,14 @@ from coordinator.cli.options import (
     batch_pairs_option,
     book_option,
     broker_option,
+    check_batch_time,
     concurrency_option,
     create_or_resume,
     game_argument,
     limit_options,
     open_executor_and_store,
     output_file_option,
+    priority_option,
     read_book,
     read_weights,
     search_limits,
@@ -141,7 +143,8 @@ def drive(store: Store, run: Run, config: TuneConfig, executor: Executor, out: s
     try:
         with executor, graceful_stop() as stop:
             tuner = make_driver(store, run, config, executor, printer, stop)
-            if config.method == "spsa" and executor.slots > config.spsa_lag + 1:
+            busy = config.method == "spsa" and run.state is not RunState.FINISHED
+            if busy and executor.slots > config.spsa_lag + 1:
                 click.echo(
                     f"arbiter: warning: --spsa-lag {config.spsa_lag} keeps at most {config.spsa_lag + 1} "
                     f"iterations in flight, fewer than the {executor.slots} batches the workers take",
@@ -316,6 +319,7 @@ def write_report(store: Store, run: Run) -> Path | None:
 @concurrency_option
 @broker_option
 @verify_option
+@priority_option
 @store_option
 def tune(
     game: str,
@@ -351,6 +355,7 @@ def tune(
     concurrency: int | None,
     broker: str | None,
     verify_fraction: float,
+    priority: int,
     store_url: str | None,
 ) -> None:
     """Tune GAME's evaluation weights with Optuna (default) or SPSA; a better candidate must pass
@@ -365,6 +370,7 @@ def tune(
         raise click.BadParameter(str(e), param_hint="'--params'") from None
     start = {k: int(v) for k, v in read_weights(game, start_file, "'--start'").items()}
     limits = search_limits(nodes, depth, movetime, {"nodes": DEFAULT_TUNE_NODES})
+    check_batch_time(game, limits, batch_pairs, broker)
     book_path, openings = read_book(game, book)
     try:
         config = TuneConfig(
@@ -402,7 +408,7 @@ def tune(
         )
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    executor, store = open_executor_and_store(broker, concurrency, verify_fraction, store_url)
+    executor, store = open_executor_and_store(broker, concurrency, verify_fraction, store_url, priority)
     # The same command again continues the run, or only reports it when its budget is used.
     run = create_or_resume(
         store, RunKind.TUNE, game, config.to_json(), config.fingerprint(), finished_too=True

@@ -255,11 +255,11 @@ def match_html(data: dict[str, Any], plots: dict[str, str]) -> str:
             "games",
             "games/s (cpu)",
             "knodes/s (cpu)",
-            "re-sent",
-            "refused",
+            "refused answers",
             "pentanomial",
             "residual",
             "flag",
+            "quarantine",
         ],
         [
             [
@@ -268,20 +268,24 @@ def match_html(data: dict[str, Any], plots: dict[str, str]) -> str:
                 wk["games"],
                 fmt(wk["games_per_second"]),
                 fmt(None if wk["nodes_per_second"] is None else wk["nodes_per_second"] / 1000),
-                wk["resent"],
                 wk["refused"],
                 " ".join(map(str, wk["pentanomial"])),
                 fmt(wk["residual"], ".2f"),
                 "OUTLIER" if wk["flagged"] else wk["level"],
+                wk["quarantined"] or "",
             ]
             for wk in w["workers"]
         ],
-        cls=["flag" if wk["flagged"] else "yellow" if wk["level"] == "yellow" else "" for wk in w["workers"]],
+        left=(0, 9),
+        cls=[
+            "flag" if wk["flagged"] or wk["quarantined"] else "yellow" if wk["level"] == "yellow" else ""
+            for wk in w["workers"]
+        ],
     ) + (
         f'<p class="muted">chi² {fmt(check["chi2"], ".2f")} with {check["dof"]} degrees of freedom, '
         f"p {fmt(check['p'], '.3g')}; thresholds z95 {fmt(check['z_95'], '.2f')}, "
-        f"z99 {fmt(check['z_99'], '.2f')}. {w['resent']} re-sends and {w['refused_batches']} batches "
-        "with a refusal in all.</p>"
+        f"z99 {fmt(check['z_99'], '.2f')}. {w['resent']} re-sends (batches sent again after no worker "
+        f"answered in time) and {w['refused_batches']} batches with a refusal in all.</p>"
     )
     refusals = (
         table(

@@ -220,13 +220,14 @@ def _new_worker(name: str) -> dict[str, Any]:
         "cpu_seconds": 0.0,
         "nodes": 0,
         "pentanomial": [0] * 5,
-        "resent": 0,
         "refused": 0,
+        "quarantined": None,
     }
 
 
 def _workers(store: Store, run_id: int, rows: list[Any]) -> dict[str, Any]:
-    """Per worker: batches, games, speed per CPU second, refusals, re-sends and the residual."""
+    """Per worker: counted batches and games, speed per CPU second, refused answers, quarantine and
+    the residual; and the run's re-sends and refused batches."""
     per: dict[str, dict[str, Any]] = {}
     for row in rows:
         name = row.worker or "?"
@@ -239,22 +240,20 @@ def _workers(store: Store, run_id: int, rows: list[Any]) -> dict[str, Any]:
         w["pentanomial"] = [
             a + getattr(row, c) for a, c in zip(w["pentanomial"], PENTANOMIAL_COLUMNS, strict=True)
         ]
-    query = select(batches.c.worker, batches.c.attempts, batches.c.state, batches.c.refusal).where(
-        batches.c.run_id == run_id
-    )
+    # Refusals are counted against the worker whose answer was refused (the refusal log); answers
+    # that named nobody (unsealed writes, crashes) against no worker. Re-sends (a lease ran out:
+    # nobody answered) belong to the run, not to any worker.
+    for name, count in store.refusals_by_worker(run_id).items():
+        if name is not None:
+            per.setdefault(name, _new_worker(name))["refused"] += count
+    for q in store.quarantines(run_id):
+        per.setdefault(q.worker, _new_worker(q.worker))["quarantined"] = q.reason
+    query = select(batches.c.attempts, batches.c.refusal).where(batches.c.run_id == run_id)
     resent = refused = 0
     with store.engine.connect() as c:
         for b in c.execute(query):
-            extra = max(int(b.attempts) - 1, 0)
-            resent += extra
+            resent += max(int(b.attempts) - 1, 0)
             refused += b.refusal is not None
-            if b.worker is None:
-                continue
-            w = per.setdefault(b.worker, _new_worker(b.worker))  # perhaps only refused
-            if b.state == "done":
-                w["resent"] += extra
-            elif b.state == "refused":
-                w["refused"] += 1
     check = worker_chi2({name: w["pentanomial"] for name, w in per.items()})
     levels = {r.worker: (r.residual, r.flagged, check.level(r.residual)) for r in check.residuals}
     table = []

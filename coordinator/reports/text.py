@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import shlex
+import textwrap
 from typing import Any
 
 from coordinator.sprt.report import duration
@@ -12,8 +13,11 @@ WIDTH = 80
 
 
 def _fit(line: str) -> str:
-    """``line`` cut to :data:`WIDTH` columns."""
-    return line if len(line) <= WIDTH else line[: WIDTH - 1] + "…"
+    """``line`` within :data:`WIDTH` columns: a longer line (a headline, a list of names) goes on
+    over indented lines, cut nowhere (the tables are laid out to fit)."""
+    if len(line) <= WIDTH:
+        return line
+    return "\n".join(textwrap.wrap(line, WIDTH, subsequent_indent="    ", break_on_hyphens=False))
 
 
 def wrap_command(command: str) -> list[str]:
@@ -88,16 +92,22 @@ def match_text(data: dict[str, Any]) -> str:
     if workers:
         lines += [
             "",
-            f"{'worker':<24} {'games':>7} {'games/s':>8} {'knodes/s':>9} {'resent':>6} "
+            f"{'worker':<24} {'games':>7} {'games/cpu-s':>11} {'knodes/cpu-s':>12} "
             f"{'refused':>7} {'resid.':>6}",
         ]
         for wk in workers:
             nps = wk["nodes_per_second"] / 1000 if wk["nodes_per_second"] is not None else None
-            flag = " FLAG" if wk["flagged"] else ""
+            flag = " QUARANTINED" if wk["quarantined"] else " FLAG" if wk["flagged"] else ""
             lines.append(
-                f"{wk['worker'][:24]:<24} {wk['games']:>7} {_num(wk['games_per_second']):>8} {_num(nps):>9} "
-                f"{wk['resent']:>6} {wk['refused']:>7} {_num(wk['residual'], '.2f'):>6}{flag}"
+                f"{wk['worker'][:24]:<24} {wk['games']:>7} {_num(wk['games_per_second']):>11} "
+                f"{_num(nps):>12} {wk['refused']:>7} {_num(wk['residual'], '.2f'):>6}{flag}"
             )
+        for wk in workers:
+            if wk["quarantined"]:
+                lines.append(f"quarantined {wk['worker']}: {wk['quarantined']}")
+    resent = data["workers"]["resent"]
+    if resent:
+        lines.append(f"re-sends: {resent} (batches sent again after no worker answered in time)")
     return "\n".join([*(_fit(line) for line in lines), "", "reproduce:", *wrap_command(data["command"])])
 
 

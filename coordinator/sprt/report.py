@@ -139,7 +139,7 @@ def status_json(
 
 
 #: Columns of the runs table: id, kind, game, state, games, Elo, LLR, decision.
-_ROW = "{:>4}  {:<5} {:<9} {:<11} {:>7}  {:>15}  {:>6}  {}"
+_ROW = "{:>4}  {:<10} {:<8} {:<11} {:>7}  {:>15}  {:>6}  {}"
 STATUS_HEADER = _ROW.format("id", "kind", "game", "state", "games", "Elo", "LLR", "decision")
 
 

@@ -247,8 +247,8 @@ class SprtRunner:
         if isinstance(checked, str):
             if not outstanding:
                 return  # a stale copy of an attempt already refused; the retry is under way
-            worker = outcome.worker or "(unnamed worker)"
-            self.store.refuse_batch(self.run_id, index, f"{worker}: {checked}", worker=worker)
+            name = outcome.worker or "(unnamed worker)"
+            self.store.refuse_batch(self.run_id, index, f"{name}: {checked}", worker=outcome.worker)
             if outcome.error is not None and outcome.worker is not None:
                 self.refusers.setdefault(index, set()).add(outcome.worker)  # the worker refused it
             attempts = self.store.batch_attempts(self.run_id, index)

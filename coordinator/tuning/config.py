@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from coordinator.sprt.config import DEFAULT_ADJUDICATION, SprtConfig, derive_seed, fingerprint
+from coordinator.stats.inputs import check_hypotheses
 from coordinator.tuning import spsa
 
 METHODS = ("optuna", "spsa")
@@ -91,14 +93,13 @@ class TuneConfig:
                 f"--max-games: SPSA plans its gains over its games; give at least one iteration "
                 f"({2 * self.batch_pairs} games), got {self.max_games}"
             )
-        if self.accept_elo1 <= self.accept_elo0:
-            raise ValueError(
-                f"--accept-elo1 ({self.accept_elo1}) must be greater than --accept-elo0 ({self.accept_elo0})"
-            )
+        check_hypotheses(self.accept_elo0, self.accept_elo1, "normalized", ("--accept-elo0", "--accept-elo1"))
         if not 0 < self.prune_los < 1:
             raise ValueError(f"--prune-los must be between 0 and 1, got {self.prune_los}")
-        if self.accept_margin <= 0:
-            raise ValueError(f"--accept-margin must be positive, got {self.accept_margin}")
+        if not (math.isfinite(self.accept_margin) and self.accept_margin > 0):
+            raise ValueError(f"--accept-margin must be a positive number, got {self.accept_margin}")
+        # A trial's own SPRT runs from 0 to the margin in logistic Elo: it must be computable too.
+        check_hypotheses(0.0, self.accept_margin, "logistic", ("0", "--accept-margin"))
         if not self.params:
             raise ValueError("params: at least one weight must be tuned")
         for name, value in (("trial_pairs", self.trial_pairs), ("batch_pairs", self.batch_pairs)):

@@ -46,7 +46,7 @@ RUNS_COLUMNS = ("run", "kind", "game", "state", "candidate vs baseline / start",
 GAMES_COLUMNS = ("#", "run", "batch", "game", "worker", "white", "black", "result", "candidate", "reason",
                  "plies", "opening")  # fmt: skip
 WORKER_RUN_COLUMNS = ("run", "kind", "game", "state", "batches", "games", "games/s (cpu)", "knodes/s (cpu)",
-                      "re-sent", "refused", "residual", "flag", "quarantine")  # fmt: skip
+                      "refused answers", "residual", "flag", "quarantine")  # fmt: skip
 
 
 def link(href: str, text: Any) -> Markup:
@@ -478,45 +478,55 @@ def workers_page(request: Request) -> Response:
     )
     body = (
         f'<main><h1>Workers</h1>{listing}<p class="muted">Batches are stored results; refused counts '
-        "batches whose last result from the worker was refused.</p></main>"
+        "the worker's answers that were refused.</p></main>"
     )
     return html_response("Workers", body)
 
 
 def _worker_runs(store: Store, name: str) -> str:
-    """The worker's row of each of its newest runs' reports, and any quarantine."""
+    """The worker's row of the workers table of each of its newest runs' reports."""
     rows, classes = [], []
     for run_id in store.worker_runs(name)[:WORKER_RUNS]:
         run = store.get_run(run_id)
         if run is None or not run.kind.is_match:
             continue
-        part = workers_of(store, run)
-        mine = next((w for w in part["workers"] if w["worker"] == name), None)
-        quarantine = next((q for q in store.quarantines(run.id) if q.worker == name), None)
-        flag = "OUTLIER" if mine and mine["flagged"] else (mine["level"] if mine else "-")
+        mine = next((w for w in workers_of(store, run)["workers"] if w["worker"] == name), None)
+        if mine is None:  # it only handled batches that another worker's answer settled
+            continue
+        flag = "OUTLIER" if mine["flagged"] else mine["level"]
         rows.append(
             [
                 link(f"/runs/{run.id}", run.id),
                 run.kind,
                 run.game,
                 run.state,
-                mine["batches"] if mine else 0,
-                mine["games"] if mine else 0,
-                fmt(mine["games_per_second"] if mine else None),
-                fmt(mine["nodes_per_second"] / 1000 if mine and mine["nodes_per_second"] else None),
-                mine["resent"] if mine else 0,
-                mine["refused"] if mine else 0,
-                fmt(mine["residual"] if mine else None, ".2f"),
+                mine["batches"],
+                mine["games"],
+                fmt(mine["games_per_second"]),
+                fmt(None if mine["nodes_per_second"] is None else mine["nodes_per_second"] / 1000),
+                mine["refused"],
+                fmt(mine["residual"], ".2f"),
                 flag,
-                f"quarantined: {quarantine.reason}" if quarantine else "",
+                mine.get("quarantined") or "",
             ]
         )
-        classes.append(
-            "flag" if quarantine or (mine and mine["flagged"]) else "yellow" if flag == "yellow" else ""
-        )
+        flagged = mine["flagged"] or mine.get("quarantined")
+        classes.append("flag" if flagged else "yellow" if flag == "yellow" else "")
     if not rows:
         return '<p class="muted">No counted batch in any run.</p>'
-    return table(WORKER_RUN_COLUMNS, rows, left=(1, 2, 3, 11, 12), cls=classes)
+    return table(WORKER_RUN_COLUMNS, rows, left=(1, 2, 3, 10, 11), cls=classes)
+
+
+def _worker_refusals(store: Store, name: str) -> str:
+    """The worker's newest refused answers, and why."""
+    refusals = store.worker_refusals(name, limit=PER_PAGE)
+    if not refusals:
+        return '<p class="muted">No answer of this worker was refused.</p>'
+    return table(
+        ["run", "batch", "when", "reason"],
+        [[link(f"/runs/{r.run_id}", r.run_id), r.batch_index, iso(r.created_at), r.reason] for r in refusals],
+        left=(3,),
+    )
 
 
 def worker_page(request: Request) -> Response:
@@ -550,7 +560,7 @@ def worker_page(request: Request) -> Response:
             ("games", totals.games),
             ("worker CPU", f"{totals.cpu_seconds:.1f} s"),
             ("games/s (cpu)", fmt(totals.games / totals.cpu_seconds if totals.cpu_seconds > 0 else None)),
-            ("refused batches", totals.refused),
+            ("refused answers", totals.refused),
             ("last result", iso(totals.last_seen)),
         ]
     )
@@ -571,6 +581,7 @@ def worker_page(request: Request) -> Response:
         f"<main><h1>{esc(title)}</h1>{summary}"
         f'<h2>Runs</h2><p class="muted">Its row of the workers table of each of its newest '
         f"{WORKER_RUNS} runs' reports: residual and flag as there.</p>{_worker_runs(store, name)}"
+        f"<h2>Refused answers</h2>{_worker_refusals(store, name)}"
         f'<h2>Batches</h2>{listing}<p class="pager">{"".join(pager)}</p></main>'
     )
     return html_response(title, body)

@@ -52,8 +52,11 @@ def test_reads_what_the_writer_stored_and_cannot_write(store_urls: StoreUrls) ->
         assert activity.updated_at == writer.get_run(run_id).updated_at  # type: ignore[union-attr]
         assert {w.worker: (w.batches, w.games, w.refused) for w in reader.workers()} == {
             "alpha:1": (1, 8, 0),
-            "beta:2": (1, 8, 0),
+            "beta:2": (1, 8, 1),
         }
+        assert [(r.batch_index, r.reason) for r in reader.worker_refusals("beta:2")] == [
+            (2, "beta:2: counts do not add up")
+        ]
         assert reader.worker_runs("beta:2") == [run_id]
         assert [(b.batch_index, b.games) for b in reader.worker_batches("alpha:1")] == [(0, 8)]
         reader.ping()

@@ -30,7 +30,7 @@ from coordinator.executors.local import LocalExecutor
 from coordinator.executors.select import make_executor
 from coordinator.runs import RunKind
 from coordinator.sprt.config import SprtConfig
-from coordinator.sprt.runner import Progress, RunFailed, SprtRunner
+from coordinator.sprt.runner import Progress, SprtRunner
 from coordinator.store import Store
 from worker.connectivity import Unreachable
 from worker.protocol import TASK_NAME
@@ -249,56 +249,50 @@ def test_redis_restart_in_the_middle_of_a_run(
     assert_counted_once(store, run_id, config)
 
 
-def test_worker_with_another_engine_version_is_refused(
-    redis_server: RedisServer, workers: WorkerPool, store_urls: StoreUrls
-) -> None:
-    """(d) Results stamped with another engine version are refused and the status says why. They
-    are a worker's lie, not a refusal of the batch, so the run does not fail: it waits, and a good
-    worker that joins completes it with the local pool's counts."""
-    workers.start("d1", app="forging_worker", env={"FORGE": "stale"})
+def refused_then_completed(
+    workers: WorkerPool, store_urls: StoreUrls, label: str, mode: str, reason: str
+) -> dict[str, Any]:
+    """A run whose only worker is a liar of ``mode``: its answers are refused with ``reason`` and
+    nothing is stored, and the run does not fail (a lie is not a refusal of the batch: the batch
+    can be played). A good worker that joins then completes it with the local pool's counts. The
+    status JSON seen while only the liar played."""
+    workers.start(f"{label}1", app="forging_worker", env={"FORGE": mode})
     config = make_config()
-    url = store_urls("d")
+    url = store_urls(label)
     store = Store(url)
     run_id = new_run(store, config)
     watcher = Store(url)
-    with CeleryExecutor(redis_server.url, concurrency=1) as executor:
+    with CeleryExecutor(workers.broker, concurrency=1) as executor:
         run = Background(lambda: play(store, run_id, config, executor))
 
-        def refused_for_the_version() -> bool:
+        def refused() -> bool:
             assert not run.done(), "the run ended with only a lying worker"
-            return any("0.0.0-stale" in r.reason for r in watcher.refusals(run_id))
+            return any(reason in r.reason for r in watcher.refusals(run_id))
 
-        wait_until(refused_for_the_version, 60, "a result stamped with another version to be refused")
-        assert watcher.results(run_id) == []
+        wait_until(refused, 60, f"an answer of the {mode} liar to be refused")
+        assert watcher.results(run_id) == [] and watcher.game_records(run_id) == []
         data = status_json(url, run_id)
-        assert data["state"] == "running" and data["games"] == 0
-        assert all("engine_version" in r["reason"] and "0.0.0-stale" in r["reason"] for r in data["refused"])
-        shown = run_cli("status", str(run_id), "--store", url)
-        assert "refused batch" in shown.stdout and "0.0.0-stale" in shown.stdout
-        workers.start("d2")
+        workers.start(f"{label}2")
         progress = run.result()
     assert counts(progress) == reference(config)
     assert_counted_once(store, run_id, config)
+    return data
 
 
-def test_forged_counts_are_refused(
-    redis_server: RedisServer, workers: WorkerPool, store_urls: StoreUrls
-) -> None:
+def test_worker_with_another_engine_version_is_refused(workers: WorkerPool, store_urls: StoreUrls) -> None:
+    """(d) Results stamped with another engine version are refused and the status says why."""
+    data = refused_then_completed(workers, store_urls, "d", "stale", "0.0.0-stale")
+    assert data["state"] == "running" and data["games"] == 0
+    assert data["refused"] and all("engine_version" in r["reason"] for r in data["refused"])
+
+
+def test_forged_counts_are_refused(workers: WorkerPool, store_urls: StoreUrls) -> None:
     """(e) A worker whose counts do not add up gets nothing stored; the reason is in the status."""
     import forging_worker
 
     assert forging_worker.TASK_NAME == TASK_NAME
-    workers.start("e1", app="forging_worker")
-    config = make_config()
-    url = store_urls("e")
-    store = Store(url)
-    run_id = new_run(store, config)
-    with CeleryExecutor(redis_server.url, concurrency=1) as executor, pytest.raises(RunFailed) as failed:
-        play(store, run_id, config, executor)
-    assert "pentanomial" in str(failed.value)
-    assert store.results(run_id) == [] and store.game_records(run_id) == []
-    data = status_json(url, run_id)
-    assert data["state"] == "failed" and data["games"] == 0
+    data = refused_then_completed(workers, store_urls, "e", "extra_pair", "pentanomial: counts add up to")
+    assert data["state"] == "running" and data["games"] == 0
     reasons = [r["reason"] for r in data["refused"]]
     assert reasons and all("pentanomial: counts add up to" in r for r in reasons), reasons
 

@@ -323,6 +323,12 @@ def test_status_lists_every_run_when_one_cannot_be_computed(files: dict[str, Pat
     data = status_json(files["db"], 2)
     assert "between -1000 and 1000" in data["statistics_error"] and "llr" not in data
     assert "statistics_error" not in status_json(files["db"], good_id)
+    resumed = run_cli("resume", "1", "--store", store_arg(files["db"]))
+    assert resumed.returncode == 2, resumed.stderr
+    assert resumed.stderr.splitlines() == [
+        "arbiter resume: elo1: expected at least elo0 + 0.01 = 0.01 (narrower hypotheses cannot be told "
+        "apart), got 1e-300"
+    ]
 
 
 def test_same_command_again_after_the_end_shows_the_finished_run(

@@ -195,6 +195,15 @@ def test_a_worker_that_lies_after_its_first_batches_loses_all_it_gave(
     [quarantine] = store.quarantines(run_id)
     assert quarantine.worker == liar.node  # the name its stored results carry: they were found
     assert all(r.worker != liar.node for r in store.iter_batch_games(run_id))
+    # The report names it, with why, and charges the refused answers to it alone.
+    db = f"sqlite:///{tmp_path / 'adaptive.db'}"
+    as_json = run_cli("report", str(run_id), "--json", "--store", db)
+    assert as_json.returncode == 0, as_json.stderr
+    rows = {w["worker"]: w for w in json.loads(as_json.stdout)["workers"]["workers"]}
+    assert rows[liar.node]["quarantined"] == quarantine.reason and rows[liar.node]["refused"] >= 1
+    assert all(not w["quarantined"] for name, w in rows.items() if name != liar.node)
+    text = run_cli("report", str(run_id), "-o", str(tmp_path / "adaptive.html"), "--store", db)
+    assert f"quarantined {liar.node}: " in text.stdout
 
 
 def test_with_a_fleet_secret_a_redis_writer_can_neither_forge_nor_blame(

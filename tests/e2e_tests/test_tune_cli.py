@@ -297,7 +297,7 @@ def test_same_command_again_after_completion_resumes(tmp_path: Path) -> None:
 
     again = arbiter(*args, cwd=tmp_path)
     assert again.returncode == 0, again.stderr
-    assert "resuming tuning run 1" in again.stderr
+    assert "tuning run 1 already finished" in again.stderr
     assert tune_runs(db) == [1]
     assert Store(url(db)).row_counts() == rows  # its budget was used: nothing more is played
     assert status(db, 1, tmp_path) == done

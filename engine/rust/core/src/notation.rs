@@ -47,6 +47,24 @@ impl MoveSquares {
         (file.is_none() && out.len >= 2).then_some(out)
     }
 
+    /// Parses a move's compact form exactly as the engine prints it (`b1d3f5`: lower-case files,
+    /// nothing else): the wire form of a game record, read without trimming or skipping anything.
+    pub fn parse_compact(bytes: &[u8], width: u8, height: u8) -> Option<MoveSquares> {
+        if bytes.len() < 4 || !bytes.len().is_multiple_of(2) || bytes.len() > 2 * MAX_MOVE_SQUARES {
+            return None;
+        }
+        let mut out = MoveSquares { len: 0, squares: [Square(0); MAX_MOVE_SQUARES] };
+        for pair in bytes.chunks_exact(2) {
+            let (f, r) = (pair[0].wrapping_sub(b'a'), pair[1].wrapping_sub(b'1'));
+            if f >= width || r >= height {
+                return None;
+            }
+            out.squares[usize::from(out.len)] = Square(r * width + f);
+            out.len += 1;
+        }
+        Some(out)
+    }
+
     pub fn as_slice(&self) -> &[Square] {
         &self.squares[..usize::from(self.len)]
     }

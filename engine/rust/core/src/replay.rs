@@ -9,7 +9,7 @@ use std::fmt;
 use std::hash::{BuildHasherDefault, Hasher};
 
 use crate::eval::Evaluate;
-use crate::notation::find_legal;
+use crate::notation::{find_legal, MoveSquares};
 use crate::play::{Adjudication, GameResult};
 use crate::{EndReason, MoveError, Outcome, Rules};
 
@@ -112,55 +112,61 @@ impl EndWatch {
     }
 }
 
-/// Replays `moves` from `opening` under `adjudication`.
+/// Replays `moves` from `opening` under `adjudication` (moves in any form the notation reads).
 pub fn replay<P: Evaluate, S: AsRef<str>>(
     opening: &P,
     moves: &[S],
     adjudication: Adjudication,
 ) -> Result<Replayed, ReplayError> {
-    replay_moves(opening, moves.iter().map(AsRef::as_ref), adjudication)
+    let lenient = |word: &[u8]| std::str::from_utf8(word).ok().and_then(P::move_squares);
+    replay_moves(opening, moves.iter().map(|m| m.as_ref().as_bytes()), adjudication, lenient)
 }
 
-/// Replays a record's moves written as one string, separated by single spaces (the wire form of
-/// a game record; an empty string is a game with no move).
+/// Replays a record's moves written as one string, separated by single spaces: the wire form of a
+/// game record, each move exactly as the engine prints it (an empty string is a game with no move).
 pub fn replay_text<P: Evaluate>(opening: &P, moves: &str, adjudication: Adjudication) -> Result<Replayed, ReplayError> {
-    let words = || (!moves.is_empty()).then(|| moves.split(' ')).into_iter().flatten();
-    // A move of the wire form is printable ASCII: no tab, newline or other space to trim away.
-    if let Some((i, word)) = words().enumerate().find(|(_, w)| !w.bytes().all(|b| b.is_ascii_graphic())) {
-        let error = MoveError::Invalid { input: word.to_string(), expected: "printable ASCII".to_string() };
-        return Err(ReplayError::BadMove { ply: i + 1, error });
-    }
-    replay_moves(opening, words(), adjudication)
+    let words = (!moves.is_empty()).then(|| moves.as_bytes().split(|&b| b == b' ')).into_iter().flatten();
+    replay_moves(opening, words, adjudication, P::compact_squares)
 }
 
-/// Replays moves one by one. Per ply only the moves of the piece the text names are generated: a
-/// legal move found means the side to move had one, so the game had not ended for want of moves.
-pub fn replay_moves<'a, P: Evaluate>(
+/// Replays moves one by one, reading each with `squares_of`. Per ply only the moves of the piece
+/// the text names are generated: a legal move found means the side to move had one, so the game
+/// had not ended for want of moves.
+fn replay_moves<'a, P: Evaluate>(
     opening: &P,
-    moves: impl Iterator<Item = &'a str>,
+    moves: impl Iterator<Item = &'a [u8]>,
     adjudication: Adjudication,
+    squares_of: impl Fn(&[u8]) -> Option<MoveSquares>,
 ) -> Result<Replayed, ReplayError> {
     let mut pos = *opening;
     let mut watch = EndWatch::new(&pos, adjudication);
     let mut plies = 0;
-    for text in moves {
+    for word in moves {
         let ply = plies + 1;
-        let found = P::move_squares(text).and_then(|squares| find_legal(&pos, &squares));
+        let found = squares_of(word).and_then(|squares| find_legal(&pos, &squares));
         let has_move = found.is_some() || pos.has_legal_move();
         if let Some((_, reason)) = watch.end_given(&pos, has_move) {
             return Err(ReplayError::AfterEnd { ply, reason });
         }
-        let mv = match found {
-            Some(mv) => mv,
-            // The full parse, only for its error (malformed, or well-formed but illegal).
-            None => match pos.parse_move(text) {
-                Ok(mv) => mv,
-                Err(error) => return Err(ReplayError::BadMove { ply, error }),
-            },
+        let Some(mv) = found else {
+            return Err(ReplayError::BadMove { ply, error: why_not_a_move(&pos, word) });
         };
         pos = pos.play(&mv);
         watch.played(&pos);
         plies = ply;
     }
     Ok(Replayed { end: watch.end(&pos), plies })
+}
+
+/// Why `word` is no move here: the notation's own error, or, for a move the notation reads but
+/// the wire form does not (another case, Mindsports dashes, spaces), that it is not compact.
+fn why_not_a_move<P: Rules>(pos: &P, word: &[u8]) -> MoveError {
+    let text = String::from_utf8_lossy(word);
+    match pos.parse_move(&text) {
+        Err(error) => error,
+        Ok(_) => MoveError::Invalid {
+            input: text.into_owned(),
+            expected: "the move exactly as the engine prints it, like d2d3 or b1d3f5".to_string(),
+        },
+    }
 }

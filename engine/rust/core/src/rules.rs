@@ -90,6 +90,8 @@ pub trait Rules: Copy + Send + Sync + 'static {
     fn parse_move(&self, text: &str) -> Result<Self::Move, MoveError>;
     /// The squares a move's text names, if it is a move in the game's notation at all.
     fn move_squares(text: &str) -> Option<MoveSquares>;
+    /// The squares of a move in the exact compact form the engine prints (`d2d3`), or None.
+    fn compact_squares(bytes: &[u8]) -> Option<MoveSquares>;
     fn outcome(&self) -> Option<Outcome>;
     /// True when a lion (Congo) or the last king of a side (Congress) has been captured.
     fn is_decided(&self) -> bool;
@@ -163,6 +165,9 @@ macro_rules! board_rules {
             }
             fn move_squares(text: &str) -> Option<MoveSquares> {
                 $game::Position::move_squares(text)
+            }
+            fn compact_squares(bytes: &[u8]) -> Option<MoveSquares> {
+                $game::Position::compact_squares(bytes)
             }
             fn outcome(&self) -> Option<Outcome> {
                 $game::Position::outcome(self)

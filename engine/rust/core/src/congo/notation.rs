@@ -39,6 +39,11 @@ impl Position {
         MoveSquares::parse(text, W as u8, H as u8, b"-xX")
     }
 
+    /// The squares of a move in the exact compact form (`b1d3f5d7`).
+    pub fn compact_squares(bytes: &[u8]) -> Option<MoveSquares> {
+        MoveSquares::parse_compact(bytes, W as u8, H as u8)
+    }
+
     /// Parses a move in compact (`b1d3f5d7`) or Mindsports (`b1-d3-f5-d7x`) form and checks it is
     /// legal here.
     pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {

@@ -32,6 +32,11 @@ impl Position {
         MoveSquares::parse(text, W as u8, H as u8, b"").filter(|s| s.as_slice().len() == 2)
     }
 
+    /// The two squares of a move in the exact compact form (`b2b3`).
+    pub fn compact_squares(bytes: &[u8]) -> Option<MoveSquares> {
+        (bytes.len() == 4).then(|| MoveSquares::parse_compact(bytes, W as u8, H as u8)).flatten()
+    }
+
     /// Parses a move written as its two squares (`b2b3`) and checks it is legal here.
     pub fn parse_move(&self, text: &str) -> Result<Move, MoveError> {
         find_move(
