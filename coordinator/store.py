@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qsl, quote, urlencode
 
+import orjson
 from sqlalchemy import (
     BigInteger,
     Column,
@@ -56,7 +57,7 @@ from sqlalchemy.exc import ArgumentError, IntegrityError, SQLAlchemyError
 from sqlalchemy.sql.ddl import ExecutableDDLElement
 
 from coordinator.runs import BatchState, RunKind, RunState
-from worker.protocol import BatchResult, tally
+from worker.protocol import RECORD_FIELDS, BatchResult, tally
 
 DEFAULT_URL = "sqlite:///arbiter.db"
 STORE_ENV = "ARBITER_STORE"
@@ -132,8 +133,10 @@ results = Table(
     PrimaryKeyConstraint("run_id", "batch_index"),
 )
 
-#: The game records of a batch, as one JSON array (in game order) of the wire's compact records
-#: (:class:`worker.protocol.GameRecord`): one row per batch keeps storing a result cheap.
+#: The game records of a batch, as one JSON array (in game order) of records, each an array of the
+#: wire record's fields in :data:`worker.protocol.RECORD_FIELDS` order (opening, moves, result,
+#: reason, candidate colour): one row per batch, and no key repeated per game, keep storing a
+#: result cheap.
 batch_games = Table(
     "batch_games",
     metadata,
@@ -755,14 +758,21 @@ class Store:
 
     # results ----------------------------------------------------------------------------------
 
-    def record_result(self, run_id: int, batch_index: int, result: BatchResult) -> bool:
+    def record_result(
+        self,
+        run_id: int,
+        batch_index: int,
+        result: BatchResult,
+        tallied: tuple[list[int], list[int]] | None = None,
+    ) -> bool:
         """Store a checked result, its game records and the batch's ``done`` state together.
 
-        The counts stored are tallied here from the game records, never taken from the worker's
-        claim. Returns False (and changes nothing) when the batch already has a result: each
-        (run, batch) is stored, and so counted, at most once.
+        The counts stored are tallied from the game records, never taken from the worker's claim:
+        here, unless the caller passes its own tally of them (``tallied``). Returns False (and
+        changes nothing) when the batch already has a result: each (run, batch) is stored, and so
+        counted, at most once.
         """
-        pentanomial, wdl = tally(result.games)
+        pentanomial, wdl = tallied if tallied is not None else tally(result.games)
         stamp = now()
         try:
             with self.transaction() as c:
@@ -783,7 +793,7 @@ class Store:
                     insert(batch_games).values(
                         run_id=run_id,
                         batch_index=batch_index,
-                        games=json.dumps([record.to_json() for record in result.games]),
+                        games=orjson.dumps(result.games, default=tuple).decode(),  # records as arrays
                     )
                 )
                 c.execute(
@@ -867,7 +877,10 @@ class Store:
             query = query.where(results.c.worker == worker)
         with self.engine.connect() as c:
             for row in c.execution_options(yield_per=STREAM_BATCHES).execute(query):
-                yield BatchGames(row.batch_index, row.worker, row.created_at, json.loads(row.games))
+                records = [
+                    dict(zip(RECORD_FIELDS, record, strict=True)) for record in orjson.loads(row.games)
+                ]
+                yield BatchGames(row.batch_index, row.worker, row.created_at, records)
 
     # quarantined workers -------------------------------------------------------------------------
 

@@ -23,7 +23,7 @@ from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.runner import SprtRunner
 from coordinator.store import Store, batch_games, batches, now, results
 from worker.games import play_batch
-from worker.protocol import BatchPayload
+from worker.protocol import RECORD_FIELDS, BatchPayload
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 #: The material-only candidate of each game (beats the defaults often enough to decide quickly).
@@ -158,7 +158,8 @@ def one_game_run(store: Store, game: str) -> int:
                 cpu_seconds=0.1, worker="solo:1", engine_version=engine.ENGINE_VERSION, created_at=stamp,
             )
         )  # fmt: skip
-        c.execute(batch_games.insert().values(run_id=run_id, batch_index=0, games=json.dumps([record])))
+        row = [record[field] for field in RECORD_FIELDS]  # the store keeps a record as an array
+        c.execute(batch_games.insert().values(run_id=run_id, batch_index=0, games=json.dumps([row])))
     store.update_run(run_id, counted_batches=1)
     return run_id
 

@@ -131,15 +131,18 @@ class BatchPlan:
         if order is None:
             order = list(self.openings)
             random.Random(derive_seed(self.seed, "pass", number)).shuffle(order)
-            self._passes = {number: order}  # only the current pass is ever needed again
+            # Only the current pass and the one before are needed again (a batch can span two).
+            self._passes = {n: o for n, o in self._passes.items() if n == number - 1} | {number: order}
         return order
 
     def openings_for(self, batch_index: int) -> list[str]:
         """The openings of batch ``batch_index``, one per game pair."""
         size = len(self.openings)
-        chosen = []
-        for k in range(batch_index * self.batch_pairs, (batch_index + 1) * self.batch_pairs):
-            chosen.append(self._pass(k // size)[k % size])
+        first, end = batch_index * self.batch_pairs, (batch_index + 1) * self.batch_pairs
+        chosen: list[str] = []
+        for number in range(first // size, (end - 1) // size + 1):  # the passes the batch spans
+            order = self._pass(number)
+            chosen += order[max(first - number * size, 0) : min(end - number * size, size)]
         return chosen
 
     def seed_for(self, batch_index: int) -> int:

@@ -259,7 +259,7 @@ class SprtRunner:
             heapq.heappush(self.retry, index)
             return
         result, counts = checked
-        if self.store.record_result(self.run_id, index, result):
+        if self.store.record_result(self.run_id, index, result, (counts.pentanomial, counts.wdl)):
             self.games_played_here += result.game_count
             self.results[index] = counts  # what the store just tallied and kept
             return

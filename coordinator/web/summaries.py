@@ -9,8 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from coordinator.reports.games import match_runs
-from coordinator.reports.match import iso
-from coordinator.runs import RunKind, RunState, decision_label
+from coordinator.reports.match import iso, run_info
+from coordinator.runs import RunKind, RunState
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.report import summary_of
 from coordinator.store import Run, Store, now
@@ -108,21 +108,7 @@ def _tune_columns(store: Store, run: Run) -> dict[str, Any]:
 def run_row(store: Store, run: Run, parent: int | None) -> dict[str, Any]:
     """One run as the list and the live part of its page show it (JSON data); ``parent``: the
     tuning run it belongs to."""
-    row: dict[str, Any] = {
-        "id": run.id,
-        "kind": str(run.kind),
-        "game": run.game,
-        "state": str(run.state),
-        "decision": run.decision,
-        "decision_label": decision_label(run.decision) if run.kind.is_match else None,
-        "error": run.error,
-        "parent": parent,
-        "created_at": iso(run.created_at),
-        "updated_at": iso(run.updated_at),
-        "finished_at": iso(run.finished_at),
-        "seconds": _seconds(run),
-        "url": f"/runs/{run.id}",
-    }
+    row: dict[str, Any] = run_info(run, parent) | {"seconds": _seconds(run), "url": f"/runs/{run.id}"}
     if run.kind is RunKind.TUNE:
         return row | _tune_columns(store, run)
     try:

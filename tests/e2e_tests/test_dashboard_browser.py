@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import re
-import shutil
 import signal
 import subprocess
 import urllib.request
@@ -26,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_testkit import headless_chromium
 from celery_testkit import free_port, wait_until
 from report_testkit import CANDIDATE, FLAT, url
 from sprt_testkit import cli_command
@@ -39,19 +39,6 @@ SCREENSHOT = REPO / "docs" / "images" / "dashboard.png"
 WAIT = 120.0
 #: Bound on a wait for the browser to see a change (milliseconds).
 SEE = 60_000
-
-
-def chromium_path() -> str | None:
-    """Debian's Chromium, if installed."""
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def missing(message: str) -> None:
-    """Fail in CI, skip elsewhere."""
-    message += " (scripts/ensure-chromium.sh installs Debian's chromium; pip install -e '.[dev]' Playwright)"
-    if os.environ.get("CI"):
-        pytest.fail(f"{message}; the browser tests must run in CI")
-    pytest.skip(message)
 
 
 def start(*args: str, log: Path) -> subprocess.Popen[bytes]:
@@ -151,15 +138,7 @@ def watch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Watch]:
 def browser(watch: Watch) -> Iterator[Any]:
     """One browser context for the whole visit: requests outside the dashboard are refused and
     recorded, and so are console errors."""
-    executable = chromium_path()
-    if executable is None:
-        missing("chromium is not installed")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing("playwright is not installed")
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
+    with headless_chromium() as launched:
         context = launched.new_context(viewport={"width": 1280, "height": 1000})
 
         def route(route: Any) -> None:
@@ -176,7 +155,6 @@ def browser(watch: Watch) -> Iterator[Any]:
             yield context
         finally:
             context.close()
-            launched.close()
 
 
 def number(page: Any, selector: str) -> int:

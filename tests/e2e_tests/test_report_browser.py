@@ -9,13 +9,12 @@ a single game, for both games. In CI (``$CI`` set) a missing Chromium fails thes
 
 from __future__ import annotations
 
-import os
-import shutil
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from browser_testkit import headless_chromium
 from report_testkit import empty_run, one_game_run, running_run, sprt_run, tune_run, url
 from sprt_testkit import run_cli
 
@@ -27,35 +26,11 @@ MATCH_SECTIONS = ("summary", "sprt", "outcomes", "endings", "openings", "workers
 TUNE_SECTIONS = ("summary", "champions", "trials", "acceptance", "weights", "optimizer", "effort", "config")
 
 
-def chromium_path() -> str | None:
-    """Debian's Chromium, if installed."""
-    return shutil.which("chromium") or shutil.which("chromium-browser")
-
-
-def missing(message: str) -> None:
-    """Fail in CI, skip elsewhere."""
-    message += " (scripts/ensure-chromium.sh installs Debian's chromium; pip install -e '.[dev]' Playwright)"
-    if os.environ.get("CI"):
-        pytest.fail(f"{message}; the browser tests must run in CI")
-    pytest.skip(message)
-
-
 @pytest.fixture(scope="module")
 def browser() -> Iterator[Any]:
     """A headless Chromium from Debian's package."""
-    executable = chromium_path()
-    if executable is None:
-        missing("chromium is not installed")
-    try:
-        from playwright.sync_api import sync_playwright
-    except ImportError:
-        missing("playwright is not installed")
-    with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
-        try:
-            yield launched
-        finally:
-            launched.close()
+    with headless_chromium() as launched:
+        yield launched
 
 
 @pytest.fixture(scope="module")

@@ -110,6 +110,23 @@ class CraftingClient:
         self.client.close()
 
 
+def crafted_run(
+    server: RedisServer, db: Path, meta: dict[str, Any], secret: bytes | None = None
+) -> tuple[Store, int, CheckingExecutor]:
+    """A run played while a :class:`CraftingClient` writes ``meta`` for every task it sees: it
+    must end with the honest counts. The store, run and executor."""
+    store, run_id, config, executor = checked_run(server.url, db)
+    crafter = CraftingClient(server, meta, secret=secret)
+    try:
+        with executor:
+            progress = play(store, run_id, config, executor)
+    finally:
+        crafter.close()
+    assert crafter.forged, "the client never saw a task waiting"
+    assert counts(progress) == reference(config)
+    return store, run_id, executor
+
+
 FORGED_WIN = {
     "run_id": 1,
     "batch_index": 0,
@@ -138,15 +155,7 @@ def test_results_written_straight_into_the_backend_count_for_nothing(
 ) -> None:
     workers.start("honest")
     db = tmp_path / "crafted.db"
-    store, run_id, config, executor = checked_run(redis_server.url, db)
-    crafter = CraftingClient(redis_server, meta)
-    try:
-        with executor:
-            progress = play(store, run_id, config, executor)
-    finally:
-        crafter.close()
-    assert crafter.forged, "the client never saw a task waiting"
-    assert counts(progress) == reference(config)
+    _, run_id, _ = crafted_run(redis_server, db, meta)
     data, _ = status_of(db, run_id)
     assert data["state"] == "finished"
     assert data["refused"], "the crafted results were refused"
@@ -216,16 +225,7 @@ def test_with_a_fleet_secret_a_redis_writer_can_neither_forge_nor_blame(
     monkeypatch.setenv("ARBITER_SECRET", secret)
     honest = workers.start("honest", env={"ARBITER_SECRET": secret})
     claim = {"status": "SUCCESS", "result": {**FORGED_WIN, "worker": honest.node}}
-    db = tmp_path / "sealed.db"
-    store, run_id, config, executor = checked_run(redis_server.url, db)
-    crafter = CraftingClient(redis_server, claim, secret=b"a-guess")
-    try:
-        with executor:
-            progress = play(store, run_id, config, executor)
-    finally:
-        crafter.close()
-    assert crafter.forged, "the client never saw a task waiting"
-    assert counts(progress) == reference(config)
+    store, run_id, executor = crafted_run(redis_server, tmp_path / "sealed.db", claim, secret=b"a-guess")
     assert store.quarantines(run_id) == [] and not executor.quarantined  # nobody blamed
     refusals = [r.reason for r in store.refusals(run_id)]
     assert refusals and all("not a worker's answer" in reason for reason in refusals), refusals

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import orjson
 from celery.backends.base import Backend
 from celery.backends.redis import RedisBackend
 
@@ -54,7 +55,9 @@ def decode_meta(backend: Backend, value: Any) -> dict[str, Any]:
     if isinstance(value, bytes | str) and len(value) > MAX_META_BYTES:
         return {"status": UNDECODABLE, "result": f"result of {len(value):,} bytes, more than any answer"}
     try:
-        meta = backend.decode(value)
+        # The backend's serializer is JSON (worker/celeryconfig.py); orjson reads it several times
+        # faster than the standard library, which matters at tens of thousands of games a second.
+        meta = orjson.loads(value) if isinstance(value, bytes | str) else backend.decode(value)
     except Exception as e:  # any decoder error: the value came from outside
         return {"status": UNDECODABLE, "result": f"undecodable result ({type(e).__name__})"}
     if not isinstance(meta, dict) or not isinstance(meta.get("status"), str):
