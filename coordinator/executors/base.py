@@ -21,13 +21,16 @@ from worker.protocol import BatchPayload
 @dataclass(frozen=True)
 class BatchOutcome:
     """What came back for one submitted batch: a JSON result (unchecked), or an error message; and
-    the name of the worker that says it sent it, when known."""
+    the name of the worker that sent it, when known (with sealed answers: proved)."""
 
     run_id: int
     batch_index: int
     result: Any = None
     error: str | None = None
     worker: str | None = None
+    #: True when ``error`` is the worker's own refusal of the batch (it cannot play it), False
+    #: when it is anything else (a crash, or the coordinator refusing the worker's answer).
+    refused_by_worker: bool = False
 
 
 class Executor(ABC):

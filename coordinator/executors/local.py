@@ -106,8 +106,8 @@ class LocalExecutor(Executor):
         for future in done:
             run_id, batch_index = self._futures.pop(future)
             error = future.exception()
-            if error is not None:
-                yield BatchOutcome(run_id, batch_index, error=_describe(error))
+            if error is not None:  # this machine's own process could not play it
+                yield BatchOutcome(run_id, batch_index, error=_describe(error), refused_by_worker=True)
             else:
                 result = future.result()
                 worker = result.get("worker") if isinstance(result, dict) else None

@@ -70,22 +70,31 @@ class PrefixCounter:
     """The counted prefix of a run's batches and the SPRT state after it.
 
     :meth:`advance` extends the prefix with every stored result that continues it, updating the
-    SPRT after each batch, and stops for good at the first decision or when the budget is used.
+    SPRT after each batch, and stops for good at the first decision, when the budget is used, or
+    when ``stop`` (asked after each batch, before the SPRT's own verdict: a tuning trial's pruner)
+    says so.
     """
 
-    def __init__(self, config: SprtConfig) -> None:
+    def __init__(self, config: SprtConfig, stop: Callable[[PrefixCounter], bool] | None = None) -> None:
         """An empty prefix for ``config``'s SPRT settings and budget."""
         self.params = config.sprt_params
         self.max_batches = config.max_batches
+        self.stop = stop
         self.batches = 0
         self.pentanomial = [0] * 5
         self.wdl = [0, 0, 0]
         self.sprt = SprtState()
         self.decision: Decision | None = None
+        self.stopped = False
+
+    @property
+    def done(self) -> bool:
+        """Nothing more counts: decided, budget used, or stopped."""
+        return self.decision is not None or self.stopped
 
     def advance(self, results: Mapping[int, StoredResult]) -> None:
         """Count every result in ``results`` that extends the contiguous prefix."""
-        while self.decision is None:
+        while not self.done:
             if self.max_batches is not None and self.batches >= self.max_batches:
                 self.decision = Decision.BUDGET
                 break
@@ -97,7 +106,9 @@ class PrefixCounter:
             self.batches += 1
             ldw = wdl_to_ldw(self.wdl) if self.params.elo_model == "BayesElo" else None
             self.sprt = update_sprt(self.params, self.sprt, self.pentanomial, ldw=ldw)
-            if self.sprt.state != "continue":
+            if self.stop is not None and self.stop(self):
+                self.stopped = True
+            elif self.sprt.state != "continue":
                 self.decision = Decision(self.sprt.state)
             elif self.max_batches is not None and self.batches >= self.max_batches:
                 self.decision = Decision.BUDGET
@@ -114,11 +125,13 @@ class SprtRunner:
         executor: Executor,
         on_progress: Callable[[Progress], None] | None = None,
         check: ResultCheck = replay_check,
+        stop: Callable[[PrefixCounter], bool] | None = None,
     ) -> None:
         """Load what the store already has for ``run_id`` and replay its counted prefix.
 
         ``check`` decides whether a well-formed result's games are true (by default: every record
-        replayed through the rules core); it raises ValueError naming what is wrong.
+        replayed through the rules core); it raises ValueError naming what is wrong. ``stop`` may
+        end the run early after any counted batch (see :class:`PrefixCounter`).
         """
         self.store = store
         self.run_id = run_id
@@ -130,7 +143,8 @@ class SprtRunner:
         self.params = config.sprt_params
         self.max_batches = config.max_batches
         self.results: dict[int, StoredResult] = {r.batch_index: r for r in store.results(run_id)}
-        self.prefix = PrefixCounter(config)
+        self.stop = stop
+        self.prefix = PrefixCounter(config, stop)
         self.in_flight: dict[int, BatchPayload] = {}  # batches sent, by index: what was sent
         self.retry: list[int] = []
         self.refusers: dict[int, set[str]] = {}
@@ -185,7 +199,7 @@ class SprtRunner:
     def fill(self) -> None:
         """Send batches while the executor has free slots and this run still needs any; refused
         batches are sent again first."""
-        while self.prefix.decision is None and self.executor.in_flight() < self.executor.slots:
+        while not self.prefix.done and self.executor.in_flight() < self.executor.slots:
             chosen = self._next_batch()
             if chosen is None:
                 return
@@ -249,7 +263,7 @@ class SprtRunner:
                 return  # a stale copy of an attempt already refused; the retry is under way
             name = outcome.worker or "(unnamed worker)"
             self.store.refuse_batch(self.run_id, index, f"{name}: {checked}", worker=outcome.worker)
-            if outcome.error is not None and outcome.worker is not None:
+            if outcome.refused_by_worker and outcome.worker is not None:
                 self.refusers.setdefault(index, set()).add(outcome.worker)  # the worker refused it
             attempts = self.store.batch_attempts(self.run_id, index)
             if self._unplayable(index, attempts):
@@ -269,13 +283,12 @@ class SprtRunner:
 
     def _save_prefix(self) -> None:
         """Persist the counted prefix (and the decision, once there is one)."""
-        decision = self.prefix.decision
         self.store.update_run(
             self.run_id,
-            state=RunState.FINISHED if decision else RunState.RUNNING,
+            state=RunState.FINISHED if self.decided else RunState.RUNNING,
             counted_batches=self.prefix.batches,
-            decision=decision,
-            finished=decision is not None,
+            decision=self.prefix.decision,
+            finished=self.decided,
         )
         self._unsaved = False
         self._saved_at = time.monotonic()
@@ -284,8 +297,8 @@ class SprtRunner:
 
     @property
     def decided(self) -> bool:
-        """True once the SPRT has decided or the budget is used up."""
-        return self.prefix.decision is not None
+        """True once the SPRT has decided, the budget is used up or ``stop`` ended the run."""
+        return self.prefix.done
 
     def _discard_quarantined(self) -> bool:
         """Discard what newly quarantined workers gave this run and count again; True if any."""
@@ -299,7 +312,7 @@ class SprtRunner:
         for index in lost:
             self.results.pop(index, None)
             heapq.heappush(self.retry, index)
-        self.prefix = PrefixCounter(self.config)
+        self.prefix = PrefixCounter(self.config, self.stop)
         self.prefix.advance(self.results)
         return True
 
@@ -311,7 +324,7 @@ class SprtRunner:
             self._save_prefix()
         before = self.prefix.batches
         self._advance()
-        changed = self.prefix.batches != before or self.prefix.decision is not None
+        changed = self.prefix.batches != before or self.decided
         self._unsaved |= changed
         if self._unsaved and (self.decided or time.monotonic() - self._saved_at >= SAVE_SECONDS):
             self._save_prefix()

@@ -24,6 +24,7 @@ checks, pass a check by peers: the coordinator's own pool is the one judge no wo
 from __future__ import annotations
 
 import hashlib
+import logging
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
@@ -31,6 +32,8 @@ from typing import Any, Protocol
 from coordinator.executors.base import BatchOutcome, Executor
 from coordinator.trust.replay import replay_check
 from worker.protocol import RECORD_FIELDS, BatchPayload, BatchResult, check_matches_payload, move_list
+
+log = logging.getLogger(__name__)
 
 #: Share of batches played again by default (besides every worker's first).
 DEFAULT_VERIFY_FRACTION = 0.02
@@ -264,6 +267,14 @@ class CheckingExecutor(Executor):
         games = games_of(check.result) if check.error is None else None
         if games is not None and held.peer not in self.quarantined and games == games_of(held.outcome.result):
             return self._passed(key, held)
+        if check.error is not None:
+            log.warning(
+                "arbiter: spot check of batch %s of run %s by %s failed (%s); this machine plays it",
+                check.batch_index,
+                check.run_id,
+                held.peer,
+                check.error,
+            )
         held.peer_games = games or []
         self.verifier.submit(self._payloads[key])
         return []
@@ -303,8 +314,8 @@ class CheckingExecutor(Executor):
         return [outcome]
 
     def _refused(self, outcome: BatchOutcome, worker: str) -> BatchOutcome:
-        """A refusal in place of a quarantined worker's outcome (it names nobody: the worker did not
-        refuse the batch, the coordinator refused its answer)."""
+        """A refusal in place of a quarantined worker's outcome (the coordinator refuses its
+        answer: the worker did not refuse the batch)."""
         self._payloads.pop((outcome.run_id, outcome.batch_index), None)
         reason = f"the answer of quarantined worker {worker} is not believed ({self.quarantined[worker]})"
-        return BatchOutcome(outcome.run_id, outcome.batch_index, error=reason)
+        return BatchOutcome(outcome.run_id, outcome.batch_index, error=reason, worker=outcome.worker)

@@ -436,7 +436,7 @@ class CeleryExecutor(Executor):
         name = str(worker)[:MAX_WORKER_NAME] if isinstance(worker, str) else None
         reason = refusal_reason(body)
         if reason is not None:
-            return BatchOutcome(run_id, index, error=reason, worker=name)
+            return BatchOutcome(run_id, index, error=reason, worker=name, refused_by_worker=True)
         return BatchOutcome(run_id, index, result=body, worker=name)
 
     def completed(self, timeout: float | None = None) -> Iterator[BatchOutcome]:
