@@ -7,6 +7,7 @@ Not a test module; importable from every test folder because ``tests`` is on pyt
 from __future__ import annotations
 
 import json
+import random
 import re
 from collections.abc import Iterator
 from pathlib import Path
@@ -75,11 +76,14 @@ class InProcessExecutor(Executor):
 
     def play(self, batch_index: int) -> BatchOutcome:
         """Play the queued batch ``batch_index`` now."""
-        payload = next(p for p in self.queue if p.batch_index == batch_index)
+        return self.play_payload(next(p for p in self.queue if p.batch_index == batch_index))
+
+    def play_payload(self, payload: BatchPayload) -> BatchOutcome:
+        """Play the queued ``payload`` now."""
         self.queue.remove(payload)
         result = play_batch(payload).to_json()
-        result["worker"] = self.workers[batch_index % len(self.workers)]
-        return BatchOutcome(payload.run_id, batch_index, result=result, worker=result["worker"])
+        result["worker"] = self.workers[payload.batch_index % len(self.workers)]
+        return BatchOutcome(payload.run_id, payload.batch_index, result=result, worker=result["worker"])
 
     def completed(self, timeout: float | None = None) -> Iterator[BatchOutcome]:
         while self.queue:
@@ -90,6 +94,20 @@ class InProcessExecutor(Executor):
 
     def close(self) -> None:
         self.cancel()
+
+
+class ShuffledExecutor(InProcessExecutor):
+    """Plays like :class:`InProcessExecutor`, but each poll delivers a random share of the batches
+    in flight (of any of the runs sharing it), in random order."""
+
+    def __init__(self, seed: int, slots: int) -> None:
+        super().__init__(slots=slots)
+        self.rng = random.Random(seed)
+
+    def completed(self, timeout: float | None = None) -> Iterator[BatchOutcome]:
+        self.rng.shuffle(self.queue)
+        for payload in self.queue[: self.rng.randint(1, max(1, len(self.queue)))]:
+            yield self.play_payload(payload)
 
 
 def small_config(game: str, **overrides: Any) -> SprtConfig:

@@ -6,6 +6,7 @@ import json
 import re
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ import click
 import engine
 from coordinator.cli.options import (
     MAX_NODES,
+    F,
     batch_pairs_option,
     book_option,
     broker_option,
@@ -67,11 +69,19 @@ OPTUNA_ONLY = (
     "trial_pairs",
     "min_trial_pairs",
     "halving_factor",
+    "parallel_trials",
     "prune_los",
     "accept_margin",
     "max_trials",
 )
 SPSA_ONLY = ("accept_every", "spsa_lag", "c_end", "r_end", "a_ratio")
+
+
+def count_option(flag: str, high: int, default: int, help_text: str, low: int = 1) -> Callable[[F], F]:
+    """An integer option from ``low`` to ``high``, its default shown in the help."""
+    return click.option(
+        flag, type=click.IntRange(low, high), default=default, show_default=True, help=help_text
+    )
 
 
 def parse_duration(text: str | None) -> float | None:
@@ -233,26 +243,25 @@ def write_report(store: Store, run: Run) -> Path | None:
     help="Optuna: search each weight within the start +- FRACTION of its range (default: whole range).",
 )
 @seed_option
-@click.option(
-    "--trial-pairs",
-    type=click.IntRange(1, 100_000),
-    default=64,
-    show_default=True,
-    help="Game pairs per trial at most.",
-)
-@click.option(
+@count_option("--trial-pairs", 100_000, 64, "Game pairs per trial at most.")
+@count_option(
     "--min-trial-pairs",
-    type=click.IntRange(1, 100_000),
-    default=8,
-    show_default=True,
-    help="Pairs every trial plays before successive halving compares it (>= --trial-pairs: no halving).",
+    100_000,
+    8,
+    "Pairs every trial plays before successive halving compares it (>= --trial-pairs: no halving).",
 )
-@click.option(
+@count_option(
     "--halving-factor",
-    type=click.IntRange(2, 100),
-    default=3,
-    show_default=True,
-    help="Successive halving: the best 1/F of a rung go on to F times the games.",
+    100,
+    3,
+    "Successive halving: the best 1/F of a rung go on to F times the games.",
+    low=2,
+)
+@count_option(
+    "--parallel-trials",
+    10_000,
+    8,
+    "Optuna: trials open at once (trial k waits for trial k-N: the same trials on any workers).",
 )
 @batch_pairs_option(4)
 @limit_options(f"{DEFAULT_TUNE_NODES}")
@@ -281,12 +290,12 @@ def write_report(store: Store, run: Run) -> Path | None:
     metavar="GAMES",
     help="SPSA: theta plays an acceptance SPRT every GAMES games (default: at the end only).",
 )
-@click.option(
+@count_option(
     "--spsa-lag",
-    type=click.IntRange(0, 10**6),
-    default=8,
-    show_default=True,
-    help="SPSA: iteration k plays theta after iterations 0..k-LAG-1 (LAG+1 iterations in flight at most).",
+    10**6,
+    8,
+    "SPSA: iteration k plays theta after iterations 0..k-LAG-1 (LAG+1 iterations in flight at most).",
+    low=0,
 )
 @click.option(
     "--c-end", type=float, default=C_END_FRACTION, show_default=True, help="SPSA: final perturbation / range."
@@ -295,20 +304,8 @@ def write_report(store: Store, run: Run) -> Path | None:
 @click.option(
     "--a-ratio", type=float, default=A_RATIO, show_default=True, help="SPSA: A / planned game pairs."
 )
-@click.option(
-    "--accept-max-games",
-    type=click.IntRange(2, 10**9),
-    default=4000,
-    show_default=True,
-    help="Game budget of each acceptance SPRT.",
-)
-@click.option(
-    "--max-trials",
-    type=click.IntRange(1, 10**6),
-    default=50,
-    show_default=True,
-    help="Trials to ask at most.",
-)
+@count_option("--accept-max-games", 10**9, 4000, "Game budget of each acceptance SPRT.", low=2)
+@count_option("--max-trials", 10**6, 50, "Trials to ask at most.")
 @click.option(
     "--max-games",
     type=click.IntRange(1, 10**9),
@@ -332,6 +329,7 @@ def tune(
     trial_pairs: int,
     min_trial_pairs: int,
     halving_factor: int,
+    parallel_trials: int,
     batch_pairs: int,
     nodes: int | None,
     depth: int | None,
@@ -386,6 +384,7 @@ def tune(
             trial_pairs=trial_pairs,
             min_trial_pairs=min_trial_pairs,
             halving_factor=halving_factor,
+            parallel_trials=parallel_trials,
             batch_pairs=batch_pairs,
             limits=limits,
             adjudication=dict(DEFAULT_ADJUDICATION),

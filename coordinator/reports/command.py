@@ -116,6 +116,8 @@ def tune_command(config: dict[str, Any], store_url: str) -> tuple[str, list[str]
         args += ["--trial-pairs", str(c.get("trial_pairs", 32))]
         args += ["--min-trial-pairs", str(c.get("min_trial_pairs", c.get("trial_pairs", 32)))]
         args += ["--halving-factor", str(c.get("halving_factor", 3))]
+        if "parallel_trials" in c:
+            args += ["--parallel-trials", str(c["parallel_trials"])]
     args += ["--batch-pairs", str(c.get("batch_pairs", 4))]
     args += _limit_args(c.get("limits", {}))
     args += _book_args(c["game"], c.get("book", ""))
@@ -141,6 +143,8 @@ def tune_command(config: dict[str, Any], store_url: str) -> tuple[str, list[str]
         notes.append("a time limit stops at a moment that depends on the machine's speed")
     if spsa:
         notes.append("SPSA's path of theta is the same on any machine, with any number of workers")
+    elif "parallel_trials" in c:
+        notes.append("Optuna's trials are the same on any machine, with any number of workers")
     else:
         notes.append("trials run concurrently: which trials are asked can depend on the timing")
     return shlex.join(args), notes

@@ -11,17 +11,15 @@ crowned.
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 
-from coordinator.executors.base import BatchOutcome, Executor
+from coordinator.executors.base import BatchOutcome
 from coordinator.runs import Decision, RunKind, RunState
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.runner import SprtRunner
 from coordinator.stats import sprt_elo
-from coordinator.store import Store
-from coordinator.tuning.config import TuneConfig
-from coordinator.tuning.records import AcceptanceRow, Champion, TuningRecords
+from coordinator.tuning.context import TuningContext
+from coordinator.tuning.records import AcceptanceRow, Champion
 
 
 @dataclass(frozen=True)
@@ -57,33 +55,11 @@ class AcceptanceProgress:
 class AcceptanceQueue:
     """Plays the acceptance SPRTs of one tuning run and crowns the candidates that pass them all."""
 
-    def __init__(
-        self,
-        store: Store,
-        run_id: int,
-        config: TuneConfig,
-        executor: Executor,
-        champions: list[Champion],
-        eligible: Callable[[Candidate], bool] | None = None,
-    ) -> None:
-        """Queue for ``run_id``; ``champions`` is the run's history (appended to on crowning);
-        ``eligible`` is asked when a candidate's turn comes (a later champion may have made it
-        pointless)."""
-        self.store = store
-        self.run_id = run_id
-        self.config = config
-        self.executor = executor
-        self.champions = champions
-        self.eligible = eligible
-        self.records = TuningRecords(store)
-        self.tag = f"tune run {run_id}"
+    def __init__(self, context: TuningContext) -> None:
+        """Queue for the tuning run of ``context`` (whose champion history it appends to)."""
+        self.context = context
         self.waiting: list[Candidate] = []
         self.active: ActiveStage | None = None
-
-    @property
-    def champion(self) -> Champion:
-        """The current champion."""
-        return self.champions[-1]
 
     @property
     def busy(self) -> bool:
@@ -96,18 +72,20 @@ class AcceptanceQueue:
 
     def handled(self) -> set[int]:
         """The candidates whose acceptance started (or that were skipped)."""
-        return {row.candidate for row in self.records.acceptances(self.run_id)}
+        context = self.context
+        return {row.candidate for row in context.records.acceptances(context.run_id)}
 
     # playing ----------------------------------------------------------------------------------
 
     def advance(self) -> None:
         """Start the next waiting candidate's first SPRT if none is under way."""
+        context = self.context
         while self.active is None and self.waiting:
             candidate = self.waiting.pop(0)
-            if self.eligible is not None and not self.eligible(candidate):
-                continue
-            if candidate.weights == self.champion.weights:  # cannot be better than itself
-                self.records.add_acceptance(self.run_id, candidate.number, 0, None, self.champion.number)
+            if candidate.weights == context.champion.weights:  # cannot be better than itself
+                context.records.add_acceptance(
+                    context.run_id, candidate.number, 0, None, context.champion.number
+                )
                 continue
             self._start(candidate, 0)
 
@@ -136,59 +114,60 @@ class AcceptanceQueue:
         self.active = None
         if active.runner.prefix.decision is not Decision.ACCEPTED:
             return None
-        if active.stage + 1 < self.config.stages:
+        if active.stage + 1 < self.context.config.stages:
             self._start(active.candidate, active.stage + 1)
             return None
         return self._crown(active.candidate)
 
     def _start(self, candidate: Candidate, stage: int, existing_run: int | None = None) -> None:
         """Start (or resume) stage ``stage`` of a candidate's acceptance against the champion."""
-        champion = self.champion
-        config = self.config.accept_config(
-            candidate.number, candidate.weights, champion.weights, self.tag, stage
+        context = self.context
+        champion = context.champion
+        config = context.config.accept_config(
+            candidate.number, candidate.weights, champion.weights, context.tag, stage
         )
         run_id = existing_run
         if run_id is None:
-            run_id = self.store.create_run(
-                RunKind.ACCEPTANCE, self.config.game, config.to_json(), config.fingerprint()
+            run_id = context.store.create_run(
+                RunKind.ACCEPTANCE, context.config.game, config.to_json(), config.fingerprint()
             )
-            self.records.add_acceptance(self.run_id, candidate.number, stage, run_id, champion.number)
-            if stage == 0 and self.config.method == "optuna":
-                self.records.update_trial(self.run_id, candidate.number, accept_run_id=run_id)
+            context.records.add_acceptance(context.run_id, candidate.number, stage, run_id, champion.number)
+            if stage == 0 and context.config.method == "optuna":
+                context.records.update_trial(context.run_id, candidate.number, accept_run_id=run_id)
         else:
-            stored = self.store.get_run(run_id)
+            stored = context.store.get_run(run_id)
             assert stored is not None
             config = SprtConfig.from_json(stored.config)
-        self.store.update_run(run_id, state=RunState.RUNNING)
-        self.active = ActiveStage(
-            candidate, stage, SprtRunner(self.store, run_id, config, self.executor), champion.number
-        )
+        context.store.update_run(run_id, state=RunState.RUNNING)
+        runner = SprtRunner(context.store, run_id, config, context.executor)
+        self.active = ActiveStage(candidate, stage, runner, champion.number)
 
     def _crown(self, candidate: Candidate) -> Champion:
         """Make ``candidate`` the champion; its Elo over its parent is the first stage's SPRT
         estimate (the run's headline setting)."""
-        rows = [r for r in self.records.acceptances(self.run_id) if r.candidate == candidate.number]
+        context = self.context
+        rows = [r for r in context.records.acceptances(context.run_id) if r.candidate == candidate.number]
         first = next(r for r in rows if r.stage == 0)
         assert first.run_id is not None
-        run = self.store.get_run(first.run_id)
+        run = context.store.get_run(first.run_id)
         assert run is not None
         config = SprtConfig.from_json(run.config)
-        totals = self.store.totals(run.id, run.counted_batches)
+        totals = context.store.totals(run.id, run.counted_batches)
         estimate = sprt_elo(
             totals.pentanomial, config.elo0, config.elo1, config.elo_model, config.alpha, config.beta
         )
         champion = Champion(
-            number=self.champion.number + 1,
+            number=context.champion.number + 1,
             weights=dict(candidate.weights),
-            parent=self.champion.number,
+            parent=context.champion.number,
             trial_number=candidate.number,
             accept_run_id=run.id,
             elo_vs_parent=estimate.elo,
             elo_vs_parent_low=estimate.ci_low,
             elo_vs_parent_high=estimate.ci_high,
         )
-        self.records.add_champion(self.run_id, champion)
-        self.champions.append(champion)
+        context.records.add_champion(context.run_id, champion)
+        context.champions.append(champion)
         return champion
 
     # resume and stop --------------------------------------------------------------------------
@@ -196,18 +175,19 @@ class AcceptanceQueue:
     def recover(self) -> None:
         """After a kill: resume the SPRT that was under way, or start the next stage of a
         candidate whose last SPRT accepted, or crown one that passed its last stage."""
-        rows = self.records.acceptances(self.run_id)
+        context = self.context
+        rows = context.records.acceptances(context.run_id)
         if not rows or rows[-1].run_id is None:
             return
         last: AcceptanceRow = rows[-1]
-        run = self.store.get_run(last.run_id)  # type: ignore[arg-type]
-        if run is None or last.champion_number != self.champion.number:
+        run = context.store.get_run(last.run_id)  # type: ignore[arg-type]
+        if run is None or last.champion_number != context.champion.number:
             return
         candidate = Candidate(last.candidate, SprtConfig.from_json(run.config).candidate)
         if run.state.unfinished:
             self._start(candidate, last.stage, existing_run=run.id)
         elif run.decision == Decision.ACCEPTED:  # and not crowned: that would have changed the champion
-            if last.stage + 1 < self.config.stages:
+            if last.stage + 1 < context.config.stages:
                 self._start(candidate, last.stage + 1)
             else:
                 self._crown(candidate)
@@ -216,7 +196,7 @@ class AcceptanceQueue:
         """Stop the SPRT under way; its stored results stay, and it resumes with the run."""
         if self.active is not None:
             self.active.runner.release()
-            self.store.update_run(self.active.runner.run_id, state=RunState.INTERRUPTED)
+            self.context.store.update_run(self.active.runner.run_id, state=RunState.INTERRUPTED)
             self.active = None
 
     def progress(self) -> AcceptanceProgress | None:

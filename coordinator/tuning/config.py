@@ -28,7 +28,7 @@ class TuneConfig:
     batch_pairs: int = 4
     limits: dict[str, int] = field(default_factory=lambda: {"nodes": 1000})
     adjudication: dict[str, Any] = field(default_factory=lambda: dict(DEFAULT_ADJUDICATION))
-    # A trial is pruned when its LOS against the champion falls below this (see LosPruner).
+    # A trial is pruned when its LOS against the champion falls below this (see tuning/pruning.py).
     prune_los: float = 0.05
     # The full SPRT a promising trial must pass to become champion.
     accept_elo0: float = 0.0
@@ -45,6 +45,9 @@ class TuneConfig:
     method: str = "optuna"
     # Optuna: each tuned weight's range narrowed to the start +- radius * the table's range.
     radius: float | None = None
+    # Optuna: trials open at once. Trial k is asked once trial k - parallel_trials has ended, been
+    # told and had its acceptance SPRTs: the same trials with any number of workers.
+    parallel_trials: int = 8
     # Successive halving over game budgets: every trial plays min_trial_pairs, the best
     # 1/halving_factor of those go on to halving_factor times as many, and so on to trial_pairs.
     min_trial_pairs: int = 8
@@ -72,6 +75,10 @@ class TuneConfig:
         if self.min_trial_pairs < 1:
             raise ValueError(
                 f"--min-trial-pairs: expected a positive number of pairs, got {self.min_trial_pairs}"
+            )
+        if self.parallel_trials < 1:
+            raise ValueError(
+                f"--parallel-trials: expected a positive number of trials, got {self.parallel_trials}"
             )
         if self.halving_factor < 2:
             raise ValueError(f"--halving-factor must be at least 2, got {self.halving_factor}")

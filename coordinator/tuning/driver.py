@@ -15,16 +15,18 @@ from collections.abc import Callable
 from typing import Any
 
 from coordinator.executors.base import BatchOutcome, Executor
-from coordinator.runs import RunState
+from coordinator.runs import RunKind, RunState
+from coordinator.sprt.config import SprtConfig
+from coordinator.sprt.runner import SprtRunner
 from coordinator.store import Store
-from coordinator.tuning.acceptance import AcceptanceQueue, Candidate
+from coordinator.tuning.acceptance import AcceptanceQueue
 from coordinator.tuning.config import TuneConfig
-from coordinator.tuning.records import Champion, TuningRecords
+from coordinator.tuning.context import TuningContext
 
 POLL_SECONDS = 0.5
 
 
-class TuningDriver(ABC):
+class TuningDriver(TuningContext, ABC):
     """Drives one tuning run of the store with an executor until its budget is used."""
 
     def __init__(
@@ -36,33 +38,19 @@ class TuningDriver(ABC):
         on_progress: Callable[[Any], None] | None = None,
         stop_requested: Callable[[], bool] | None = None,
     ) -> None:
-        """Load (or start) the champion history of ``run_id``.
+        """Load (or start) the champion history of ``run_id``, then the method's own state.
 
         ``stop_requested`` is asked once per step of the loop; when it says yes the run stops as
         if interrupted, at a point where no store or Optuna transaction is open (a signal handler
         that raised KeyboardInterrupt anywhere could leave one holding SQLite's write lock).
         """
-        self.store = store
-        self.run_id = run_id
-        self.config = config
-        self.executor = executor
+        super().__init__(store, run_id, config, executor)
         self.on_progress = on_progress
         self.stop_requested = stop_requested
-        self.records = TuningRecords(store)
-        self.tag = f"tune run {run_id}"
-        self.champions = self.records.champions(run_id)
-        if not self.champions:
-            start = Champion(0, dict(config.start), None, None, None, 0.0, 0.0, 0.0)
-            self.records.add_champion(run_id, start)
-            self.champions = [start]
-        self.acceptance = AcceptanceQueue(store, run_id, config, executor, self.champions, self._eligible)
+        self.acceptance = AcceptanceQueue(self)
         self.started = time.monotonic()
         self.games_here = 0
-
-    @property
-    def champion(self) -> Champion:
-        """The current champion."""
-        return self.champions[-1]
+        self._resume()
 
     def _out_of_time(self) -> bool:
         """True once the run's time limit is used."""
@@ -85,11 +73,31 @@ class TuningDriver(ABC):
             eta = left if eta is None else min(eta, left)
         return eta
 
+    def _match_run(self, kind: RunKind, config: SprtConfig) -> int:
+        """The store run of a new match of the method: the one a kill left behind between
+        creating it and recording it, or a new one."""
+        orphan = self.store.find_unfinished(kind, config.fingerprint())
+        if orphan is not None:
+            return orphan.id
+        return self.store.create_run(kind, self.config.game, config.to_json(), config.fingerprint())
+
+    def _close_counted(self, runner: SprtRunner) -> None:
+        """Mark the run of ``runner``, counted to its end, finished with its counted prefix (a
+        kill may have come before it was marked)."""
+        p = runner.progress()
+        self.store.update_run(
+            runner.run_id,
+            state=RunState.FINISHED,
+            counted_batches=p.counted_batches,
+            decision=p.decision,
+            finished=True,
+        )
+
     # what a method supplies -------------------------------------------------------------------
 
-    def _eligible(self, candidate: Candidate) -> bool:
-        """Is a waiting candidate still worth its acceptance SPRT when its turn comes?"""
-        return True
+    @abstractmethod
+    def _resume(self) -> None:
+        """Load the method's own state of the run, and take up what a kill or a stop left."""
 
     @abstractmethod
     def _fill(self) -> None:
@@ -108,8 +116,9 @@ class TuningDriver(ABC):
         """Nothing under way and no budget for more."""
 
     @abstractmethod
-    def _stop_work(self) -> None:
-        """Stop the method's own work under way (the executor is already cancelled)."""
+    def _stop_work(self, final: bool) -> None:
+        """Stop the method's own work under way (the executor is already cancelled): to resume
+        it later, or (``final``: the run ends, its time limit used) for good."""
 
     @abstractmethod
     def progress(self) -> Any:
@@ -148,18 +157,18 @@ class TuningDriver(ABC):
                 if self.on_progress is not None:
                     self.on_progress(self.progress())
         except KeyboardInterrupt:
-            self._abandon()
+            self._abandon(final=False)
             self.store.update_run(self.run_id, state=RunState.INTERRUPTED)
             raise
         except BaseException:
-            self._abandon()
+            self._abandon(final=False)
             raise
-        self._abandon()
+        self._abandon(final=True)
         self.store.update_run(self.run_id, state=RunState.FINISHED, finished=True)
         return self.progress()
 
-    def _abandon(self) -> None:
+    def _abandon(self, final: bool) -> None:
         """Stop everything under way; the acceptance SPRT keeps its results and resumes later."""
         self.executor.cancel()
-        self._stop_work()
+        self._stop_work(final)
         self.acceptance.abandon()

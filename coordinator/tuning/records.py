@@ -7,9 +7,10 @@ accepted each of them.
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, fields
 from datetime import datetime
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from sqlalchemy import (
     Column,
@@ -29,7 +30,12 @@ from sqlalchemy import (
     update,
 )
 
-from coordinator.store import Store, metadata, now, results, schema_lock
+from coordinator.store import Store, metadata, now, results, runs, schema_lock
+
+if TYPE_CHECKING:
+    from _typeshed import DataclassInstance
+
+R = TypeVar("R", bound="DataclassInstance")
 
 tune_trials = Table(
     "tune_trials",
@@ -91,6 +97,9 @@ spsa_iterations = Table(
 
 TRIAL_STATES = ("running", "complete", "pruned", "failed")
 
+#: Results with their runs, to keep those of each run's counted prefix.
+_COUNTED = results.join(runs, runs.c.id == results.c.run_id)
+
 
 @dataclass(frozen=True)
 class TrialRow:
@@ -149,6 +158,11 @@ def _signs(text: str) -> tuple[int, ...]:
     return tuple(1 if c == "+" else -1 for c in text)
 
 
+def _json(value: Any) -> str:
+    """A JSON column's text (keys sorted: equal values, equal text)."""
+    return json.dumps(value, sort_keys=True)
+
+
 class TuningRecords:
     """Reads and writes the tuning tables of one store (each write is one transaction)."""
 
@@ -160,54 +174,56 @@ class TuningRecords:
                 connection, tables=[tune_trials, champions, tune_acceptances, spsa_iterations]
             )
 
+    def _insert(self, table: Table, **values: Any) -> None:
+        """Insert one row."""
+        with self.store.transaction() as c:
+            c.execute(insert(table).values(**values))
+
+    def _update(self, table: Table, key: Column[Any], tune_run_id: int, at: int, **values: Any) -> None:
+        """Set ``values`` in the run's row of ``table`` whose ``key`` is ``at``."""
+        with self.store.transaction() as c:
+            c.execute(update(table).where(table.c.tune_run_id == tune_run_id, key == at).values(**values))
+
+    def _read(
+        self, row: type[R], table: Table, tune_run_id: int, order: Column[Any], **decode: Callable[[Any], Any]
+    ) -> list[R]:
+        """The run's rows of ``table`` in ``order``, each as a ``row``: the columns of its fields'
+        names, those named in ``decode`` (when not null) through their function."""
+        names = [f.name for f in fields(row)]
+        query = select(*(table.c[n] for n in names)).where(table.c.tune_run_id == tune_run_id).order_by(order)
+        with self.store.engine.connect() as c:
+            return [
+                row(
+                    **{
+                        n: decode[n](v) if n in decode and v is not None else v
+                        for n, v in zip(names, r, strict=True)
+                    }
+                )
+                for r in c.execute(query)
+            ]
+
     def add_trial(
         self, tune_run_id: int, number: int, trial_run_id: int, champion: int, params: dict[str, int]
     ) -> None:
         """Record a new running trial."""
-        with self.store.transaction() as c:
-            c.execute(
-                insert(tune_trials).values(
-                    tune_run_id=tune_run_id,
-                    trial_number=number,
-                    trial_run_id=trial_run_id,
-                    champion_number=champion,
-                    state="running",
-                    games=0,
-                    params=json.dumps(params, sort_keys=True),
-                )
-            )
+        self._insert(
+            tune_trials,
+            tune_run_id=tune_run_id,
+            trial_number=number,
+            trial_run_id=trial_run_id,
+            champion_number=champion,
+            state="running",
+            games=0,
+            params=_json(params),
+        )
 
     def update_trial(self, tune_run_id: int, number: int, **values: Any) -> None:
-        """Set state, elo, elo95, games or accept_run_id of a trial."""
-        with self.store.transaction() as c:
-            c.execute(
-                update(tune_trials)
-                .where(tune_trials.c.tune_run_id == tune_run_id, tune_trials.c.trial_number == number)
-                .values(**values)
-            )
+        """Set state, elo, elo95, games, champion_number or accept_run_id of a trial."""
+        self._update(tune_trials, tune_trials.c.trial_number, tune_run_id, number, **values)
 
     def trials(self, tune_run_id: int) -> list[TrialRow]:
         """The run's trials, in trial order."""
-        query = (
-            select(tune_trials)
-            .where(tune_trials.c.tune_run_id == tune_run_id)
-            .order_by(tune_trials.c.trial_number)
-        )
-        with self.store.engine.connect() as c:
-            return [
-                TrialRow(
-                    trial_number=r.trial_number,
-                    trial_run_id=r.trial_run_id,
-                    champion_number=r.champion_number,
-                    state=r.state,
-                    elo=r.elo,
-                    elo95=r.elo95,
-                    games=r.games,
-                    params=json.loads(r.params),
-                    accept_run_id=r.accept_run_id,
-                )
-                for r in c.execute(query)
-            ]
+        return self._read(TrialRow, tune_trials, tune_run_id, tune_trials.c.trial_number, params=json.loads)
 
     def parents(self) -> dict[int, int]:
         """The tuning run of every trial, acceptance and SPSA iteration run of the store:
@@ -262,127 +278,76 @@ class TuningRecords:
 
     def acceptances(self, tune_run_id: int) -> list[AcceptanceRow]:
         """The run's acceptance SPRTs in the order they were started."""
-        query = (
-            select(tune_acceptances)
-            .where(tune_acceptances.c.tune_run_id == tune_run_id)
-            .order_by(tune_acceptances.c.sequence)
-        )
-        with self.store.engine.connect() as c:
-            return [
-                AcceptanceRow(r.candidate, r.stage, r.sequence, r.run_id, r.champion_number)
-                for r in c.execute(query)
-            ]
+        return self._read(AcceptanceRow, tune_acceptances, tune_run_id, tune_acceptances.c.sequence)
 
     # SPSA iterations --------------------------------------------------------------------------
 
     def add_iteration(self, tune_run_id: int, iteration: int, run_id: int, flips: tuple[int, ...]) -> None:
         """Record an SPSA iteration dispatched to run ``run_id``."""
-        with self.store.transaction() as c:
-            c.execute(
-                insert(spsa_iterations).values(
-                    tune_run_id=tune_run_id,
-                    iteration=iteration,
-                    run_id=run_id,
-                    flips="".join("+" if f > 0 else "-" for f in flips),
-                )
-            )
+        signs = "".join("+" if f > 0 else "-" for f in flips)
+        self._insert(
+            spsa_iterations, tune_run_id=tune_run_id, iteration=iteration, run_id=run_id, flips=signs
+        )
 
     def apply_iteration(
         self, tune_run_id: int, iteration: int, wins: int, losses: int, theta: dict[str, float]
     ) -> None:
         """Record an iteration applied: its result and theta after it."""
-        with self.store.transaction() as c:
-            c.execute(
-                update(spsa_iterations)
-                .where(spsa_iterations.c.tune_run_id == tune_run_id, spsa_iterations.c.iteration == iteration)
-                .values(wins=wins, losses=losses, theta=json.dumps(theta, sort_keys=True))
-            )
+        values = {"wins": wins, "losses": losses, "theta": _json(theta)}
+        self._update(spsa_iterations, spsa_iterations.c.iteration, tune_run_id, iteration, **values)
 
     def iterations(self, tune_run_id: int) -> list[IterationRow]:
         """The run's SPSA iterations, in iteration order."""
-        query = (
-            select(spsa_iterations)
-            .where(spsa_iterations.c.tune_run_id == tune_run_id)
-            .order_by(spsa_iterations.c.iteration)
-        )
-        with self.store.engine.connect() as c:
-            return [
-                IterationRow(
-                    iteration=r.iteration,
-                    run_id=r.run_id,
-                    flips=_signs(r.flips),
-                    wins=r.wins,
-                    losses=r.losses,
-                    theta=None if r.theta is None else json.loads(r.theta),
-                )
-                for r in c.execute(query)
-            ]
+        order = spsa_iterations.c.iteration
+        return self._read(IterationRow, spsa_iterations, tune_run_id, order, flips=_signs, theta=json.loads)
 
     def add_champion(self, tune_run_id: int, champion: Champion) -> None:
         """Record a champion (number 0 is the start weights)."""
-        with self.store.transaction() as c:
-            c.execute(
-                insert(champions).values(
-                    tune_run_id=tune_run_id,
-                    number=champion.number,
-                    weights=json.dumps(champion.weights, sort_keys=True),
-                    parent=champion.parent,
-                    trial_number=champion.trial_number,
-                    accept_run_id=champion.accept_run_id,
-                    elo_vs_parent=champion.elo_vs_parent,
-                    elo_vs_parent_low=champion.elo_vs_parent_low,
-                    elo_vs_parent_high=champion.elo_vs_parent_high,
-                    created_at=now(),
-                )
-            )
+        values = {**asdict(champion), "weights": _json(champion.weights)}
+        self._insert(champions, tune_run_id=tune_run_id, created_at=now(), **values)
 
     def champions(self, tune_run_id: int) -> list[Champion]:
         """The champion history, oldest (the start weights) first."""
-        query = select(champions).where(champions.c.tune_run_id == tune_run_id).order_by(champions.c.number)
-        with self.store.engine.connect() as c:
-            return [
-                Champion(
-                    number=r.number,
-                    weights=json.loads(r.weights),
-                    parent=r.parent,
-                    trial_number=r.trial_number,
-                    accept_run_id=r.accept_run_id,
-                    elo_vs_parent=r.elo_vs_parent,
-                    elo_vs_parent_low=r.elo_vs_parent_low,
-                    elo_vs_parent_high=r.elo_vs_parent_high,
-                )
-                for r in c.execute(query)
-            ]
+        return self._read(Champion, champions, tune_run_id, champions.c.number, weights=json.loads)
 
-    def games(self, tune_run_id: int, champion: int | None = None) -> int:
-        """Games stored for the run's trials, acceptance SPRTs and SPSA iterations (only those
-        played while champion number ``champion`` reigned, if given: its trials and the
-        acceptance SPRTs against it)."""
+    def games(self, tune_run_id: int, champion: int | None = None, through: int | None = None) -> int:
+        """Games counted by the run's trials, acceptance SPRTs and SPSA iterations (each run's
+        counted prefix: results stored beyond it do not count). Only those played while champion
+        number ``champion`` reigned, if given (its trials and the acceptance SPRTs against it);
+        only those of the trials numbered up to ``through`` and their acceptance SPRTs, if given."""
         trials = tune_trials.c.tune_run_id == tune_run_id
         accepts = tune_acceptances.c.tune_run_id == tune_run_id
         if champion is not None:
             trials = and_(trials, tune_trials.c.champion_number == champion)
             accepts = and_(accepts, tune_acceptances.c.champion_number == champion)
+        if through is not None:
+            trials = and_(trials, tune_trials.c.trial_number <= through)
+            accepts = and_(accepts, tune_acceptances.c.candidate <= through)
         sources = [
             select(tune_trials.c.trial_run_id).where(trials),
             select(tune_trials.c.accept_run_id).where(trials),
             select(tune_acceptances.c.run_id).where(accepts),
         ]
-        if champion is None:
+        if champion is None and through is None:
             sources.append(
                 select(spsa_iterations.c.run_id).where(spsa_iterations.c.tune_run_id == tune_run_id)
             )
-        query = select(func.coalesce(func.sum(results.c.wins + results.c.draws + results.c.losses), 0)).where(
-            or_(*(results.c.run_id.in_(source) for source in sources))
+        query = (
+            select(func.coalesce(func.sum(results.c.wins + results.c.draws + results.c.losses), 0))
+            .select_from(_COUNTED)
+            .where(results.c.batch_index < runs.c.counted_batches)
+            .where(or_(*(results.c.run_id.in_(source) for source in sources)))
         )
         with self.store.engine.connect() as c:
             return int(c.execute(query).scalar() or 0)
 
     def result_times(self, tune_run_id: int) -> list[tuple[datetime, int]]:
-        """(stored at, games) of every result of the run's match runs, oldest first."""
+        """(stored at, games) of every counted result of the run's match runs, oldest first."""
         children = self._children_query(tune_run_id).subquery()
         query = (
             select(results.c.created_at, results.c.wins + results.c.draws + results.c.losses)
+            .select_from(_COUNTED)
+            .where(results.c.batch_index < runs.c.counted_batches)
             .where(results.c.run_id.in_(select(children.c[1])))
             .order_by(results.c.created_at)
         )

@@ -120,6 +120,7 @@ def status_json(
         "trials": [
             {
                 "number": t.trial_number,
+                "run": t.trial_run_id,
                 "state": t.state,
                 "pruned": t.state == "pruned",
                 "champion": t.champion_number,

@@ -1,6 +1,6 @@
 """The search space of a tuning run, taken from the engine's weight table (the single source of
-names and ranges), optionally narrowed around the start weights, and the Optuna samplers and
-pruners that explore it.
+names and ranges), optionally narrowed around the start weights, and the Optuna samplers that
+explore it.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from typing import Any
 import optuna
 
 import engine
+from coordinator.sprt.config import derive_seed
 
 SAMPLERS = ("tpe", "cmaes", "random")
 #: CMA-ES's first step, as a fraction of each weight's search range (Optuna's default is 1/6).
@@ -38,11 +39,11 @@ def distributions(
     names: Sequence[str],
     center: Mapping[str, int] | None = None,
     radius: float | None = None,
-) -> dict[str, optuna.distributions.BaseDistribution]:
+) -> dict[str, optuna.distributions.IntDistribution]:
     """Integer distributions with the table's ranges, or (``radius``) each narrowed to
     ``center`` +- radius * the table's range (at least +-1), inside the table's range."""
     table = {w.name: w for w in engine.weights(game)}
-    space: dict[str, optuna.distributions.BaseDistribution] = {}
+    space: dict[str, optuna.distributions.IntDistribution] = {}
     for name in names:
         low, high = table[name].min, table[name].max
         if low >= high:
@@ -54,9 +55,8 @@ def distributions(
     return space
 
 
-def make_sampler(name: str, seed: int, start: Mapping[str, int] | None = None) -> optuna.samplers.BaseSampler:
-    """Multivariate TPE with a constant liar (several trials in flight), CMA-ES, or random.
-    CMA-ES starts from ``start`` (the champion), when given, with a small first step."""
+def _sampler(name: str, start: Mapping[str, int] | None, seed: int) -> optuna.samplers.BaseSampler:
+    """One of the samplers, seeded with ``seed``."""
     if name == "tpe":
         with warnings.catch_warnings():
             # Optuna >= 4.9 deprecates the argument (and no longer warns by default): a
@@ -78,60 +78,82 @@ def make_sampler(name: str, seed: int, start: Mapping[str, int] | None = None) -
             return optuna.samplers.CmaEsSampler(
                 x0=dict(start), sigma0=CMAES_SIGMA0, seed=seed, warn_independent_sampling=False
             )
-    if name == "random":
-        return optuna.samplers.RandomSampler(seed=seed)
-    raise ValueError(f"unknown sampler {name!r}: expected one of {', '.join(SAMPLERS)}")
+    return optuna.samplers.RandomSampler(seed=seed)
+
+
+class TrialSeededSampler(optuna.samplers.BaseSampler):
+    """A sampler whose proposals for trial ``k`` are a function of the seed, ``k`` and the trials
+    in the study: each call is answered by a new inner sampler seeded from the seed and ``k`` (and,
+    for a weight sampled on its own, its name).
+
+    Optuna's samplers draw from one random stream per process, so what trial ``k`` gets depends on
+    every call made before in that process: a resumed coordinator, or a trial asked again after a
+    kill in the middle of its ask, would get other weights. TPE (with its constant liar, which
+    reads the running trials' weights) and CMA-ES (whose state is kept in the trials' system
+    attributes) take everything else from the study itself.
+    """
+
+    def __init__(self, name: str, seed: int, start: Mapping[str, int] | None = None) -> None:
+        """Sampler ``name`` seeded from ``seed`` (CMA-ES starting from ``start``, when given)."""
+        self.name = name
+        self.seed = seed
+        self.start = start
+
+    def inner(self, trial: optuna.trial.FrozenTrial, *labels: object) -> optuna.samplers.BaseSampler:
+        """The sampler that answers for ``trial`` (and ``labels``)."""
+        return _sampler(
+            self.name, self.start, derive_seed(self.seed, "sampler", trial.number, *labels) % 2**32
+        )
+
+    def infer_relative_search_space(
+        self, study: optuna.study.Study, trial: optuna.trial.FrozenTrial
+    ) -> dict[str, optuna.distributions.BaseDistribution]:
+        """The inner sampler's joint search space."""
+        return self.inner(trial).infer_relative_search_space(study, trial)
+
+    def sample_relative(
+        self,
+        study: optuna.study.Study,
+        trial: optuna.trial.FrozenTrial,
+        search_space: dict[str, optuna.distributions.BaseDistribution],
+    ) -> dict[str, Any]:
+        """The inner sampler's joint proposal."""
+        return self.inner(trial).sample_relative(study, trial, search_space)
+
+    def sample_independent(
+        self,
+        study: optuna.study.Study,
+        trial: optuna.trial.FrozenTrial,
+        param_name: str,
+        param_distribution: optuna.distributions.BaseDistribution,
+    ) -> Any:
+        """The inner sampler's proposal for one weight, from a stream of its own."""
+        return self.inner(trial, param_name).sample_independent(study, trial, param_name, param_distribution)
+
+    def before_trial(self, study: optuna.study.Study, trial: optuna.trial.FrozenTrial) -> None:
+        """The inner sampler's hook."""
+        self.inner(trial).before_trial(study, trial)
+
+    def after_trial(
+        self,
+        study: optuna.study.Study,
+        trial: optuna.trial.FrozenTrial,
+        state: optuna.trial.TrialState,
+        values: Sequence[float] | None,
+    ) -> None:
+        """The inner sampler's hook."""
+        self.inner(trial).after_trial(study, trial, state, values)
+
+
+def make_sampler(name: str, seed: int, start: Mapping[str, int] | None = None) -> TrialSeededSampler:
+    """Multivariate TPE with a constant liar (several trials in flight), CMA-ES, or random, each
+    seeded per trial. CMA-ES starts from ``start`` (the champion), when given, with a small first
+    step."""
+    if name not in SAMPLERS:
+        raise ValueError(f"unknown sampler {name!r}: expected one of {', '.join(SAMPLERS)}")
+    return TrialSeededSampler(name, seed, start)
 
 
 def candidate_weights(champion: Mapping[str, int], trial_params: Mapping[str, Any]) -> dict[str, int]:
     """The champion's weights with the trial's values for the tuned names."""
     return {**champion, **{k: int(v) for k, v in trial_params.items()}}
-
-
-class LosPruner(optuna.pruners.BasePruner):
-    """Prunes a trial once "better than the champion" has become implausible: after at least
-    ``min_batches`` counted batches, when the likelihood of superiority computed from the trial's
-    pentanomial counts (user attributes ``los`` and ``batches``, set by the tuner) is below
-    ``threshold``.
-
-    A GSPRT cannot do this job here: over a trial's few dozen pairs its log-likelihood ratio moves
-    too little to reach a bound, even for a candidate 200 Elo worse.
-    """
-
-    def __init__(self, threshold: float = 0.05, min_batches: int = 2) -> None:
-        """Prune below ``threshold`` LOS once ``min_batches`` batches are counted."""
-        self.threshold = threshold
-        self.min_batches = min_batches
-
-    def prune(self, study: optuna.study.Study, trial: optuna.trial.FrozenTrial) -> bool:
-        """True when the trial is clearly not better than the champion."""
-        los = trial.user_attrs.get("los")
-        batches = trial.user_attrs.get("batches", 0)
-        return los is not None and batches >= self.min_batches and los < self.threshold
-
-
-class TrialPruner(optuna.pruners.BasePruner):
-    """The LOS pruner, then (if given) Optuna's successive halving over game budgets: a trial
-    stops when it is clearly worse than the champion, or when at a rung of its game budget it is
-    not among the best ``1 / reduction_factor`` of the trials that reached that rung."""
-
-    def __init__(self, los: LosPruner, halving: optuna.pruners.SuccessiveHalvingPruner | None) -> None:
-        """Combine ``los`` with ``halving`` (None: no halving)."""
-        self.los = los
-        self.halving = halving
-
-    def prune(self, study: optuna.study.Study, trial: optuna.trial.FrozenTrial) -> bool:
-        """True when either rule stops the trial."""
-        if self.los.prune(study, trial):
-            return True
-        return self.halving is not None and self.halving.prune(study, trial)
-
-
-def make_pruner(prune_los: float, min_trial_pairs: int, trial_pairs: int, halving_factor: int) -> TrialPruner:
-    """The pruner of a study whose trials report after each batch at step = games counted."""
-    halving = None
-    if min_trial_pairs < trial_pairs:
-        halving = optuna.pruners.SuccessiveHalvingPruner(
-            min_resource=2 * min_trial_pairs, reduction_factor=halving_factor, min_early_stopping_rate=0
-        )
-    return TrialPruner(LosPruner(prune_los), halving)

@@ -23,15 +23,13 @@ checkpoints applied but not yet queued are queued again in order.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 
 import engine
-from coordinator.executors.base import BatchOutcome, Executor
+from coordinator.executors.base import BatchOutcome
 from coordinator.runs import RunKind, RunState
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.runner import SprtRunner
-from coordinator.store import Store
 from coordinator.tuning import spsa
 from coordinator.tuning.acceptance import AcceptanceProgress, Candidate
 from coordinator.tuning.config import TuneConfig
@@ -75,20 +73,11 @@ def plan_of(config: TuneConfig) -> spsa.SpsaPlan:
 class SpsaTuner(TuningDriver):
     """Drives one SPSA tuning run of the store with an executor until its iterations are played."""
 
-    def __init__(
-        self,
-        store: Store,
-        run_id: int,
-        config: TuneConfig,
-        executor: Executor,
-        on_progress: Callable[[SpsaProgress], None] | None = None,
-        stop_requested: Callable[[], bool] | None = None,
-    ) -> None:
+    def _resume(self) -> None:
         """Load the path of theta so far and resume what was in flight."""
-        super().__init__(store, run_id, config, executor, on_progress, stop_requested)
-        self.plan = plan_of(config)
-        self.start = {name: float(config.start[name]) for name in config.params}
-        rows = self.records.iterations(run_id)
+        self.plan = plan_of(self.config)
+        self.start = {name: float(self.config.start[name]) for name in self.config.params}
+        rows = self.records.iterations(self.run_id)
         #: theta after 0, 1, 2, ... applied iterations.
         self.thetas = [self.start]
         for row in rows:
@@ -96,7 +85,7 @@ class SpsaTuner(TuningDriver):
                 break
             self.thetas.append(row.theta)
         if any(row.theta is not None for row in rows[len(self.thetas) - 1 :]):
-            raise ValueError(f"tuning run {run_id}: its SPSA iterations were not applied in order")
+            raise ValueError(f"tuning run {self.run_id}: its SPSA iterations were not applied in order")
         self.flips = {row.iteration: row.flips for row in rows}
         self.dispatched = len(rows)
         self.active: dict[int, tuple[int, SprtRunner]] = {}  # run id -> (iteration, runner)
@@ -130,15 +119,8 @@ class SpsaTuner(TuningDriver):
             assert run is not None
             config = SprtConfig.from_json(run.config)
             runner = SprtRunner(self.store, run.id, config, self.executor)
-            if runner.decided:  # counted, but perhaps killed before its run was marked finished
-                p = runner.progress()
-                self.store.update_run(
-                    run.id,
-                    state=RunState.FINISHED,
-                    counted_batches=p.counted_batches,
-                    decision=p.decision,
-                    finished=True,
-                )
+            if runner.decided:
+                self._close_counted(runner)
                 self.results[row.iteration] = self._result(runner)
                 continue
             self.store.update_run(run.id, state=RunState.RUNNING)
@@ -164,15 +146,7 @@ class SpsaTuner(TuningDriver):
         config = self.config.iteration_config(
             k, {**self.config.start, **pair.plus}, {**self.config.start, **pair.minus}, self.tag
         )
-        # A kill between creating the run and recording the iteration leaves the run behind.
-        orphan = self.store.find_unfinished(RunKind.ITERATION, config.fingerprint())
-        run_id = (
-            orphan.id
-            if orphan is not None
-            else self.store.create_run(
-                RunKind.ITERATION, self.config.game, config.to_json(), config.fingerprint()
-            )
-        )
+        run_id = self._match_run(RunKind.ITERATION, config)
         self.records.add_iteration(self.run_id, k, run_id, signs)
         self.flips[k] = signs
         self.dispatched += 1
@@ -251,7 +225,7 @@ class SpsaTuner(TuningDriver):
         done = self.applied >= self.plan.iterations or (not self.active and not self._dispatchable())
         return done and not self.acceptance.busy
 
-    def _stop_work(self) -> None:
+    def _stop_work(self, final: bool) -> None:
         """Stop the iterations in flight; their stored results stay and they resume with the run."""
         for _, runner in self.active.values():
             runner.release()

@@ -1,25 +1,42 @@
-"""The Optuna method: ask-and-tell over one executor, SPRT acceptance of new champions.
+"""The Optuna method: ask-and-tell over one executor, in trial order, a fixed number of trials
+open at once; SPRT acceptance of new champions.
 
 Several store runs share the executor: trials (short matches of a candidate against the fixed
 reference, the start weights; each an SPRT-planned run with a game budget) and at most one
 acceptance SPRT at a time (:mod:`coordinator.tuning.acceptance`). Free slots go first to the
-acceptance SPRT, then to running trials, then to new trials, so every worker stays busy. A trial
-reports its Elo against the reference after each counted batch (:mod:`coordinator.tuning.objective`
-says why that is the objective); the pruner stops it when it is clearly worse than the champion, or
-when successive halving finds it outside the best part of the trials at a rung of its game budget.
-A trial that ends ahead of the champion by the margin goes to the acceptance SPRTs; only H1
-accepted at every acceptance setting makes it the new champion.
+acceptance SPRT, then to the open trials, oldest first. A trial's value is its Elo against the
+reference (:mod:`coordinator.tuning.objective` says why); it is pruned when it is clearly worse
+than the champion, or when successive halving finds it outside the best part of the trials at a
+rung of its game budget (:mod:`coordinator.tuning.pruning`). A complete trial ahead of the
+champion by the margin goes to the acceptance SPRTs; only H1 accepted at every acceptance setting
+makes it the new champion.
 
-Resume: trials that were running when the coordinator died are failed in Optuna and their
-parameters asked again; an acceptance SPRT that was running is resumed where it stopped (its
-counts are deterministic); results already stored stay stored and counted.
+Determinism. Trials are asked in order 0, 1, 2, ..., at most ``W`` (``--parallel-trials``, never
+the number of workers) open at once: trial ``k`` is asked once trial ``k - W`` has ended and had
+its acceptance SPRTs settled, and trial ``k - W`` is told to Optuna just then, not when it ended
+(results are held back). So when trial ``k`` is asked the study holds exactly trials ``0 .. k -
+1``: ``0 .. k - W`` told, in order, the others running, with no reports; and the sampler
+(:class:`coordinator.tuning.space.TrialSeededSampler`) proposes from that history, the seed and
+``k`` alone. What a trial's course depends on is fixed when it is asked too: the champion it is
+compared with (the one left by the acceptance SPRTs of trials ``0 .. k - W``) and the trials told
+by then (successive halving compares it with their values at each rung); its games are those of
+its own batches, checked for pruning after each, in order. Ended trials are judged in trial
+order, each once every earlier candidate's acceptance SPRTs are settled, against the champion
+they left. Once no trial will be asked any more, the last ones are told in order as they end. So
+the same command asks, plays and tells the same trials, plays the same acceptance SPRTs and
+crowns the same champions with one worker or a hundred, and after a kill.
+
+Resume. Trials asked but not told resume their own store runs (what they stored is counted again,
+batch by batch); a trial whose ask a kill cut short gets its missing weights from the same
+history and seed; an asked trial without a store run gets one; the acceptance SPRT under way
+resumes where it stopped. A time limit, the one thing that depends on the clock, fails the trials
+still playing.
 """
 
 from __future__ import annotations
 
 import math
 import time
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
@@ -28,17 +45,15 @@ from optuna.trial import TrialState
 from sqlalchemy import Engine
 from sqlalchemy.exc import IntegrityError, OperationalError
 
-from coordinator.executors.base import BatchOutcome, Executor
+from coordinator.executors.base import BatchOutcome
 from coordinator.runs import RunKind, RunState
 from coordinator.sprt.runner import SprtRunner
-from coordinator.stats import fixed_elo
-from coordinator.store import Store, engine_url, schema_lock
+from coordinator.store import engine_url, schema_lock
 from coordinator.tuning.acceptance import AcceptanceProgress, Candidate
-from coordinator.tuning.config import TuneConfig
 from coordinator.tuning.driver import TuningDriver
-from coordinator.tuning.objective import superiority
-from coordinator.tuning.records import Champion
-from coordinator.tuning.space import candidate_weights, distributions, make_pruner, make_sampler
+from coordinator.tuning.pruning import TrialCourse, make_pruner
+from coordinator.tuning.records import Champion, TrialRow
+from coordinator.tuning.space import candidate_weights, distributions, make_sampler
 
 #: Tries at creating Optuna's SQLite tables while another coordinator may be creating them too (each
 #: lost race means one more table, or the version row, exists; Optuna has 12 tables).
@@ -104,231 +119,248 @@ class TuneProgress:
 
 
 @dataclass
-class ActiveTrial:
-    """A trial being played: its Optuna trial, store run and candidate weights."""
+class OpenTrial:
+    """A trial asked and not told yet: its Optuna trial, weights, course, runner and the champion
+    it is compared with; ``ended`` once its course is over (its result held back)."""
 
     trial: optuna.trial.Trial
-    runner: SprtRunner
     candidate: dict[str, int]
+    course: TrialCourse
+    runner: SprtRunner
+    champion: int
+    ended: bool = False
+
+
+@dataclass(frozen=True)
+class TrialEnd:
+    """How a trial ended: ``complete``, ``pruned`` or ``failed``; its last value (Elo against the
+    reference) and 95% half-width; its tuned weights."""
+
+    state: str
+    elo: float | None
+    elo95: float | None
+    params: dict[str, Any]
 
 
 class Tuner(TuningDriver):
     """Drives one Optuna tuning run of the store with an executor until its budget is used."""
 
-    def __init__(
-        self,
-        store: Store,
-        run_id: int,
-        config: TuneConfig,
-        executor: Executor,
-        on_progress: Callable[[TuneProgress], None] | None = None,
-        stop_requested: Callable[[], bool] | None = None,
-    ) -> None:
-        """Load (or create) the study and the champion history of ``run_id``; a new study gets
-        the start weights as its first trial."""
-        super().__init__(store, run_id, config, executor, on_progress, stop_requested)
+    def _resume(self) -> None:
+        """Load (or create) the study (a new one gets the start weights as its first trial) and
+        take up what a kill or a stop left."""
         optuna.logging.set_verbosity(optuna.logging.WARNING)
-        start = {name: int(config.start[name]) for name in config.params}
-        self.space = distributions(config.game, config.params, start, config.radius)
+        c = self.config
+        start = {name: int(c.start[name]) for name in c.params}
+        self.space = distributions(c.game, c.params, start, c.radius)
+        self.pruner = make_pruner(c.prune_los, c.min_trial_pairs, c.trial_pairs, c.halving_factor)
         self.study = optuna.create_study(
-            study_name=study_name(run_id),
-            storage=optuna_storage(store.url, store.engine),
-            sampler=make_sampler(config.sampler, config.seed, start),
-            pruner=make_pruner(
-                config.prune_los, config.min_trial_pairs, config.trial_pairs, config.halving_factor
-            ),
+            study_name=study_name(self.run_id),
+            storage=optuna_storage(self.store.url, self.store.engine),
+            sampler=make_sampler(c.sampler, c.seed, start),
+            pruner=optuna.pruners.NopPruner(),  # the tuner prunes (tuning/pruning.py)
             direction="maximize",
             load_if_exists=True,
         )
         if not self.study.get_trials(deepcopy=False):
             self.study.enqueue_trial(start)  # the champion as a trial: the samplers' first point
-        self.trials: dict[int, ActiveTrial] = {}
-        self.values = {
-            t.trial_number: (t.elo, t.elo95 or 0.0)
-            for t in self.records.trials(run_id)
-            if t.state == "complete" and t.elo is not None
-        }
+        self.open: dict[int, OpenTrial] = {}  # by trial number, in order
+        self.ends: dict[int, TrialEnd] = {}
+        self.closing = False  # no trial will be asked any more
         self._recover()
 
     # state ------------------------------------------------------------------------------------
 
+    @property
+    def window(self) -> int:
+        """Trials open at once at most."""
+        return self.config.parallel_trials
+
     def asked(self) -> int:
-        """Trials that use the budget: complete, pruned or running. A trial failed because the
-        coordinator stopped does not count; its parameters wait in Optuna's queue to be asked
-        again, and then count once."""
-        counted = (TrialState.COMPLETE, TrialState.PRUNED, TrialState.RUNNING)
-        return len(self.study.get_trials(deepcopy=False, states=counted))
+        """Trials that use the budget: asked and not failed."""
+        return self.next_number - sum(end.state == "failed" for end in self.ends.values())
 
     def total_games(self) -> int:
-        """Games stored for this tuning run: every trial and acceptance run."""
+        """Games counted for this tuning run: every trial and acceptance run."""
         return self.records.games(self.run_id)
 
-    def champion_value(self) -> tuple[float, float]:
-        """The champion's Elo against the reference and its 95% half-width: its own trial's
-        value (0 for the start weights, the reference itself)."""
-        if self.champion.trial_number is None:
-            return 0.0, 0.0
-        return self.values.get(self.champion.trial_number, (0.0, 0.0))
+    def _reigning(self, before: int) -> Champion:
+        """The champion once the acceptance SPRTs of every trial numbered below ``before`` were
+        settled."""
+        return [c for c in self.champions if c.trial_number is None or c.trial_number < before][-1]
 
-    def _budget_left(self) -> bool:
-        """May new trials still be asked?"""
+    def _value(self, champion: Champion) -> tuple[float, float]:
+        """A champion's Elo against the reference and its 95% half-width: its own trial's value (0
+        for the start weights, the reference itself)."""
+        if champion.trial_number is None:
+            return 0.0, 0.0
+        end = self.ends[champion.trial_number]
+        return end.elo or 0.0, end.elo95 or 0.0
+
+    def _settled(self) -> int:
+        """Trials judged whose acceptance SPRTs are settled: ``0 .. settled - 1``."""
+        return self.judged - (1 if self.acceptance.busy else 0)
+
+    def _budget_left(self, number: int) -> bool:
+        """May trial ``number`` be asked? Its game budget counts the games of the trials told
+        before it and of their acceptance SPRTs, never those of trials still playing."""
         c = self.config
         if c.max_trials is not None and self.asked() >= c.max_trials:
             return False
-        if c.max_games is not None and self.total_games_cached >= c.max_games:
+        if (
+            c.max_games is not None
+            and self.records.games(self.run_id, through=number - self.window) >= c.max_games
+        ):
             return False
         return not self._out_of_time()
-
-    def _promising(self, number: int) -> bool:
-        """A complete trial ahead of the current champion by the margin deserves the acceptance
-        SPRTs."""
-        if number not in self.values:
-            return False
-        value, _ = self.values[number]
-        return value - self.champion_value()[0] >= self.config.accept_margin
-
-    def _eligible(self, candidate: Candidate) -> bool:
-        """Still promising when its turn comes (a champion crowned meanwhile raises the bar); it
-        is then compared with that champion."""
-        if not self._promising(candidate.number):
-            return False
-        self.records.update_trial(self.run_id, candidate.number, champion_number=self.champion.number)
-        return True
 
     # resume -----------------------------------------------------------------------------------
 
     def _recover(self) -> None:
-        """After a kill: fail running trials (and ask their parameters again), resume the
-        acceptance SPRTs, queue complete promising trials that never had theirs."""
-        self.total_games_cached = self.total_games()
-        self._fail_unplayed_trials("coordinator stopped")
+        """After a kill or a stop: take up the acceptance SPRTs, reopen the trials asked and not
+        told (completing an ask a kill cut short), and continue judging after the last candidate
+        that had an acceptance SPRT."""
         self.acceptance.recover()
+        rows = {row.trial_number: row for row in self.records.trials(self.run_id)}
+        trials = self.study.get_trials(deepcopy=False)
+        self.next_number = sum(t.state != TrialState.WAITING for t in trials)
+        self.told = next((t.number for t in trials if not t.state.is_finished()), len(trials))
+        for t in trials:
+            if t.state.is_finished():
+                states = {TrialState.COMPLETE: "complete", TrialState.PRUNED: "pruned"}
+                elo = t.value if t.state == TrialState.COMPLETE else None
+                self.ends[t.number] = TrialEnd(
+                    states.get(t.state, "failed"), elo, t.user_attrs.get("elo95"), t.params
+                )
+            elif t.state == TrialState.RUNNING:
+                # The running trial itself, to finish its ask and tell it (Optuna has no other handle).
+                self._open(optuna.trial.Trial(self.study, t._trial_id), rows.get(t.number))
         handled = self.acceptance.handled()
-        for row in self.records.trials(self.run_id):
-            if (
-                row.accept_run_id is None
-                and row.trial_number not in handled
-                and self._promising(row.trial_number)
-            ):
-                self.acceptance.submit(Candidate(row.trial_number, self._candidate(row.params)))
-
-    def _candidate(self, params: dict[str, Any]) -> dict[str, int]:
-        """The weights a trial's parameters stand for: the start's, with the trial's tuned ones."""
-        return candidate_weights(self.config.start, params)
-
-    def _fail_unplayed_trials(self, reason: str) -> None:
-        """Fail the trials that no runner of this process plays and ask their parameters again.
-
-        They were started by a coordinator that died, or stopped while being started (an Optuna
-        trial asked but its row not written yet, a row written but the trial not registered yet),
-        or their end was told to Optuna but not written to their row.
-        """
-        rows = {r.trial_number: r for r in self.records.trials(self.run_id) if r.state == "running"}
-        playing = {active.trial.number for active in self.trials.values()}
-        for trial in self.study.get_trials(deepcopy=False, states=(TrialState.RUNNING,)):
-            if trial.number in playing:
-                continue
-            self.study.tell(trial.number, state=TrialState.FAIL, skip_if_finished=True)
-            if trial.number not in rows and set(trial.params) == set(self.space):
-                self.study.enqueue_trial(dict(trial.params))
-        for number, row in rows.items():
-            if number in playing:
-                continue
-            self.study.enqueue_trial(row.params)
-            self.records.update_trial(self.run_id, number, state="failed")
-            self.store.update_run(row.trial_run_id, state=RunState.FAILED, error=reason, finished=True)
-
-    # starting work ----------------------------------------------------------------------------
-
-    def _new_trial(self) -> None:
-        """Ask Optuna for parameters and start a trial against the reference."""
-        trial = self.study.ask(self.space)
-        candidate = self._candidate(trial.params)
-        config = self.config.trial_config(trial.number, candidate, self.config.start, self.tag)
-        run_id = self.store.create_run(
-            RunKind.TRIAL, self.config.game, config.to_json(), config.fingerprint()
-        )
-        self.records.add_trial(self.run_id, trial.number, run_id, self.champion.number, dict(trial.params))
-        trial.set_user_attr("store_run", run_id)
-        trial.set_user_attr("champion", self.champion.number)
-        runner = SprtRunner(self.store, run_id, config, self.executor)
-        self.trials[run_id] = ActiveTrial(trial, runner, candidate)
-
-    def _fill(self) -> None:
-        """Give free executor slots to the acceptance SPRT, running trials, then new trials."""
-        self.acceptance.fill()
-        for active in list(self.trials.values()):
-            active.runner.fill()
-        while (
-            self.executor.in_flight() < self.executor.slots
-            and not self.acceptance.busy
-            and self._budget_left()
-        ):
-            self._new_trial()
-            newest = list(self.trials.values())[-1]
-            newest.runner.fill()
-
-    # receiving --------------------------------------------------------------------------------
-
-    def _deliver(self, outcome: BatchOutcome) -> None:
-        """Hand an outcome to the trial it belongs to (strays are dropped)."""
-        if outcome.run_id in self.trials:
-            self.trials[outcome.run_id].runner.receive(outcome)
-
-    def _count(self) -> None:
-        """Count what arrived; report trials, prune or finish them, settle the acceptance SPRT."""
-        for active in list(self.trials.values()):
-            if active.runner.count():
-                self._report(active)
-        self.acceptance.count()
+        self.judged = max(handled) + 1 if handled else 0
         self.total_games_cached = self.total_games()
 
-    def _report(self, active: ActiveTrial) -> None:
-        """Report a trial's Elo against the reference after a counted batch; prune or complete it
-        when it is decided."""
-        runner, trial = active.runner, active.trial
-        p = runner.progress()
-        if p.games == 0:
-            return
-        elo = fixed_elo(p.pentanomial)
-        champion, champion95 = self.champion_value()
-        trial.report(elo.elo, step=p.games)
-        trial.set_user_attr("los", superiority(elo.elo, elo.elo95, champion, champion95))
-        trial.set_user_attr("elo95", elo.elo95)
-        trial.set_user_attr("batches", p.counted_batches)
-        trial.set_user_attr("pentanomial", p.pentanomial)
-        trial.set_user_attr("champion", self.champion.number)
-        number = trial.number
-        if trial.should_prune():
-            self.study.tell(trial, state=TrialState.PRUNED)
-            self._close_trial(active, "pruned", elo.elo, elo.elo95, p.games)
-            # Its SPRT never decides: end its store run here, or it would stay "running" for good.
-            self.store.update_run(runner.run_id, state=RunState.FINISHED, finished=True)
-        elif runner.decided:
-            self.study.tell(trial, elo.elo)
-            self._close_trial(active, "complete", elo.elo, elo.elo95, p.games)
-            if self._promising(number):
-                self.acceptance.submit(Candidate(number, active.candidate))
+    # asking and telling -----------------------------------------------------------------------
 
-    def _close_trial(
-        self, active: ActiveTrial, state: str, elo: float | None, elo95: float | None, games: int
-    ) -> None:
-        """Record a trial's end (and the champion it was compared with) and stop playing it."""
-        if state == "complete" and elo is not None:
-            self.values[active.trial.number] = (elo, elo95 or 0.0)
+    def _open(self, trial: optuna.trial.Trial, row: TrialRow | None) -> None:
+        """Start (or take up) a trial: its weights (those not suggested yet), its store run, and
+        what its course is compared with."""
+        for name, d in self.space.items():
+            trial.suggest_int(name, d.low, d.high, step=d.step, log=d.log)
+        number, params = trial.number, trial.params
+        candidate = candidate_weights(self.config.start, params)
+        config = self.config.trial_config(number, candidate, self.config.start, self.tag)
+        champion = self._reigning(number - self.window + 1)
+        if row is None:
+            run_id = self._match_run(RunKind.TRIAL, config)
+            self.records.add_trial(self.run_id, number, run_id, champion.number, params)
+        else:
+            run_id = row.trial_run_id
+        told = self.study.get_trials(deepcopy=False, states=(TrialState.COMPLETE, TrialState.PRUNED))
+        rivals = self.pruner.rivals(t.intermediate_values for t in told if t.number <= number - self.window)
+        course = TrialCourse(self.pruner, self._value(champion), rivals)
+        runner = SprtRunner(self.store, run_id, config, self.executor, stop=course.after_batch)
+        opened = OpenTrial(trial, candidate, course, runner, champion.number)
+        self.open[number] = opened
+        if runner.decided:  # it ended before a kill
+            self._end(opened)
+        else:
+            self.store.update_run(run_id, state=RunState.RUNNING)
+
+    def _end(self, opened: OpenTrial) -> None:
+        """Record a trial whose course is over (pruned, or its SPRT decided); Optuna hears of it
+        later, in trial order."""
+        runner, course = opened.runner, opened.course
+        runner.release()
+        self._close_counted(runner)
+        last = course.points[runner.prefix.batches]
+        state = "pruned" if course.pruned else "complete"
+        number = opened.trial.number
         self.records.update_trial(
-            self.run_id,
-            active.trial.number,
-            state=state,
-            elo=elo,
-            elo95=elo95,
-            games=games,
-            champion_number=self.champion.number,
+            self.run_id, number, state=state, elo=last.elo, elo95=last.elo95, games=last.games
         )
-        active.runner.release()
-        del self.trials[active.runner.run_id]
+        self.ends[number] = TrialEnd(state, last.elo, last.elo95, opened.trial.params)
+        opened.ended = True
+
+    def _tell(self, number: int) -> None:
+        """Tell Optuna an ended trial: its value after each counted batch, and how it ended."""
+        opened = self.open.pop(number)
+        trial, points = opened.trial, opened.course.upto(opened.runner.prefix.batches)
+        for point in points:
+            trial.report(point.elo, step=point.games)
+        last = points[-1]
+        attributes = {
+            "los": last.los,
+            "elo95": last.elo95,
+            "batches": len(points),
+            "pentanomial": list(last.pentanomial),
+            "champion": opened.champion,
+            "store_run": opened.runner.run_id,
+        }
+        for key, value in attributes.items():
+            trial.set_user_attr(key, value)
+        if self.ends[number].state == "pruned":
+            self.study.tell(trial, state=TrialState.PRUNED)
+        else:
+            self.study.tell(trial, last.elo)
+        self.told += 1
+
+    def _ask_and_tell(self) -> None:
+        """Ask every trial the window and the budget allow, telling trial ``k - W`` just before
+        trial ``k``; once no trial will be asked any more, tell the ended ones in order."""
+        while not self.closing:
+            number = self.next_number
+            if number >= self.window and self._settled() <= number - self.window:
+                break  # trial number - W has not ended, or its acceptance SPRTs are under way
+            if not self._budget_left(number):
+                self.closing = True
+                break
+            while self.told <= number - self.window:
+                self._tell(self.told)
+            self._open(self.study.ask(), None)
+            self.next_number += 1
+        while self.closing and self.told < self.next_number and self.told in self.ends:
+            self._tell(self.told)
+
+    def _judge(self) -> None:
+        """Judge the ended trials in order, each once every earlier candidate's acceptance SPRTs
+        are settled: a complete trial ahead of the champion they left by the margin goes to its
+        own (and is then compared with that champion)."""
+        while not self.acceptance.busy and self.judged in self.ends:
+            number = self.judged
+            self.judged += 1
+            end, champion = self.ends[number], self._reigning(number)
+            if end.state != "complete" or end.elo is None:
+                continue
+            if end.elo - self._value(champion)[0] >= self.config.accept_margin:
+                self.records.update_trial(self.run_id, number, champion_number=champion.number)
+                self.acceptance.submit(Candidate(number, candidate_weights(self.config.start, end.params)))
+                self.acceptance.advance()
 
     # the loop ---------------------------------------------------------------------------------
+
+    def _fill(self) -> None:
+        """Give free executor slots to the acceptance SPRT, then to the open trials, oldest first
+        (asking the new trials the window allows)."""
+        self.acceptance.fill()
+        self._ask_and_tell()
+        for opened in self.open.values():
+            if not opened.ended:
+                opened.runner.fill()
+
+    def _deliver(self, outcome: BatchOutcome) -> None:
+        """Hand an outcome to the trial playing it (strays are dropped)."""
+        for opened in self.open.values():
+            if not opened.ended and opened.runner.run_id == outcome.run_id:
+                opened.runner.receive(outcome)
+
+    def _count(self) -> None:
+        """Count what arrived; end the trials whose course is over, settle the acceptance SPRT,
+        judge what can be judged."""
+        for opened in list(self.open.values()):
+            if not opened.ended and opened.runner.count() and opened.runner.decided:
+                self._end(opened)
+        self.acceptance.count()
+        self._judge()
+        self.total_games_cached = self.total_games()
 
     def progress(self) -> TuneProgress:
         """A snapshot for the progress line."""
@@ -346,7 +378,7 @@ class Tuner(TuningDriver):
             left = games / asked * max(0, self.config.max_trials - asked)
         return TuneProgress(
             trials=asked,
-            running_trials=len(self.trials),
+            running_trials=sum(not opened.ended for opened in self.open.values()),
             games=games,
             games_per_second=self._rate(),
             champion=self.champion.number,
@@ -360,14 +392,27 @@ class Tuner(TuningDriver):
         )
 
     def _finished(self) -> bool:
-        """Nothing under way and no budget for more."""
-        return not self.trials and not self.acceptance.busy and not self._budget_left()
+        """No trial will be asked, every one is told and judged, no acceptance SPRT is under way."""
+        done = self.told == self.judged == self.next_number
+        return self.closing and done and not self.acceptance.busy
 
-    def _stop_work(self) -> None:
-        """Stop the trials under way: they are failed and their parameters asked again later."""
-        for active in list(self.trials.values()):
-            self.study.tell(active.trial, state=TrialState.FAIL, skip_if_finished=True)
-            self.study.enqueue_trial(dict(active.trial.params))
-            self._close_trial(active, "failed", None, None, active.runner.progress().games)
-            self.store.update_run(active.runner.run_id, state=RunState.FAILED, error="stopped", finished=True)
-        self._fail_unplayed_trials("stopped")  # stopped while being started
+    def _stop_work(self, final: bool) -> None:
+        """Stop the trials under way: they resume with the run, or (``final``: the time limit)
+        the ended ones are told and the others failed."""
+        for number, opened in list(self.open.items()):
+            if opened.ended:
+                if final:
+                    self._tell(number)
+                continue
+            opened.runner.release()
+            if not final:
+                self.store.update_run(opened.runner.run_id, state=RunState.INTERRUPTED)
+                continue
+            games = opened.runner.progress().games
+            self.records.update_trial(self.run_id, number, state="failed", games=games)
+            self.store.update_run(
+                opened.runner.run_id, state=RunState.FAILED, error="stopped by the time limit", finished=True
+            )
+            self.study.tell(opened.trial, state=TrialState.FAIL)  # last: until then a resume takes it up
+            self.ends[number] = TrialEnd("failed", None, None, opened.trial.params)
+            del self.open[number]

@@ -7,23 +7,20 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
+from report_testkit import ShuffledExecutor
 from sprt_testkit import book_positions
 
 import engine
-from coordinator.executors.base import BatchOutcome, Executor
 from coordinator.runs import RunKind
 from coordinator.store import Store
 from coordinator.tuning import spsa
 from coordinator.tuning.config import TuneConfig
 from coordinator.tuning.records import TuningRecords
 from coordinator.tuning.spsa_tuner import SpsaTuner, plan_of
-from worker.games import play_batch
-from worker.protocol import BatchPayload
 
 # --- the rule, by hand --------------------------------------------------------------------------
 
@@ -143,36 +140,6 @@ def test_plans_no_run_could_follow_are_refused() -> None:
 
 
 # --- the driver: real games in this process -----------------------------------------------------
-
-
-class ShuffledExecutor(Executor):
-    """Plays batches with the real engine in this process, delivering a random share of those in
-    flight, in random order, at each poll."""
-
-    def __init__(self, seed: int, slots: int) -> None:
-        self.rng = random.Random(seed)
-        self.slots = slots
-        self.queue: list[BatchPayload] = []
-
-    def submit(self, payload: BatchPayload) -> None:
-        self.queue.append(payload)
-
-    def in_flight(self) -> int:
-        return len(self.queue)
-
-    def completed(self, timeout: float | None = None) -> Iterator[BatchOutcome]:
-        self.rng.shuffle(self.queue)
-        take = self.rng.randint(1, max(1, len(self.queue)))
-        chosen, self.queue = self.queue[:take], self.queue[take:]
-        for payload in chosen:
-            result = play_batch(payload).to_json()
-            yield BatchOutcome(payload.run_id, payload.batch_index, result=result, worker=result["worker"])
-
-    def cancel(self) -> None:
-        self.queue.clear()
-
-    def close(self) -> None:
-        self.cancel()
 
 
 def tune_config(**overrides: Any) -> TuneConfig:

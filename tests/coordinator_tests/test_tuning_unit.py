@@ -1,11 +1,14 @@
-"""The pure pieces of ``arbiter tune``: search space, samplers, pruner, configuration, Elo chain,
-durations, and the tuner's recovery of a killed run (no games are played here)."""
+"""``arbiter tune`` in this process: search space, samplers, pruner, configuration, Elo chain and
+durations; the tuner's recovery of a killed run; and, playing real games at tiny node counts, the
+objective, the acceptance stages and the tuner's determinism (the same trials with any number of
+slots, any delivery order, and after a kill or an interruption)."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
 import math
+import random
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -14,7 +17,7 @@ import click
 import optuna
 import pytest
 from optuna.trial import TrialState
-from report_testkit import FLAT, InProcessExecutor
+from report_testkit import FLAT, InProcessExecutor, ShuffledExecutor
 from sprt_testkit import batch_result, book_positions
 
 import engine
@@ -27,18 +30,12 @@ from coordinator.stats import fixed_elo
 from coordinator.store import Store, StoredResult
 from coordinator.tuning.acceptance import AcceptanceQueue, Candidate
 from coordinator.tuning.config import TuneConfig
+from coordinator.tuning.context import TuningContext
 from coordinator.tuning.objective import superiority
+from coordinator.tuning.pruning import TrialPruner, make_pruner
 from coordinator.tuning.records import Champion, TuningRecords
-from coordinator.tuning.space import (
-    SAMPLERS,
-    LosPruner,
-    candidate_weights,
-    distributions,
-    make_pruner,
-    make_sampler,
-    tuned_names,
-)
-from coordinator.tuning.tuner import Tuner, elo_vs_start
+from coordinator.tuning.space import SAMPLERS, candidate_weights, distributions, make_sampler, tuned_names
+from coordinator.tuning.tuner import Tuner, elo_vs_start, optuna_storage, study_name
 from worker.protocol import BatchPayload
 
 # --- tuned_names --------------------------------------------------------------------------------
@@ -93,15 +90,16 @@ def test_distributions_of_a_subset() -> None:
 # --- samplers -----------------------------------------------------------------------------------
 
 
-def test_make_sampler_builds_each_known_sampler() -> None:
+def test_make_sampler_builds_each_known_sampler_per_trial() -> None:
     kinds = {
         "tpe": optuna.samplers.TPESampler,
         "cmaes": optuna.samplers.CmaEsSampler,
         "random": optuna.samplers.RandomSampler,
     }
     assert set(kinds) == set(SAMPLERS)
+    trial = optuna.trial.create_trial(state=TrialState.COMPLETE, value=0.0)
     for name, kind in kinds.items():
-        assert isinstance(make_sampler(name, 3), kind)
+        assert isinstance(make_sampler(name, 3).inner(trial), kind)
 
 
 def test_make_sampler_rejects_an_unknown_name() -> None:
@@ -132,6 +130,29 @@ def test_samplers_are_seeded_and_stay_inside_the_space(name: str) -> None:
             assert space[key].low <= value <= space[key].high
 
 
+@pytest.mark.parametrize("name", SAMPLERS)
+def test_a_trials_proposal_depends_on_the_seed_its_number_and_the_history_only(name: str) -> None:
+    """What a coordinator resumed after a kill needs: a new sampler, given the same trials, proposes
+    what the old one (which had answered many calls before) would have, running trials included
+    (TPE's constant liar reads them) and past TPE's random start-up trials."""
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    space = distributions("congress", tuned_names("congress", None))
+    first = optuna.create_study(sampler=make_sampler(name, 4), direction="maximize")
+    for i in range(10):
+        trial = first.ask(space)
+        first.tell(trial, float(i * 7 % 5))
+    running = [first.ask(space) for _ in range(2)]
+    asked = first.ask(space)
+    assert [t.number for t in running] == [10, 11] and asked.number == 12
+    fresh = optuna.create_study(sampler=make_sampler(name, 4), direction="maximize")
+    fresh.add_trials(first.trials[:12])
+    again = fresh.ask(space)
+    assert again.number == 12 and again.params == asked.params
+    other = optuna.create_study(sampler=make_sampler(name, 5), direction="maximize")
+    other.add_trials(first.trials[:12])
+    assert other.ask(space).params != asked.params  # the seed matters
+
+
 # --- candidate_weights --------------------------------------------------------------------------
 
 
@@ -144,50 +165,65 @@ def test_candidate_weights_override_only_the_tuned_names() -> None:
     assert candidate_weights(champion, {}) == champion
 
 
-# --- LosPruner ----------------------------------------------------------------------------------
-
-
-def frozen(**user_attrs: Any) -> optuna.trial.FrozenTrial:
-    return optuna.trial.create_trial(state=TrialState.COMPLETE, value=0.0, user_attrs=user_attrs)
+# --- the pruner: LOS, then successive halving against the trials told before -------------------
 
 
 @pytest.mark.parametrize(
-    ("attrs", "pruned"),
+    ("batches", "los", "pruned"),
     [
-        ({"los": 0.01, "batches": 2}, True),
-        ({"los": 0.01, "batches": 9}, True),
-        ({"los": 0.0499, "batches": 2}, True),
-        ({"los": 0.05, "batches": 2}, False),  # at the threshold: kept
-        ({"los": 0.5, "batches": 5}, False),
-        ({"los": 0.99, "batches": 5}, False),
-        ({"los": 0.0, "batches": 1}, False),  # too few batches to judge
-        ({"los": 0.0}, False),
-        ({"batches": 5}, False),  # nothing reported yet
-        ({}, False),
+        (2, 0.01, True),
+        (9, 0.01, True),
+        (2, 0.0499, True),
+        (2, 0.05, False),  # at the threshold: kept
+        (5, 0.5, False),
+        (5, 0.99, False),
+        (1, 0.0, False),  # too few batches to judge
     ],
 )
-def test_los_pruner_thresholds(attrs: dict[str, Any], pruned: bool) -> None:
-    study = optuna.create_study(direction="maximize")
-    assert LosPruner(0.05, min_batches=2).prune(study, frozen(**attrs)) is pruned
+def test_los_prunes_below_its_threshold_once_two_batches_are_counted(
+    batches: int, los: float, pruned: bool
+) -> None:
+    pruner = TrialPruner(0.05, (), 3)  # no halving
+    assert pruner.prune(batches, (8 * batches - 8, 8 * batches), -50.0, los, {}) is pruned
+    assert TrialPruner(0.3, (), 3).prune(2, (8, 16), 0.0, 0.2, {})
+    assert not TrialPruner(0.1, (), 3).prune(2, (8, 16), 0.0, 0.2, {})
 
 
-def test_los_pruner_uses_its_own_threshold_and_minimum() -> None:
-    study = optuna.create_study(direction="maximize")
-    assert LosPruner(0.3, min_batches=2).prune(study, frozen(los=0.2, batches=2))
-    assert not LosPruner(0.1, min_batches=2).prune(study, frozen(los=0.2, batches=2))
-    assert not LosPruner(0.3, min_batches=4).prune(study, frozen(los=0.2, batches=3))
-    assert LosPruner(0.3, min_batches=4).prune(study, frozen(los=0.2, batches=4))
+def test_make_pruner_rungs_are_the_game_budgets_of_successive_halving() -> None:
+    assert make_pruner(0.05, min_trial_pairs=4, trial_pairs=36, halving_factor=3).rungs == (8, 24, 72)
+    assert make_pruner(0.05, min_trial_pairs=8, trial_pairs=64, halving_factor=3).rungs == (16, 48)
+    assert make_pruner(0.05, min_trial_pairs=36, trial_pairs=36, halving_factor=3).rungs == ()
+    pruner = make_pruner(0.05, min_trial_pairs=4, trial_pairs=36, halving_factor=3)
+    # A trial's value at a rung: after the first batch that reached it.
+    assert pruner.rung_values({6: 1.0, 12: 2.0, 18: 3.0, 30: 4.0}) == {0: 2.0, 1: 4.0}
+    assert pruner.rung_values({6: 1.0}) == {}
 
 
-def test_los_pruner_through_should_prune() -> None:
-    study = optuna.create_study(direction="maximize", pruner=LosPruner(0.05))
-    trial = study.ask({"x": optuna.distributions.IntDistribution(0, 10)})
-    trial.report(-100.0, step=8)
-    trial.set_user_attr("los", 0.01)
-    trial.set_user_attr("batches", 1)
-    assert not trial.should_prune()
-    trial.set_user_attr("batches", 2)
-    assert trial.should_prune()
+def test_successive_halving_is_optunas_rule_against_the_trials_told_before() -> None:
+    """Told one after another, Optuna's own pruner sees what ours is given: the same verdicts,
+    rung by rung, for trials reporting after each 6-game batch."""
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    ours = make_pruner(1e-9, min_trial_pairs=4, trial_pairs=36, halving_factor=3)
+    theirs = optuna.pruners.SuccessiveHalvingPruner(8, reduction_factor=3, min_early_stopping_rate=0)
+    study = optuna.create_study(direction="maximize", pruner=theirs)
+    rng = random.Random(5)
+    courses: list[dict[int, float]] = []
+    for _ in range(30):
+        trial = study.ask({"x": optuna.distributions.IntDistribution(0, 9)})
+        rivals, course, pruned = ours.rivals(courses), {}, False
+        while len(course) < 12 and not pruned:
+            games = 6 * (len(course) + 1)
+            course[games] = rng.gauss(0, 50)
+            trial.report(course[games], step=games)
+            pruned = ours.prune(len(course), (games - 6, games), course[games], 0.5, rivals)
+            assert pruned == trial.should_prune()
+        if pruned:
+            study.tell(trial, state=TrialState.PRUNED)
+        else:
+            study.tell(trial, 0.0)
+        courses.append(course)
+    lengths = [len(c) for c in courses]
+    assert {2, 4, 12} <= set(lengths)  # pruned at the first and the second rung, and complete
 
 
 # --- TuneConfig ---------------------------------------------------------------------------------
@@ -227,6 +263,7 @@ def config(**overrides: Any) -> TuneConfig:
         ({"accept_nodes": [500, 500]}, "--accept-nodes"),
         ({"min_trial_pairs": 0}, "--min-trial-pairs"),
         ({"halving_factor": 1}, "--halving-factor"),
+        ({"parallel_trials": 0}, "--parallel-trials"),
         ({"accept_every": 0}, "--accept-every"),
         ({"spsa_lag": -1}, "--spsa-lag"),
         ({"spsa_c_end": 0.0}, "--c-end"),
@@ -358,10 +395,6 @@ class IdleExecutor(Executor):
         pass
 
 
-def sorted_items(params: dict[str, int]) -> list[tuple[str, int]]:
-    return sorted(params.items())
-
-
 @pytest.fixture
 def tune_run(tmp_path: Path) -> tuple[Store, int, TuneConfig]:
     store = Store(f"sqlite:///{tmp_path / 'tune.db'}")
@@ -370,66 +403,55 @@ def tune_run(tmp_path: Path) -> tuple[Store, int, TuneConfig]:
     return store, run_id, c
 
 
-def test_recover_fails_running_trials_and_asks_their_params_again(
-    tune_run: tuple[Store, int, TuneConfig],
-) -> None:
+def fresh_run(tmp_path: Path, name: str, c: TuneConfig) -> tuple[Store, int]:
+    store = Store(f"sqlite:///{tmp_path / name}")
+    return store, store.create_run(RunKind.TUNE, c.game, c.to_json(), c.fingerprint())
+
+
+def test_recover_takes_up_the_trials_asked_and_not_told(tune_run: tuple[Store, int, TuneConfig]) -> None:
     store, run_id, c = tune_run
     first = Tuner(store, run_id, c, IdleExecutor())
-    first._new_trial()
-    first._new_trial()
-    first._new_trial()  # the whole budget of 3 asked; the coordinator dies here
-    assert not first._budget_left()
+    first._ask_and_tell()  # the whole budget of 3 asked (the window is 8); the coordinator dies here
+    assert first.next_number == 3 and not first._budget_left(3)
     records = TuningRecords(store)
-    killed = {t.trial_number: t.params for t in records.trials(run_id)}
-    assert len(killed) == 3
+    rows = records.trials(run_id)
+    assert [t.state for t in rows] == ["running"] * 3
 
     second = Tuner(store, run_id, c, IdleExecutor())
-    rows = records.trials(run_id)
-    assert [t.state for t in rows] == ["failed"] * 3
+    assert sorted(second.open) == [0, 1, 2]
+    assert [t.state for t in second.study.trials] == [TrialState.RUNNING] * 3
+    assert records.trials(run_id) == rows  # the same trials, params and store runs: nothing asked again
     for row in rows:
         trial_run = store.get_run(row.trial_run_id)
-        assert trial_run is not None and trial_run.state == "failed"
-    assert [t.state for t in second.study.trials[:3]] == [TrialState.FAIL] * 3
-    # Failed trials do not use the budget: every one of them is asked again, then the budget ends.
-    asked_again = []
-    while second._budget_left():
-        second._new_trial()
-        asked_again.append(records.trials(run_id)[-1].params)
-        assert len(asked_again) <= 3
-    assert asked_again == [killed[n] for n in sorted(killed)]
+        assert trial_run is not None and trial_run.state == "running"
+    second._ask_and_tell()
+    assert len(second.study.trials) == 3 and second.closing  # the budget was used
     assert [c.number for c in second.champions] == [0]  # the start weights, recorded once
 
 
-def test_recover_survives_a_kill_between_optuna_and_the_trial_row(
-    tune_run: tuple[Store, int, TuneConfig],
-) -> None:
-    store, run_id, c = tune_run
-    c = dataclasses.replace(c, max_trials=10)
-    first = Tuner(store, run_id, c, IdleExecutor())
-    first._new_trial()
-    first._new_trial()
-    params = {t.trial_number: t.params for t in TuningRecords(store).trials(run_id)}
-    # Trial 0 was told to Optuna as pruned, but the coordinator died before recording it;
-    # trial 2 was asked from Optuna, but no trial row was written yet.
-    first.study.tell(0, state=TrialState.PRUNED)
-    orphan = first.study.ask(first.space)
+def test_recover_completes_an_ask_a_kill_cut_short(tmp_path: Path) -> None:
+    c = config(sampler="tpe", seed=5, max_trials=4, parallel_trials=4)
+    store, run_id = fresh_run(tmp_path, "whole.db", c)
+    whole = Tuner(store, run_id, c, IdleExecutor())
+    whole._ask_and_tell()
+    expected = [t.params for t in whole.study.trials]
+    assert len(expected) == 4 and len({tuple(sorted(p.items())) for p in expected}) == 4
+
+    store, run_id = fresh_run(tmp_path, "cut.db", c)
+    first = Tuner(store, run_id, dataclasses.replace(c, max_trials=1), IdleExecutor())
+    first._ask_and_tell()  # trial 0 asked ...
+    cut = first.study.ask()  # ... and trial 1 is being asked: one weight suggested, then the kill
+    name = c.params[0]
+    cut.suggest_int(name, first.space[name].low, first.space[name].high)
+    assert list(first.study.trials[1].params) == [name]
 
     second = Tuner(store, run_id, c, IdleExecutor())
-    states = {t.number: t.state for t in second.study.trials}
-    assert states[orphan.number] == TrialState.FAIL
-    assert states[0] == TrialState.PRUNED
-    assert states[1] == TrialState.FAIL
-    assert {t.trial_number: t.state for t in TuningRecords(store).trials(run_id)} == {
-        0: "failed",
-        1: "failed",
-    }
-    # All three are asked again first (the orphan's parameters came from Optuna alone).
-    again = []
-    for _ in range(3):
-        second._new_trial()
-        again.append(TuningRecords(store).trials(run_id)[-1].params)
-    expected = [params[0], params[1], dict(orphan.params)]
-    assert sorted(again, key=sorted_items) == sorted(expected, key=sorted_items)
+    assert sorted(second.open) == [0, 1]
+    second._ask_and_tell()
+    assert [t.params for t in second.study.trials] == expected
+    rows = TuningRecords(store).trials(run_id)
+    assert [r.params for r in rows] == expected  # trial 1 got its row and store run on the resume
+    assert len({r.trial_run_id for r in rows}) == 4
 
 
 def test_recover_crowns_a_candidate_accepted_just_before_the_kill(
@@ -438,20 +460,18 @@ def test_recover_crowns_a_candidate_accepted_just_before_the_kill(
     store, run_id, c = tune_run
     c = dataclasses.replace(c, max_trials=2)
     first = Tuner(store, run_id, c, IdleExecutor())
-    first._new_trial()  # trial 0: the start weights themselves
-    first._new_trial()
-    start, active = list(first.trials.values())
-    assert (start.trial.number, start.candidate) == (0, c.start)
-    assert active.trial.number == 1 and active.candidate != c.start
-    first.study.tell(start.trial, 0.0)
-    first._close_trial(start, "complete", 0.0, 3.0, 24)
-    first.study.tell(active.trial, 300.0)
-    first._close_trial(active, "complete", 300.0, 50.0, 24)
-    first.acceptance.submit(Candidate(active.trial.number, active.candidate))
+    first._ask_and_tell()
+    start, active = first.open[0], first.open[1]
+    assert start.candidate == c.start and active.candidate != c.start
+    # Both were told (trial 1 far ahead of the start weights), and trial 1's acceptance SPRT ...
+    for opened, value in ((start, 0.0), (active, 300.0)):
+        opened.trial.set_user_attr("elo95", 10.0)
+        first.study.tell(opened.trial, value)
+    first.acceptance.submit(Candidate(1, active.candidate))
     first.acceptance.advance()
     assert first.acceptance.active is not None
     accept = first.acceptance.active.runner
-    # Its SPRT accepts (stored results, counted prefix and decision) ...
+    # ... accepts (stored results, counted prefix and decision) ...
     prefix = PrefixCounter(accept.config)
     stored: dict[int, StoredResult] = {}
     while prefix.decision is None and len(stored) < 100:
@@ -476,6 +496,7 @@ def test_recover_crowns_a_candidate_accepted_just_before_the_kill(
     assert champions[1].accept_run_id == accept.run_id and champions[1].trial_number == 1
     assert champions[1].weights == active.candidate
     assert champions[1].elo_vs_parent > 0
+    assert second.judged == 2 and not second.acceptance.busy
 
 
 # --- local search: the radius and CMA-ES from the champion --------------------------------------
@@ -527,31 +548,6 @@ def test_cmaes_starts_from_the_champion_with_a_small_step() -> None:
     assert distance(make_sampler("cmaes", 1)) > 2 * local  # the default starts mid-range, wide
 
 
-# --- the pruner: LOS, then successive halving over game budgets ---------------------------------
-
-
-def test_successive_halving_stops_all_but_the_best_third_at_each_rung() -> None:
-    pruner = make_pruner(0.05, min_trial_pairs=4, trial_pairs=36, halving_factor=3)
-    assert pruner.halving is not None
-    study = optuna.create_study(direction="maximize", pruner=pruner)
-    space = {"x": optuna.distributions.IntDistribution(0, 100)}
-    kept = []
-    for value in (5.0, 1.0, 9.0, 2.0, 3.0, 12.0):
-        trial = study.ask(space)
-        trial.set_user_attr("los", 0.5)  # never clearly worse: only halving decides
-        trial.set_user_attr("batches", 4)
-        trial.report(value, step=8)  # the first rung: 2 * 4 pairs
-        kept.append(not trial.should_prune())
-        study.tell(
-            trial,
-            state=TrialState.PRUNED if not kept[-1] else TrialState.COMPLETE,
-            values=None if not kept[-1] else value,
-        )
-    # Each trial is compared with those that reached the rung before it: promoted when in the top third.
-    assert kept == [True, False, True, False, False, True]
-    assert make_pruner(0.05, min_trial_pairs=36, trial_pairs=36, halving_factor=3).halving is None
-
-
 # --- the objective: Elo against the start, whatever the champion --------------------------------
 
 
@@ -568,6 +564,7 @@ def objective_config(**overrides: Any) -> TuneConfig:
         radius=0.05,  # candidates near the start: never clearly worse, so none is pruned
         accept_margin=1000.0,  # and none goes to an acceptance SPRT: the test crowns its own
         max_trials=3,
+        parallel_trials=2,  # trial 3 is compared with the champion after trial 1's acceptance
         **overrides,
     )
 
@@ -639,12 +636,12 @@ def accept(tmp_path: Path, accept_nodes: list[int]) -> tuple[Store, int, list[Ch
         batch_pairs=4,
         limits={"nodes": 200},
     )
-    store = Store(f"sqlite:///{tmp_path / 'accept.db'}")
-    run_id = store.create_run(RunKind.TUNE, c.game, c.to_json(), c.fingerprint())
-    champions = [Champion(0, dict(flat), None, None, None, 0.0, 0.0, 0.0)]
-    TuningRecords(store).add_champion(run_id, champions[0])
+    store, run_id = fresh_run(tmp_path, "accept.db", c)
     executor = InProcessExecutor(slots=4)
-    queue = AcceptanceQueue(store, run_id, c, executor, champions)
+    context = TuningContext(store, run_id, c, executor)  # champion #0: the flat start
+    champions = context.champions
+    assert champions == [Champion(0, dict(flat), None, None, None, 0.0, 0.0, 0.0)]
+    queue = AcceptanceQueue(context)
     queue.submit(Candidate(7, dict(engine.validate_weights("congress", None))))
     for _ in range(200):
         if not queue.busy:
@@ -694,3 +691,137 @@ def test_two_accept_nodes_need_both_sprts(tmp_path: Path) -> None:
     assert decisions[0] == "accepted" and decisions[1] != "accepted"
     assert [c.number for c in champions] == [0]
     assert [c.number for c in TuningRecords(store).champions(run_id)] == [0]
+
+
+# --- determinism: the same trials whatever the workers, the timing or the kills -----------------
+
+
+def window_config() -> TuneConfig:
+    """Twelve trials, three open at once, from the flat start at 60 nodes: two champions crowned,
+    an acceptance SPRT rejected, trials pruned at each rung (4 and 12 games) and by LOS."""
+    flat = engine.validate_weights("congress", json.loads(FLAT["congress"].read_text()))
+    return config(
+        start=dict(flat),
+        params=["pawn", "king", "mobility"],
+        openings=book_positions("congress", 8),
+        seed=6,
+        trial_pairs=6,
+        min_trial_pairs=2,
+        batch_pairs=2,
+        limits={"nodes": 60},
+        accept_elo1=30.0,
+        accept_max_games=80,
+        prune_los=0.25,
+        max_trials=12,
+        parallel_trials=3,
+    )
+
+
+def outcome_of(store: Store, run_id: int) -> dict[str, Any]:
+    """Everything a tuning run decided, without the store's run ids (they follow the timing)."""
+    records = TuningRecords(store)
+    study = optuna.load_study(study_name=study_name(run_id), storage=optuna_storage(store.url))
+    accepts = []
+    for row in records.acceptances(run_id):
+        run = store.get_run(row.run_id) if row.run_id is not None else None
+        assert run is not None and run.state == "finished"
+        totals = store.totals(run.id)
+        accepts.append((row.candidate, row.stage, row.champion_number, run.decision, totals.pentanomial))
+    champions = records.champions(run_id)
+    return {
+        "trials": [
+            (t.trial_number, t.state, t.champion_number, t.games, t.elo, t.elo95, t.params)
+            for t in records.trials(run_id)
+        ],
+        "optuna": [
+            (t.number, t.state, t.params, t.value, t.intermediate_values, t.user_attrs | {"store_run": None})
+            for t in study.trials
+        ],
+        "acceptances": accepts,
+        "champions": [(c.number, c.parent, c.trial_number, c.weights, c.elo_vs_parent) for c in champions],
+        "games": records.games(run_id),
+        "games by champion": [records.games(run_id, champion=c.number) for c in champions],
+    }
+
+
+@pytest.fixture(scope="module")
+def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """What one uninterrupted run decided: one slot."""
+    store, run_id = fresh_run(tmp_path_factory.mktemp("tune"), "reference.db", window_config())
+    Tuner(store, run_id, window_config(), ShuffledExecutor(0, slots=1)).run()
+    return outcome_of(store, run_id)
+
+
+def test_the_reference_run_has_all_there_is_to_get_right(reference: dict[str, Any]) -> None:
+    trials = reference["trials"]
+    assert [t[0] for t in trials] == list(range(12))
+    assert {t[1] for t in trials} == {"complete", "pruned"}
+    assert {t[3] for t in trials if t[1] == "pruned"} == {4, 8, 12}  # at each rung, and by LOS between
+    assert [c[0] for c in reference["champions"]] == [0, 1, 2]
+    assert {a[3] for a in reference["acceptances"]} == {"accepted", "rejected"}
+    assert {t[2] for t in trials} == {0, 1, 2}  # trials compared with each champion
+    accepted_games = sum(2 * sum(a[4]) for a in reference["acceptances"])
+    assert reference["games"] == sum(t[3] for t in trials) + accepted_games
+
+
+@pytest.mark.parametrize(("seed", "slots"), [(1, 3), (2, 8)])
+def test_the_same_trials_whatever_the_slots_and_delivery_order(
+    reference: dict[str, Any], tmp_path: Path, seed: int, slots: int
+) -> None:
+    store, run_id = fresh_run(tmp_path, "t.db", window_config())
+    Tuner(store, run_id, window_config(), ShuffledExecutor(seed, slots=slots)).run()
+    assert outcome_of(store, run_id) == reference
+
+
+def test_trial_k_is_asked_with_trials_0_to_k_minus_w_told_in_order(tmp_path: Path) -> None:
+    c = window_config()
+    store, run_id = fresh_run(tmp_path, "t.db", c)
+    tuner = Tuner(store, run_id, c, ShuffledExecutor(3, slots=6))
+    seen: list[list[optuna.trial.FrozenTrial]] = []
+    ask = tuner.study.ask
+
+    def watched_ask() -> optuna.trial.Trial:
+        seen.append([t for t in tuner.study.get_trials() if t.state != TrialState.WAITING])
+        return ask()
+
+    tuner.study.ask = watched_ask  # type: ignore[method-assign]
+    open_trials = []
+    tuner.on_progress = lambda _: open_trials.append(len(tuner.open))
+    tuner.run()
+    assert len(seen) == 12 and max(open_trials) <= 3
+    for k, trials in enumerate(seen):
+        assert [t.number for t in trials] == list(range(k))
+        told = [t for t in trials if t.number <= k - 3]
+        assert all(t.state in (TrialState.COMPLETE, TrialState.PRUNED) for t in told)
+        running = [t for t in trials if t.number > k - 3]
+        assert all(t.state == TrialState.RUNNING and not t.intermediate_values for t in running)
+
+
+@pytest.mark.parametrize("steps", [4, 12, 22, 30])  # of some 40: asking, accepting, closing
+def test_killed_anywhere_then_resumed_it_ends_the_same(
+    reference: dict[str, Any], tmp_path: Path, steps: int
+) -> None:
+    c = window_config()
+    store, run_id = fresh_run(tmp_path, "t.db", c)
+    killed = Tuner(store, run_id, c, ShuffledExecutor(9, slots=4))
+    for _ in range(steps):  # the driver's loop, then nothing at all: no stop, no clean-up (kill -9)
+        killed._fill()
+        killed._route()
+        killed._count()
+    assert not killed._finished()
+    Tuner(store, run_id, c, ShuffledExecutor(steps + 1, slots=2)).run()
+    assert outcome_of(store, run_id) == reference
+
+
+def test_interrupted_then_resumed_it_ends_the_same(reference: dict[str, Any], tmp_path: Path) -> None:
+    c = window_config()
+    store, run_id = fresh_run(tmp_path, "t.db", c)
+    steps = iter(range(10**6))
+    first = Tuner(store, run_id, c, ShuffledExecutor(5, slots=4), stop_requested=lambda: next(steps) >= 20)
+    with pytest.raises(KeyboardInterrupt):
+        first.run()
+    rows = TuningRecords(store).trials(run_id)
+    stopped = [r for r in rows if r.state == "running"]
+    assert stopped and all(store.get_run(r.trial_run_id).state == "interrupted" for r in stopped)  # type: ignore[union-attr]
+    Tuner(store, run_id, c, ShuffledExecutor(6, slots=3)).run()
+    assert outcome_of(store, run_id) == reference

@@ -1,5 +1,6 @@
 """``arbiter tune --broker``: a tiny tuning run over two real Celery worker processes and a real
-redis-server (the fixtures of ``conftest.py``), on SQLite and on PostgreSQL."""
+redis-server (the fixtures of ``conftest.py``), on SQLite and on PostgreSQL, and the same trials
+(Optuna) or path of theta (SPSA) as on a local pool of one process."""
 
 from __future__ import annotations
 
@@ -8,7 +9,16 @@ from pathlib import Path
 
 from celery_testkit import RedisServer, WorkerPool
 from pg_testkit import StoreUrls
-from test_tune_cli import FLAT, GAME, arbiter, assert_champions_chain, assert_counted_once, status, url
+from test_tune_cli import (
+    FLAT,
+    GAME,
+    arbiter,
+    assert_champions_chain,
+    assert_counted_once,
+    decided,
+    status,
+    url,
+)
 
 import engine
 
@@ -51,6 +61,13 @@ def test_tiny_tuning_run_over_two_celery_workers(
     # Both workers played: each one logged tasks it received.
     for worker in (first, second):
         assert "Task" in worker.output() and "received" in worker.output(), worker.output()[-2000:]
+
+    # The same command on a local pool of one process plays the same trials, SPRTs and champions.
+    alone = tmp_path / "alone.db"
+    on_pool = ("--concurrency", "1", "--store", url(alone), "--output", str(tmp_path / "alone.json"))
+    local = arbiter("tune", GAME, *TINY, *on_pool, cwd=tmp_path)
+    assert local.returncode == 0, local.stderr
+    assert decided(status(alone, 1, tmp_path), alone) == decided(data, db)
 
 
 def test_spsa_over_two_celery_workers_reaches_the_local_pools_theta(

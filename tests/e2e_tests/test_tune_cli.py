@@ -1,5 +1,6 @@
-"""``arbiter tune / status / resume`` end to end with the real engine: a tiny tuning run, kill -9
-and resume, the same command again, bad input and the time limit.
+"""``arbiter tune / status / resume`` end to end with the real engine: a tiny tuning run, the same
+trials with one process or three, kill -9 and resume to the same end, the same command again, bad
+input and the time limit.
 
 Every run starts from ``examples/congress-flat.json`` (every piece worth 100): anything the sampler
 proposes beats it, so the first trials are accepted as new champions, and the later, random ones
@@ -40,22 +41,23 @@ FLAT = Path(__file__).resolve().parents[2] / "examples" / "congress-flat.json"
 TIMEOUT = 240
 
 
-def tiny(max_trials: int = 16) -> tuple[str, ...]:
+def tiny(max_trials: int = 16, concurrency: int = 2) -> tuple[str, ...]:
     """A tiny run: trials of at most 12 pairs at 300 nodes. The acceptance SPRT's H1 (30 normalized
     Elo) is far enough from H0 that it decides in a few hundred games (at most 400), and LOS below
     0.25 prunes (with the default 0.05 the few batches of a trial seldom get that far)."""
     return (
         *("--start", str(FLAT), "--trial-pairs", "12", "--batch-pairs", "2"),
         *("--max-trials", str(max_trials), "--nodes", "300", "--accept-max-games", "400"),
-        *("--accept-elo1", "30", "--prune-los", "0.25", "--concurrency", "2"),
+        *("--accept-elo1", "30", "--prune-los", "0.25", "--concurrency", str(concurrency)),
     )
 
 
-#: Slower games (a batch takes a while), so that a kill lands while trials are running.
+#: Slower games (a batch takes a while), two trials open at once, so that a kill lands while
+#: trials are running, some told and others not.
 SLOW = (
     *("--start", str(FLAT), "--trial-pairs", "8", "--batch-pairs", "2", "--max-trials", "6"),
     *("--nodes", "1000", "--accept-max-games", "200", "--accept-elo1", "30", "--prune-los", "0.25"),
-    *("--concurrency", "2"),
+    *("--parallel-trials", "2", "--concurrency", "2"),
 )
 
 
@@ -67,6 +69,20 @@ def command(*args: str) -> list[str]:
 def environment() -> dict[str, str]:
     """This environment without the variables that would pick another store or a broker."""
     return {k: v for k, v in os.environ.items() if k not in ("ARBITER_STORE", "ARBITER_BROKER")}
+
+
+def start_to_kill(args: list[str], cwd: Path) -> subprocess.Popen[str]:
+    """Start ``arbiter ARGS`` in a session of its own (its pool processes too), to be killed with
+    ``os.killpg``."""
+    return subprocess.Popen(
+        command(*args),
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        cwd=cwd,
+        env=environment(),
+        start_new_session=True,
+    )
 
 
 def arbiter(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
@@ -110,6 +126,29 @@ def stored_results(db: Path | str) -> dict[tuple[int, int], tuple[int, ...]]:
         assert key not in counts, f"batch {key} stored twice"
         counts[key] = (r.ll, r.ld, r.dd_wl, r.wd, r.ww, r.wins, r.draws, r.losses)
     return counts
+
+
+def counted_games(db: Path | str) -> int:
+    """Games of every run's counted prefix (results stored beyond it do not count)."""
+    store = Store(url(db))
+    try:
+        return sum(store.totals(run.id).games for run in store.list_runs() if run.kind != "tune")
+    finally:
+        store.close()
+
+
+def decided(data: dict[str, Any], db: Path | str) -> dict[str, Any]:
+    """What a tuning run decided (``arbiter status RUN --json`` and Optuna's study), without the
+    store's run ids: they follow the timing."""
+    study = optuna.load_study(study_name=study_name(data["id"]), storage=engine_url(url(db)))
+    keys = ("number", "state", "pruned", "champion", "games", "elo", "elo95", "params")
+    return {
+        "trials": [{k: t[k] for k in keys} for t in data["trials"]],
+        "optuna": [(t.number, t.state, t.params, t.value, t.intermediate_values) for t in study.trials],
+        "champions": [{k: v for k, v in c.items() if k != "accept_run"} for c in data["champions"]],
+        "acceptances": [{k: v for k, v in a.items() if k != "run"} for a in data["acceptances"]],
+        "games": data["games"],
+    }
 
 
 def assert_counted_once(db: Path | str) -> None:
@@ -189,7 +228,7 @@ def test_tiny_tuning_run(tmp_path: Path, store_urls: StoreUrls) -> None:
     assert data["champion_elo"] == pytest.approx(sum(gains))
     assert data["champion_elo95"] == pytest.approx(math.sqrt(sum(h * h for h in halves)))
     assert data["champion_elo"] > 0
-    assert data["games"] == sum(sum(c[5:]) for c in stored_results(db).values())
+    assert data["games"] == counted_games(db)
     assert_counted_once(db)
     assert_nothing_left_running(db)
     # Optuna's study lives in the store's own database, with every trial told.
@@ -218,27 +257,44 @@ def trial_states(db: Path | str) -> list[str]:
 
 
 def wait_for_running_trials(db: Path | str, process: subprocess.Popen[str], deadline: float) -> None:
-    """Poll the store until the tuning run has at least two trials, one of them running."""
+    """Poll the store until the tuning run has asked at least three trials, one of them running
+    (with two open at once, trial 0 has then ended and been told)."""
     while time.monotonic() < deadline:
         assert process.poll() is None, "the coordinator ended before it could be killed"
         found = trial_states(db)
-        if len(found) >= 2 and "running" in found:
+        if len(found) >= 3 and "running" in found:
             return
         time.sleep(0.02)  # polling interval, not synchronisation: the deadline bounds the wait
-    raise AssertionError("no two trials before the deadline")
+    raise AssertionError("no three trials before the deadline")
 
 
-def test_kill_9_then_resume(tmp_path: Path, store_urls: StoreUrls) -> None:
+def test_one_process_or_three_play_the_same_trials(tmp_path: Path) -> None:
+    """The same command on a local pool of one process and of three: the same trials (weights,
+    values, states, games, the champion each was compared with), told to Optuna with the same
+    values after each batch, the same acceptance SPRTs, champions and total games."""
+    runs = {}
+    for concurrency in (1, 3):
+        db = tmp_path / f"{concurrency}.db"
+        options = (*tiny(8, concurrency), "--parallel-trials", "3")
+        args = tune_args(db, tmp_path / f"{concurrency}.json", *options)
+        done = arbiter(*args, cwd=tmp_path)
+        assert done.returncode == 0, done.stderr
+        runs[concurrency] = decided(status(db, 1, tmp_path), db)
+        assert_counted_once(db)
+    assert runs[1] == runs[3]
+    assert len(runs[1]["champions"]) >= 2
+    assert {t["state"] for t in runs[1]["trials"]} == {"complete", "pruned"}
+    assert (tmp_path / "1.json").read_text() == (tmp_path / "3.json").read_text()
+
+
+def test_kill_9_then_resume_ends_as_if_never_killed(tmp_path: Path, store_urls: StoreUrls) -> None:
+    reference_db = tmp_path / "reference.db"
+    done = arbiter(*tune_args(reference_db, tmp_path / "reference.json", *SLOW, seed=3), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    reference = decided(status(reference_db, 1, tmp_path), reference_db)
+
     db, out = store_urls("tune"), tmp_path / "champion.json"
-    process = subprocess.Popen(
-        command(*tune_args(db, out, *SLOW, seed=3)),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        cwd=tmp_path,
-        env=environment(),
-        start_new_session=True,
-    )
+    process = start_to_kill(tune_args(db, out, *SLOW, seed=3), tmp_path)
     try:
         wait_for_running_trials(db, process, time.monotonic() + TIMEOUT)
     finally:
@@ -259,17 +315,14 @@ def test_kill_9_then_resume(tmp_path: Path, store_urls: StoreUrls) -> None:
 
     final = status(db, 1, tmp_path)
     assert final["state"] == "finished"
+    # The trials running at the kill went on under their own numbers: none failed, none asked again.
     trials = {t["number"]: t for t in final["trials"]}
-    for number, params in running.items():
-        assert trials[number]["state"] == "failed", number
-        again = [t for t in final["trials"] if t["number"] > number and t["params"] == params]
-        assert again, f"the parameters of trial {number} were not asked again"
-    # Failed trials do not use the budget of 6 trials.
-    assert sum(t["state"] in ("complete", "pruned") for t in final["trials"]) == 6
+    assert all(trials[n]["params"] == params for n, params in running.items())
+    assert sum(t["state"] in ("complete", "pruned") for t in final["trials"]) == len(final["trials"]) == 6
+    assert decided(final, db) == reference
     # Champions and stored games survive; nothing is counted twice.
     kept = [c["number"] for c in killed["champions"]]
     assert [c for c in final["champions"] if c["number"] in kept] == killed["champions"]
-    assert final["games"] >= killed["games"]
     after = stored_results(db)
     assert {k: after.get(k) for k in before} == before
     assert_counted_once(db)
@@ -328,7 +381,10 @@ def test_same_command_again_after_an_interruption_resumes(tmp_path: Path) -> Non
     assert "arbiter resume 1" in stderr and "Traceback" not in stderr
     interrupted = status(db, 1, tmp_path)
     assert interrupted["state"] == "interrupted"
-    assert "running" not in states(interrupted)  # stopped trials are failed at once
+    # Stopped trials are not failed: they wait, their store runs interrupted, to go on later.
+    stopped = {t["number"]: t for t in interrupted["trials"] if t["state"] == "running"}
+    assert stopped and "failed" not in states(interrupted)
+    assert all(status(db, t["run"], tmp_path)["state"] == "interrupted" for t in stopped.values())
 
     again = arbiter(*args, cwd=tmp_path)
     assert again.returncode == 0, again.stderr
@@ -336,7 +392,9 @@ def test_same_command_again_after_an_interruption_resumes(tmp_path: Path) -> Non
     assert tune_runs(db) == [1]
     final = status(db, 1, tmp_path)
     assert final["state"] == "finished"
-    assert sum(t["state"] in ("complete", "pruned") for t in final["trials"]) == 6
+    assert states(final)["complete"] + states(final)["pruned"] == len(final["trials"]) == 6
+    trials = {t["number"]: t for t in final["trials"]}
+    assert all(trials[n]["params"] == t["params"] for n, t in stopped.items())
     assert final["games"] >= interrupted["games"]
     assert_counted_once(db)
     assert_nothing_left_running(db)
@@ -361,6 +419,7 @@ def bad_inputs(tmp_path: Path) -> dict[str, tuple[list[str], tuple[str, ...]]]:
         ),
         "--time-limit abc": ([GAME, "--time-limit", "abc"], ("--time-limit", "abc")),
         "--sampler foo": ([GAME, "--sampler", "foo"], ("--sampler", "foo")),
+        "--parallel-trials 0": ([GAME, "--parallel-trials", "0"], ("--parallel-trials", "0")),
         "unknown game": (["chess"], ("GAME", "chess")),
     }
 

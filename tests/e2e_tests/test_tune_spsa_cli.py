@@ -8,7 +8,6 @@ from __future__ import annotations
 import json
 import os
 import signal
-import subprocess
 import time
 from pathlib import Path
 from typing import Any
@@ -22,8 +21,7 @@ from test_tune_cli import (
     assert_counted_once,
     assert_nothing_left_running,
     check_bad_input,
-    command,
-    environment,
+    start_to_kill,
     status,
     stored_results,
     url,
@@ -114,15 +112,7 @@ def test_spsa_run_resumes_after_kill_9_on_the_same_theta(tmp_path: Path) -> None
     assert [p["iteration"] for p in data["spsa"]["path"]] == list(range(-1, 100))
     assert [p["theta"] for p in data["spsa"]["path"][1:]] == [s[3] for s in steps]
 
-    process = subprocess.Popen(
-        command(*spsa_args(killed, tmp_path / "killed.json")),
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.DEVNULL,
-        text=True,
-        cwd=tmp_path,
-        env=environment(),
-        start_new_session=True,
-    )
+    process = start_to_kill(spsa_args(killed, tmp_path / "killed.json"), tmp_path)
     try:
         deadline = time.monotonic() + TIMEOUT
         while applied_iterations(killed) < 20:
@@ -168,6 +158,10 @@ def bad_flags() -> dict[str, tuple[list[str], tuple[str, ...]]]:
         "--accept-nodes abc": ([GAME, "--accept-nodes", "500,abc"], ("--accept-nodes", "abc")),
         "--accept-every with optuna": ([GAME, "--accept-every", "100"], ("--accept-every", "spsa")),
         "--radius with spsa": ([GAME, "--method", "spsa", "--radius", "0.1"], ("--radius", "optuna")),
+        "--parallel-trials with spsa": (
+            [GAME, "--method", "spsa", "--parallel-trials", "2"],
+            ("--parallel-trials", "optuna"),
+        ),
         "--max-games below one iteration": ([GAME, "--method", "spsa", "--max-games", "3"], ("--max-games",)),
     }
 

@@ -1,0 +1,33 @@
+"""What the parts of one tuning run share: the store and its tuning records, the run and its
+configuration, the executor every match of the run plays on, and the champion history (appended
+to on each crowning, read by everyone)."""
+
+from __future__ import annotations
+
+from coordinator.executors.base import Executor
+from coordinator.store import Store
+from coordinator.tuning.config import TuneConfig
+from coordinator.tuning.records import Champion, TuningRecords
+
+
+class TuningContext:
+    """One tuning run of the store, as its driver and its acceptance SPRTs see it."""
+
+    def __init__(self, store: Store, run_id: int, config: TuneConfig, executor: Executor) -> None:
+        """Load the champion history of ``run_id``, or start it with the start weights (#0)."""
+        self.store = store
+        self.run_id = run_id
+        self.config = config
+        self.executor = executor
+        self.records = TuningRecords(store)
+        self.tag = f"tune run {run_id}"
+        self.champions = self.records.champions(run_id)
+        if not self.champions:
+            start = Champion(0, dict(config.start), None, None, None, 0.0, 0.0, 0.0)
+            self.records.add_champion(run_id, start)
+            self.champions = [start]
+
+    @property
+    def champion(self) -> Champion:
+        """The current champion."""
+        return self.champions[-1]
