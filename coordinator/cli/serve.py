@@ -8,7 +8,9 @@ docs say how to put it behind a reverse proxy with authentication (docs/deploy.m
 from __future__ import annotations
 
 import ipaddress
+import signal
 import socket
+from types import FrameType
 
 import click
 
@@ -93,8 +95,22 @@ def serve(store_url: str | None, host: str, port: int) -> None:
         access_log=False,
         timeout_graceful_shutdown=SHUTDOWN_SECONDS,
     )
+
+    class Server(uvicorn.Server):
+        """uvicorn's server, remembering a Ctrl-C: uvicorn re-raises it after its graceful
+        shutdown, but whether that reaches us as KeyboardInterrupt depends on asyncio's timing."""
+
+        interrupted = False
+
+        def handle_exit(self, sig: int, frame: FrameType | None) -> None:
+            self.interrupted = self.interrupted or sig == signal.SIGINT
+            super().handle_exit(sig, frame)
+
+    server = Server(config)
     try:
-        uvicorn.Server(config).run(sockets=[sock])
+        server.run(sockets=[sock])
     finally:
         sock.close()
         store.close()
+    if server.interrupted:
+        raise click.Abort

@@ -140,6 +140,9 @@ def browser(watch: Watch) -> Iterator[Any]:
     recorded, and so are console errors."""
     with headless_chromium() as launched:
         context = launched.new_context(viewport={"width": 1280, "height": 1000})
+        # A run page draws the whole report of a run that changes all the time: on a machine as
+        # busy as CI's, loading one can take longer than Playwright's default 30 s.
+        context.set_default_timeout(SEE)
 
         def route(route: Any) -> None:
             if route.request.url.startswith(f"{watch.base}/"):
