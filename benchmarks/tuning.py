@@ -49,10 +49,10 @@ DOCS = Path(__file__).resolve().parents[1] / "docs" / "performance.md"
 BEGIN, END = "<!-- tuning-benchmark:begin -->", "<!-- tuning-benchmark:end -->"
 #: Each method: its label and the `arbiter tune` options that make it.
 METHODS = {
-    "tpe": ("Optuna TPE (default)", ["--sampler", "tpe"]),
-    "cmaes": ("Optuna CMA-ES, local", ["--sampler", "cmaes", "--radius", "0.15"]),
+    "tpe": ("Optuna TPE", ["--method", "optuna", "--sampler", "tpe"]),
+    "cmaes": ("Optuna CMA-ES, local", ["--method", "optuna", "--sampler", "cmaes", "--radius", "0.15"]),
     "spsa": ("SPSA", ["--method", "spsa"]),
-    "random": ("random search", ["--sampler", "random"]),
+    "random": ("random search", ["--method", "optuna", "--sampler", "random"]),
 }
 #: Game pairs per batch of the independent matches.
 MATCH_BATCH_PAIRS = 8

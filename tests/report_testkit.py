@@ -51,7 +51,8 @@ def tune_run(db: Path, game: str, cwd: Path, trials: int = 6) -> tuple[int, str]
     """A finished tuning run of ``game`` from the flat start (so candidates get accepted); its id
     and the command's stdout."""
     done = run_cli(
-        "tune", game, "--start", str(FLAT[game]), "--max-trials", str(trials), "--nodes", "300",
+        "tune", game, "--method", "optuna", "--start", str(FLAT[game]), "--max-trials", str(trials),
+        "--nodes", "300",
         "--trial-pairs", "8", "--batch-pairs", "2", "--accept-max-games", "200", "--accept-elo1", "30",
         "--prune-los", "0.25", "--concurrency", "2", "--seed", "1", "--store", url(db), cwd=cwd,
     )  # fmt: skip

@@ -118,9 +118,10 @@ def check_method_options(method: str) -> None:
     for name in foreign:
         if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE:
             flag = "--" + name.replace("_", "-")
-            raise click.UsageError(
-                f"{flag} is an option of --method {'spsa' if method == 'optuna' else 'optuna'}"
-            )
+            other = "spsa" if method == "optuna" else "optuna"
+            implied = ctx.get_parameter_source("method") is click.core.ParameterSource.DEFAULT
+            hint = f": add --method {other} (the default method is {method})" if implied else ""
+            raise click.UsageError(f"{flag} is an option of --method {other}{hint}")
 
 
 def make_driver(
@@ -222,7 +223,12 @@ def write_report(store: Store, run: Run) -> Path | None:
 @click.command()
 @game_argument()
 @click.option(
-    "--method", type=click.Choice(METHODS), default="optuna", show_default=True, help="Tuning method."
+    "--method",
+    type=click.Choice(METHODS),
+    default="spsa",
+    show_default=True,
+    help="Tuning method: spsa gained most from the engine's defaults in benchmarks/tuning.py; "
+    "optuna finds large gains fast from a poor start.",
 )
 @click.option("--params", metavar="A,B,C", help="Weights to tune (default: all of them).")
 @click.option(

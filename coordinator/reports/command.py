@@ -89,9 +89,7 @@ def tune_command(config: dict[str, Any], store_url: str) -> tuple[str, list[str]
     """``arbiter tune ...`` for a stored ``TuneConfig`` (as JSON), and notes on what it cannot say."""
     c = config
     spsa = c.get("method", "optuna") == "spsa"
-    args = ["arbiter", "tune", c["game"]]
-    if spsa:
-        args += ["--method", "spsa"]
+    args = ["arbiter", "tune", c["game"], "--method", "spsa" if spsa else "optuna"]
     every = [w.name for w in engine.weights(c["game"])]
     if list(c.get("params", every)) != every:
         args += ["--params", ",".join(c["params"])]

@@ -104,7 +104,8 @@ def watch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Watch]:
         log=folder / "sprt.log",
     )  # fmt: skip
     tune = start(
-        "tune", "congress", "--start", str(FLAT["congress"]), "--max-trials", "40", "--nodes", "300",
+        "tune", "congress", "--method", "optuna", "--start", str(FLAT["congress"]), "--max-trials", "40",
+        "--nodes", "300",
         "--trial-pairs", "8", "--batch-pairs", "2", "--accept-max-games", "200", "--accept-elo1", "30",
         "--prune-los", "0.25", "--concurrency", "1", "--seed", "1", "--store", url(db),
         log=folder / "tune.log",

@@ -98,7 +98,8 @@ def url(db: Path | str) -> str:
 
 
 def tune_args(db: Path | str, out: Path, *options: str, seed: int = 1) -> list[str]:
-    return ["tune", GAME, *options, "--seed", str(seed), "--store", url(db), "--output", str(out)]
+    method = [] if "--method" in options else ["--method", "optuna"]
+    return ["tune", GAME, *method, *options, "--seed", str(seed), "--store", url(db), "--output", str(out)]
 
 
 def status(db: Path | str, run_id: int, cwd: Path) -> dict[str, Any]:
@@ -450,7 +451,8 @@ def test_bad_input_exits_2_with_one_line_and_leaves_the_store_unchanged(tmp_path
     failures = []
     for name, (args, needles) in bad_inputs(tmp_path).items():
         for db in (existing, fresh):
-            full = ["tune", *args, *small, "--store", url(db), "--output", str(tmp_path / "c.json")]
+            full = ["tune", "--method", "optuna", *args, *small, "--store", url(db)]
+            full += ["--output", str(tmp_path / "c.json")]
             failures += [f"{name} ({db.name}): {p}" for p in check_bad_input(full, needles, tmp_path)]
         if store.row_counts() != before:
             failures.append(f"{name}: the store changed")

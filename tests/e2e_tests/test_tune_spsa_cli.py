@@ -153,11 +153,18 @@ def bad_flags() -> dict[str, tuple[list[str], tuple[str, ...]]]:
     """Name -> (the tune arguments, texts the error line must contain)."""
     return {
         "--method foo": ([GAME, "--method", "foo"], ("--method", "foo")),
-        "--radius 2": ([GAME, "--radius", "2"], ("--radius", "2")),
+        "--radius 2": ([GAME, "--method", "optuna", "--radius", "2"], ("--radius", "2")),
         "--accept-nodes 0": ([GAME, "--accept-nodes", "0"], ("--accept-nodes", "0")),
         "--accept-nodes abc": ([GAME, "--accept-nodes", "500,abc"], ("--accept-nodes", "abc")),
-        "--accept-every with optuna": ([GAME, "--accept-every", "100"], ("--accept-every", "spsa")),
+        "--accept-every with optuna": (
+            [GAME, "--method", "optuna", "--accept-every", "100"],
+            ("--accept-every", "spsa"),
+        ),
         "--radius with spsa": ([GAME, "--method", "spsa", "--radius", "0.1"], ("--radius", "optuna")),
+        "--max-trials with the default method": (
+            [GAME, "--max-trials", "3"],
+            ("--max-trials is an option of --method optuna: add --method optuna", "default method is spsa"),
+        ),
         "--parallel-trials with spsa": (
             [GAME, "--method", "spsa", "--parallel-trials", "2"],
             ("--parallel-trials", "optuna"),
