@@ -362,7 +362,7 @@ def tune(
     priority: int,
     store_url: str | None,
 ) -> None:
-    """Tune GAME's evaluation weights with Optuna (default) or SPSA; a better candidate must pass
+    """Tune GAME's evaluation weights with SPSA (default) or Optuna; a better candidate must pass
     an SPRT against the champion (at each --accept-nodes) to become champion. The champion's
     weights go to -o FILE (default: RUN-champion.json)."""
     check_method_options(method)
