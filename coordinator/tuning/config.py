@@ -42,6 +42,8 @@ class TuneConfig:
     time_limit: float | None = None
     book: str = ""
     start_source: str = "default"
+    # Stored configurations older than SPSA have no method: they are Optuna's. (The CLI's
+    # default is spsa.)
     method: str = "optuna"
     # Optuna: each tuned weight's range narrowed to the start +- radius * the table's range.
     radius: float | None = None
