@@ -23,6 +23,7 @@ from coordinator.runs import RunKind, RunState
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.runner import SprtRunner
 from coordinator.store import Store, batch_games, batches, now, results
+from coordinator.tuning.config import TuneConfig
 from worker.games import play_batch
 from worker.protocol import RECORD_FIELDS, BatchPayload
 
@@ -58,6 +59,13 @@ def tune_run(db: Path, game: str, cwd: Path, trials: int = 6) -> tuple[int, str]
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return int(re.search(r"tuning run (\d+) started", done.stderr).group(1)), done.stdout
+
+
+def new_tune_run(folder: Path, name: str, config: TuneConfig) -> tuple[Store, int]:
+    """A SQLite store ``folder/name`` holding a new tuning run of ``config``, for a driver to run
+    in this process."""
+    store = Store(f"sqlite:///{folder / name}")
+    return store, store.create_run(RunKind.TUNE, config.game, config.to_json(), config.fingerprint())
 
 
 class InProcessExecutor(Executor):

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from report_testkit import ShuffledExecutor
+from report_testkit import ShuffledExecutor, new_tune_run
 from sprt_testkit import book_positions
 
 import engine
@@ -165,11 +165,6 @@ def tune_config(**overrides: Any) -> TuneConfig:
     return TuneConfig(**values)
 
 
-def spsa_run(tmp_path: Path, name: str, config: TuneConfig) -> tuple[Store, int]:
-    store = Store(f"sqlite:///{tmp_path / name}")
-    return store, store.create_run(RunKind.TUNE, config.game, config.to_json(), config.fingerprint())
-
-
 def path_of(store: Store, run_id: int) -> list[tuple[int, int | None, int | None, dict[str, float] | None]]:
     return [(r.iteration, r.wins, r.losses, r.theta) for r in TuningRecords(store).iterations(run_id)]
 
@@ -191,7 +186,7 @@ def outcome_of(store: Store, run_id: int) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """What one uninterrupted run decided: one slot, batches delivered in order."""
-    store, run_id = spsa_run(tmp_path_factory.mktemp("spsa"), "reference.db", tune_config())
+    store, run_id = new_tune_run(tmp_path_factory.mktemp("spsa"), "reference.db", tune_config())
     SpsaTuner(store, run_id, tune_config(), ShuffledExecutor(0, slots=1)).run()
     return outcome_of(store, run_id)
 
@@ -209,14 +204,14 @@ def test_the_path_of_theta_is_stored_whole(reference: dict[str, Any]) -> None:
 def test_the_path_does_not_depend_on_slots_or_delivery_order(
     reference: dict[str, Any], tmp_path: Path, seed: int, slots: int
 ) -> None:
-    store, run_id = spsa_run(tmp_path, "t.db", tune_config())
+    store, run_id = new_tune_run(tmp_path, "t.db", tune_config())
     SpsaTuner(store, run_id, tune_config(), ShuffledExecutor(seed, slots=slots)).run()
     assert outcome_of(store, run_id) == reference
 
 
 def test_the_lag_bounds_the_iterations_in_flight(tmp_path: Path) -> None:
     config = tune_config(spsa_lag=1)
-    store, run_id = spsa_run(tmp_path, "t.db", config)
+    store, run_id = new_tune_run(tmp_path, "t.db", config)
     tuner = SpsaTuner(store, run_id, config, ShuffledExecutor(5, slots=8))
     seen = []
     tuner.on_progress = lambda p: seen.append(p.in_flight)
@@ -225,7 +220,7 @@ def test_the_lag_bounds_the_iterations_in_flight(tmp_path: Path) -> None:
 
 
 def test_interrupted_and_resumed_reaches_the_same_theta(reference: dict[str, Any], tmp_path: Path) -> None:
-    store, run_id = spsa_run(tmp_path, "t.db", tune_config())
+    store, run_id = new_tune_run(tmp_path, "t.db", tune_config())
     steps = iter(range(10**6))
     first = SpsaTuner(
         store, run_id, tune_config(), ShuffledExecutor(3, slots=4), stop_requested=lambda: next(steps) >= 6
@@ -241,7 +236,7 @@ def test_interrupted_and_resumed_reaches_the_same_theta(reference: dict[str, Any
 
 
 def test_checkpoints_play_acceptance_sprts(tmp_path: Path) -> None:
-    store, run_id = spsa_run(tmp_path, "t.db", tune_config())
+    store, run_id = new_tune_run(tmp_path, "t.db", tune_config())
     SpsaTuner(store, run_id, tune_config(), ShuffledExecutor(6, slots=4)).run()
     records = TuningRecords(store)
     rows = records.acceptances(run_id)

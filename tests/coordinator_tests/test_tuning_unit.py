@@ -17,14 +17,13 @@ import click
 import optuna
 import pytest
 from optuna.trial import TrialState
-from report_testkit import FLAT, InProcessExecutor, ShuffledExecutor
+from report_testkit import FLAT, InProcessExecutor, ShuffledExecutor, new_tune_run
 from sprt_testkit import batch_result, book_positions
 
 import engine
 from coordinator.cli.tune import parse_duration
 from coordinator.executors.base import BatchOutcome, Executor
 from coordinator.reports import build, gather, html_page
-from coordinator.runs import RunKind
 from coordinator.sprt.runner import PrefixCounter
 from coordinator.stats import fixed_elo
 from coordinator.store import Store, StoredResult
@@ -397,15 +396,9 @@ class IdleExecutor(Executor):
 
 @pytest.fixture
 def tune_run(tmp_path: Path) -> tuple[Store, int, TuneConfig]:
-    store = Store(f"sqlite:///{tmp_path / 'tune.db'}")
     c = config(sampler="random", seed=5, max_trials=3)
-    run_id = store.create_run(RunKind.TUNE, c.game, c.to_json(), c.fingerprint())
+    store, run_id = new_tune_run(tmp_path, "tune.db", c)
     return store, run_id, c
-
-
-def fresh_run(tmp_path: Path, name: str, c: TuneConfig) -> tuple[Store, int]:
-    store = Store(f"sqlite:///{tmp_path / name}")
-    return store, store.create_run(RunKind.TUNE, c.game, c.to_json(), c.fingerprint())
 
 
 def test_recover_takes_up_the_trials_asked_and_not_told(tune_run: tuple[Store, int, TuneConfig]) -> None:
@@ -431,13 +424,13 @@ def test_recover_takes_up_the_trials_asked_and_not_told(tune_run: tuple[Store, i
 
 def test_recover_completes_an_ask_a_kill_cut_short(tmp_path: Path) -> None:
     c = config(sampler="tpe", seed=5, max_trials=4, parallel_trials=4)
-    store, run_id = fresh_run(tmp_path, "whole.db", c)
+    store, run_id = new_tune_run(tmp_path, "whole.db", c)
     whole = Tuner(store, run_id, c, IdleExecutor())
     whole._ask_and_tell()
     expected = [t.params for t in whole.study.trials]
     assert len(expected) == 4 and len({tuple(sorted(p.items())) for p in expected}) == 4
 
-    store, run_id = fresh_run(tmp_path, "cut.db", c)
+    store, run_id = new_tune_run(tmp_path, "cut.db", c)
     first = Tuner(store, run_id, dataclasses.replace(c, max_trials=1), IdleExecutor())
     first._ask_and_tell()  # trial 0 asked ...
     cut = first.study.ask()  # ... and trial 1 is being asked: one weight suggested, then the kill
@@ -636,7 +629,7 @@ def accept(tmp_path: Path, accept_nodes: list[int]) -> tuple[Store, int, list[Ch
         batch_pairs=4,
         limits={"nodes": 200},
     )
-    store, run_id = fresh_run(tmp_path, "accept.db", c)
+    store, run_id = new_tune_run(tmp_path, "accept.db", c)
     executor = InProcessExecutor(slots=4)
     context = TuningContext(store, run_id, c, executor)  # champion #0: the flat start
     champions = context.champions
@@ -747,7 +740,7 @@ def outcome_of(store: Store, run_id: int) -> dict[str, Any]:
 @pytest.fixture(scope="module")
 def reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     """What one uninterrupted run decided: one slot."""
-    store, run_id = fresh_run(tmp_path_factory.mktemp("tune"), "reference.db", window_config())
+    store, run_id = new_tune_run(tmp_path_factory.mktemp("tune"), "reference.db", window_config())
     Tuner(store, run_id, window_config(), ShuffledExecutor(0, slots=1)).run()
     return outcome_of(store, run_id)
 
@@ -768,14 +761,14 @@ def test_the_reference_run_has_all_there_is_to_get_right(reference: dict[str, An
 def test_the_same_trials_whatever_the_slots_and_delivery_order(
     reference: dict[str, Any], tmp_path: Path, seed: int, slots: int
 ) -> None:
-    store, run_id = fresh_run(tmp_path, "t.db", window_config())
+    store, run_id = new_tune_run(tmp_path, "t.db", window_config())
     Tuner(store, run_id, window_config(), ShuffledExecutor(seed, slots=slots)).run()
     assert outcome_of(store, run_id) == reference
 
 
 def test_trial_k_is_asked_with_trials_0_to_k_minus_w_told_in_order(tmp_path: Path) -> None:
     c = window_config()
-    store, run_id = fresh_run(tmp_path, "t.db", c)
+    store, run_id = new_tune_run(tmp_path, "t.db", c)
     tuner = Tuner(store, run_id, c, ShuffledExecutor(3, slots=6))
     seen: list[list[optuna.trial.FrozenTrial]] = []
     ask = tuner.study.ask
@@ -802,7 +795,7 @@ def test_killed_anywhere_then_resumed_it_ends_the_same(
     reference: dict[str, Any], tmp_path: Path, steps: int
 ) -> None:
     c = window_config()
-    store, run_id = fresh_run(tmp_path, "t.db", c)
+    store, run_id = new_tune_run(tmp_path, "t.db", c)
     killed = Tuner(store, run_id, c, ShuffledExecutor(9, slots=4))
     for _ in range(steps):  # the driver's loop, then nothing at all: no stop, no clean-up (kill -9)
         killed._fill()
@@ -815,7 +808,7 @@ def test_killed_anywhere_then_resumed_it_ends_the_same(
 
 def test_interrupted_then_resumed_it_ends_the_same(reference: dict[str, Any], tmp_path: Path) -> None:
     c = window_config()
-    store, run_id = fresh_run(tmp_path, "t.db", c)
+    store, run_id = new_tune_run(tmp_path, "t.db", c)
     steps = iter(range(10**6))
     first = Tuner(store, run_id, c, ShuffledExecutor(5, slots=4), stop_requested=lambda: next(steps) >= 20)
     with pytest.raises(KeyboardInterrupt):
