@@ -4,7 +4,8 @@
 use std::time::{Duration, Instant};
 
 use crate::eval::{default_weights, Evaluate};
-use crate::search::{Limits, Searcher};
+use crate::limits::SearchLimits;
+use crate::search::Searcher;
 use crate::types::GameKind;
 use crate::{congo, congress};
 
@@ -42,7 +43,7 @@ fn run<P: Evaluate>(positions: &[&str], depth: u32) -> BenchResult {
     for fen in positions {
         let pos = P::from_fen(fen).expect("bench positions are valid");
         let mut searcher = Searcher::<P>::new(default_weights(P::GAME), 16);
-        nodes += searcher.search(&pos, Limits { depth: Some(depth), ..Limits::default() }, &[]).nodes;
+        nodes += searcher.search(&pos, SearchLimits::depth(depth), &[]).nodes;
     }
     BenchResult { nodes, elapsed: start.elapsed() }
 }
