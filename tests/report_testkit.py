@@ -22,7 +22,8 @@ from coordinator.executors.base import BatchOutcome, Executor
 from coordinator.runs import RunKind, RunState
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.runner import SprtRunner
-from coordinator.store import Store, batch_games, batches, now, results
+from coordinator.store import Store, now
+from coordinator.store.schema import batch_games, batches, results
 from coordinator.tuning.config import TuneConfig
 from worker.games import play_batch
 from worker.protocol import RECORD_FIELDS, BatchPayload

@@ -23,15 +23,8 @@ from coordinator.sprt.report import summary_of
 from coordinator.sprt.runner import PrefixCounter
 from coordinator.stats import fixed_elo
 from coordinator.stats.residuals import worker_chi2
-from coordinator.store import (
-    PENTANOMIAL_COLUMNS,
-    WDL_COLUMNS,
-    Run,
-    Store,
-    StoredResult,
-    batches,
-    results,
-)
+from coordinator.store import Run, Store, StoredResult
+from coordinator.store.schema import PENTANOMIAL_COLUMNS, WDL_COLUMNS, batches, results
 from worker.protocol import candidate_score, ply_count
 
 #: How each reason a game ends is decided: by the rules, or by the match's adjudication.

@@ -12,88 +12,15 @@ from dataclasses import asdict, dataclass, fields
 from datetime import datetime
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from sqlalchemy import (
-    Column,
-    DateTime,
-    Float,
-    ForeignKey,
-    Integer,
-    String,
-    Table,
-    Text,
-    and_,
-    func,
-    insert,
-    or_,
-    select,
-    union_all,
-    update,
-)
+from sqlalchemy import Column, Table, and_, func, insert, or_, select, union_all, update
 
-from coordinator.store import Store, metadata, now, results, runs, schema_lock
+from coordinator.store import Store, now
+from coordinator.store.schema import champions, results, runs, spsa_iterations, tune_acceptances, tune_trials
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
 
 R = TypeVar("R", bound="DataclassInstance")
-
-tune_trials = Table(
-    "tune_trials",
-    metadata,
-    Column("tune_run_id", Integer, ForeignKey("runs.id"), primary_key=True),
-    Column("trial_number", Integer, primary_key=True),
-    Column("trial_run_id", Integer, ForeignKey("runs.id"), nullable=False),
-    Column("champion_number", Integer, nullable=False),
-    Column("state", String(16), nullable=False),
-    Column("elo", Float),
-    Column("elo95", Float),
-    Column("games", Integer, nullable=False, default=0),
-    Column("params", Text, nullable=False),
-    Column("accept_run_id", Integer, ForeignKey("runs.id")),
-)
-
-champions = Table(
-    "champions",
-    metadata,
-    Column("tune_run_id", Integer, ForeignKey("runs.id"), primary_key=True),
-    Column("number", Integer, primary_key=True),
-    Column("weights", Text, nullable=False),
-    Column("parent", Integer),
-    Column("trial_number", Integer),
-    Column("accept_run_id", Integer, ForeignKey("runs.id")),
-    Column("elo_vs_parent", Float, nullable=False, default=0.0),
-    Column("elo_vs_parent_low", Float, nullable=False, default=0.0),
-    Column("elo_vs_parent_high", Float, nullable=False, default=0.0),
-    Column("created_at", DateTime, nullable=False),
-)
-
-#: Every acceptance SPRT of a candidate (an Optuna trial or the SPSA iteration after which theta was
-#: taken), one per stage (acceptance setting); ``run_id`` is null for a candidate skipped because
-#: it had the champion's weights. ``sequence`` orders them as they were started.
-tune_acceptances = Table(
-    "tune_acceptances",
-    metadata,
-    Column("tune_run_id", Integer, ForeignKey("runs.id"), primary_key=True),
-    Column("candidate", Integer, primary_key=True),
-    Column("stage", Integer, primary_key=True),
-    Column("sequence", Integer, nullable=False),
-    Column("run_id", Integer, ForeignKey("runs.id")),
-    Column("champion_number", Integer, nullable=False),
-)
-
-#: One row per SPSA iteration dispatched: the store run that plays it, its signs, and once it is
-#: applied (in iteration order) its result and theta after it.
-spsa_iterations = Table(
-    "spsa_iterations",
-    metadata,
-    Column("tune_run_id", Integer, ForeignKey("runs.id"), primary_key=True),
-    Column("iteration", Integer, primary_key=True),
-    Column("run_id", Integer, ForeignKey("runs.id"), nullable=False),
-    Column("flips", String(4096), nullable=False),
-    Column("wins", Integer),
-    Column("losses", Integer),
-    Column("theta", Text),
-)
 
 TRIAL_STATES = ("running", "complete", "pruned", "failed")
 
@@ -167,12 +94,8 @@ class TuningRecords:
     """Reads and writes the tuning tables of one store (each write is one transaction)."""
 
     def __init__(self, store: Store) -> None:
-        """Create the tuning tables in ``store`` if they are missing."""
+        """The tuning records of ``store`` (its schema holds their tables)."""
         self.store = store
-        with schema_lock(store.engine) as connection:
-            metadata.create_all(
-                connection, tables=[tune_trials, champions, tune_acceptances, spsa_iterations]
-            )
 
     def _insert(self, table: Table, **values: Any) -> None:
         """Insert one row."""

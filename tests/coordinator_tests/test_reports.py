@@ -39,7 +39,8 @@ from coordinator.sprt.config import BatchPlan
 from coordinator.sprt.runner import SprtRunner
 from coordinator.stats import fixed_elo, sprt_summary
 from coordinator.stats.residuals import chi2_sf, fold_pentanomial, worker_chi2, worker_residuals
-from coordinator.store import Store, results
+from coordinator.store import Store
+from coordinator.store.schema import results
 from worker.protocol import BatchResult, GameRecord, candidate_score, ply_count
 
 GAMES = ("congo", "congress")

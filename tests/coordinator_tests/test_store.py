@@ -10,7 +10,8 @@ from pg_testkit import StoreUrls
 from sprt_testkit import batch_result
 from sqlalchemy import select
 
-from coordinator.store import Store, batches, mask_url, store_url
+from coordinator.store import Store, mask_url, store_url
+from coordinator.store.schema import batches
 from worker.protocol import BatchResult
 
 

@@ -21,7 +21,8 @@ from sqlalchemy import inspect, select
 
 import engine
 from coordinator.sprt.config import SprtConfig
-from coordinator.store import Store, batches, engine_url, mask_url
+from coordinator.store import Store, engine_url, mask_url
+from coordinator.store.schema import batches
 from coordinator.tuning.records import TuningRecords
 from coordinator.tuning.tuner import optuna_storage
 

@@ -31,7 +31,8 @@ from sqlalchemy import create_engine, select
 from sqlalchemy.exc import DBAPIError
 
 import engine
-from coordinator.store import Store, engine_url, results
+from coordinator.store import Store, engine_url
+from coordinator.store.schema import results
 from coordinator.tuning.space import candidate_weights
 from coordinator.tuning.tuner import study_name
 

@@ -15,7 +15,8 @@ from pg_testkit import PostgresServer
 from sprt_testkit import CLI_TIMEOUT, cli_command, run_cli, write_book, write_weights
 from sqlalchemy import func, select
 
-from coordinator.store import Store, results
+from coordinator.store import Store
+from coordinator.store.schema import results
 
 EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 #: What matters of a run's end.

@@ -7,10 +7,7 @@
 //! written once, monomorphised per game (no indirection), and the arrays keep their exact sizes.
 
 use crate::bitboard::Bitboard;
-use crate::error::{PositionError, PositionField};
-use crate::notation::{parse_board, parse_turn, write_board};
-use crate::rules::Rules;
-use crate::types::{Color, EndReason, GameKind, Outcome, Square};
+use crate::types::{Color, EndReason, GameKind, Square};
 use crate::zobrist::Keys;
 
 /// A game's piece kinds. The kind type also names the game: its board size, its Zobrist keys
@@ -143,56 +140,5 @@ impl<K: PieceKind, const KINDS: usize, const SQUARES: usize> Board<K, KINDS, SQU
     #[inline]
     pub fn royal_captured(&self) -> bool {
         self.pieces(Color::White, K::ROYAL).is_empty() || self.pieces(Color::Black, K::ROYAL).is_empty()
-    }
-
-    /// Parses a position string (board and side to move) and places its pieces; `check` then
-    /// applies the game's own constraints and returns the board field's error message.
-    pub(crate) fn parse(text: &str, check: impl FnOnce(&Self) -> Result<(), String>) -> Result<Self, PositionError> {
-        let err =
-            |field, expected: String| PositionError { game: K::GAME.name(), field, input: text.to_string(), expected };
-        let fields: Vec<&str> = text.split_whitespace().collect();
-        if fields.len() != 2 {
-            return Err(err(
-                PositionField::Layout,
-                format!("expected 2 space-separated fields (board, side to move), found {}", fields.len()),
-            ));
-        }
-        let turn = parse_turn(fields[1]).map_err(|e| err(PositionField::Turn, e))?;
-        let cells = parse_board(fields[0], K::WIDTH, K::HEIGHT, |c| K::from_letter(c).is_some())
-            .map_err(|e| err(PositionField::Board, e))?;
-        let mut pos = Self::empty(turn);
-        for (index, cell) in cells.into_iter().enumerate() {
-            let Some(c) = cell else { continue };
-            let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
-            let kind = K::from_letter(c).expect("checked by parse_board");
-            pos.put(Square(index as u8), Piece { color, kind });
-        }
-        check(&pos).map_err(|e| err(PositionField::Board, e))?;
-        Ok(pos)
-    }
-
-    /// The canonical position string.
-    pub fn fen(&self) -> String {
-        let board = write_board(K::WIDTH, K::HEIGHT, |i| self.board[i].map(|p| p.letter(Square(i as u8))));
-        format!("{board} {}", self.turn.letter())
-    }
-}
-
-impl<K: PieceKind, const KINDS: usize, const SQUARES: usize> Board<K, KINDS, SQUARES>
-where
-    Self: Rules,
-{
-    /// Winner and reason if the game is over under the rules (no adjudication).
-    pub fn outcome(&self) -> Option<Outcome> {
-        if self.pieces(self.turn, K::ROYAL).is_empty() {
-            return Some(Outcome { winner: self.turn.other(), reason: K::ROYAL_CAPTURED });
-        }
-        if self.pieces(self.turn.other(), K::ROYAL).is_empty() {
-            return Some(Outcome { winner: self.turn, reason: K::ROYAL_CAPTURED });
-        }
-        if !self.has_legal_move() {
-            return Some(Outcome { winner: self.turn.other(), reason: EndReason::NoLegalMove });
-        }
-        None
     }
 }

@@ -4,9 +4,9 @@
 //!
 //! Pure Rust with no Python dependency; `engine/rust/python` binds it for Python.
 //!
-//! The modules, from the board up: `bitboard`, `types`, `board` (the shared board), `congo` and
-//! `congress` (each game's rules), `rules` (one interface over both), `notation` (position strings
-//! and moves as text), `perft`; `eval` (weight tables, evaluation), `limits`, `timeman`, `search`,
+//! The modules, from the board up: `bitboard`, `types`, `board` (the shared board), `moves`,
+//! `notation` (position strings and moves as text), `rules` (one interface over both games),
+//! `congo` and `congress` (each game's rules), `perft`; `eval` (weight tables, evaluation), `limits`, `timeman`, `search`,
 //! `bench`; `ending` (results, adjudication, the end of a game), `clock`, `play` (whole games),
 //! `replay` (records checked move by move).
 
@@ -20,6 +20,7 @@ pub mod ending;
 pub mod error;
 pub mod eval;
 pub mod limits;
+pub mod moves;
 pub mod notation;
 pub mod perft;
 pub mod play;
@@ -34,7 +35,8 @@ pub mod zobrist;
 pub use bitboard::Bitboard;
 pub use board::{Board, PieceKind};
 pub use error::{MoveError, PositionError, PositionField};
-pub use rules::{GameMove, MoveSink, Rules};
+pub use moves::{GameMove, MoveSink};
+pub use rules::Rules;
 pub use types::{Color, EndReason, GameKind, Outcome, Square};
 
 /// The version of the rules and search behaviour: the crate version and a hash of its sources.

@@ -1,8 +1,9 @@
-//! Notation helpers shared by both games: squares, board fields, side to move, moves.
+//! The text of positions and moves shared by both games: squares, the position string (board
+//! field and side to move), and moves in their compact form.
 
-use crate::bitboard::Bitboard;
-use crate::error::MoveError;
-use crate::rules::{GameMove, MoveSink, Rules};
+use crate::board::{Board, Piece, PieceKind};
+use crate::error::{PositionError, PositionField};
+use crate::moves::GameMove;
 use crate::types::{Color, Square};
 
 pub fn square_name(sq: Square, width: u8) -> String {
@@ -77,54 +78,6 @@ pub fn move_text<M: GameMove>(m: &M, width: u8) -> String {
         s.push_str(&square_name(sq, width));
     }
     s
-}
-
-/// Receives generated legal moves and keeps the first one written as `squares` (a one-leg move is
-/// matched against whole target sets, unbuilt).
-struct FindMove<'a, M> {
-    squares: &'a [Square],
-    found: Option<M>,
-}
-
-impl<M: GameMove> MoveSink<M> for FindMove<'_, M> {
-    #[inline]
-    fn targets(&mut self, from: Square, targets: Bitboard) {
-        if self.found.is_none()
-            && self.squares.len() == 2
-            && from == self.squares[0]
-            && targets.contains(self.squares[1])
-        {
-            self.found = Some(M::simple(from, self.squares[1]));
-        }
-    }
-    #[inline]
-    fn push_move(&mut self, m: M) {
-        if self.found.is_none() && m.origin() == self.squares[0] && m.landings() == self.squares[1..] {
-            self.found = Some(m);
-        }
-    }
-}
-
-/// The legal move of `pos` written as `squares`, if there is one: only the moves of the piece on
-/// its start square are generated.
-pub fn find_legal<P: Rules>(pos: &P, squares: &MoveSquares) -> Option<P::Move> {
-    let squares = squares.as_slice();
-    let mut sink = FindMove { squares, found: None };
-    pos.generate_pieces(&mut sink, Bitboard::from_square(squares[0]), false);
-    sink.found
-}
-
-/// The legal move of `pos` written as `squares` (its start square, then each landing square);
-/// `None` means `text` was malformed, and the error says what was `expected`.
-pub fn find_move<P: Rules>(
-    pos: &P,
-    text: &str,
-    squares: Option<MoveSquares>,
-    expected: &str,
-) -> Result<P::Move, MoveError> {
-    let squares =
-        squares.ok_or_else(|| MoveError::Invalid { input: text.to_string(), expected: expected.to_string() })?;
-    find_legal(pos, &squares).ok_or_else(|| MoveError::Illegal { input: text.to_string(), position: pos.fen() })
 }
 
 pub fn parse_turn(text: &str) -> Result<Color, String> {
@@ -206,4 +159,40 @@ pub fn write_board(width: u8, height: u8, cell: impl Fn(usize) -> Option<char>) 
         }
     }
     out
+}
+
+/// The position string of a board (the rules pages' notation): parsed and printed here, so that
+/// the board itself knows nothing of text.
+impl<K: PieceKind, const KINDS: usize, const SQUARES: usize> Board<K, KINDS, SQUARES> {
+    /// Parses a position string (board and side to move) and places its pieces; `check` then
+    /// applies the game's own constraints and returns the board field's error message.
+    pub(crate) fn parse(text: &str, check: impl FnOnce(&Self) -> Result<(), String>) -> Result<Self, PositionError> {
+        let err =
+            |field, expected: String| PositionError { game: K::GAME.name(), field, input: text.to_string(), expected };
+        let fields: Vec<&str> = text.split_whitespace().collect();
+        if fields.len() != 2 {
+            return Err(err(
+                PositionField::Layout,
+                format!("expected 2 space-separated fields (board, side to move), found {}", fields.len()),
+            ));
+        }
+        let turn = parse_turn(fields[1]).map_err(|e| err(PositionField::Turn, e))?;
+        let cells = parse_board(fields[0], K::WIDTH, K::HEIGHT, |c| K::from_letter(c).is_some())
+            .map_err(|e| err(PositionField::Board, e))?;
+        let mut pos = Self::empty(turn);
+        for (index, cell) in cells.into_iter().enumerate() {
+            let Some(c) = cell else { continue };
+            let color = if c.is_ascii_uppercase() { Color::White } else { Color::Black };
+            let kind = K::from_letter(c).expect("checked by parse_board");
+            pos.put(Square(index as u8), Piece { color, kind });
+        }
+        check(&pos).map_err(|e| err(PositionField::Board, e))?;
+        Ok(pos)
+    }
+
+    /// The canonical position string.
+    pub fn fen(&self) -> String {
+        let board = write_board(K::WIDTH, K::HEIGHT, |i| self.board[i].map(|p| p.letter(Square(i as u8))));
+        format!("{board} {}", self.turn.letter())
+    }
 }

@@ -9,7 +9,8 @@ use std::fmt;
 
 use crate::ending::{Adjudication, EndWatch, GameResult};
 use crate::eval::Evaluate;
-use crate::notation::{find_legal, MoveSquares};
+use crate::notation::MoveSquares;
+use crate::rules::find_legal;
 use crate::{MoveError, Rules};
 
 /// How a replayed game ended: by the rules or an adjudication, or not at all (the moves stop in

@@ -1,73 +1,11 @@
 //! One interface over both games, so perft, search and game play are written once.
 
-use std::fmt;
-use std::hash::Hash;
-
 use crate::bitboard::Bitboard;
-use crate::board::PieceKind;
+use crate::board::{Board, PieceKind};
 use crate::error::{MoveError, PositionError};
+use crate::moves::{AnyMove, GameMove, MoveCounter, MoveSink};
 use crate::notation::MoveSquares;
-use crate::types::{Color, GameKind, Outcome, Square};
-use crate::{congo, congress};
-
-/// A move of either game.
-pub trait GameMove: Copy + PartialEq + Eq + Hash + fmt::Debug + fmt::Display + Send {
-    /// The move of one piece from `from` to `to` in one leg.
-    fn simple(from: Square, to: Square) -> Self;
-    fn origin(&self) -> Square;
-    fn destination(&self) -> Square;
-    /// The squares the move lands on after its start square (one square unless a Congo monkey
-    /// chain).
-    fn landings(&self) -> Vec<Square>;
-}
-
-/// Receives generated moves: whole target sets of one piece, or single moves built whole.
-pub trait MoveSink<M> {
-    /// Every square of `targets` is the destination of a one-leg move from `from`.
-    fn targets(&mut self, from: Square, targets: Bitboard);
-    /// One move that a target set cannot express (a Congo monkey chain).
-    fn push_move(&mut self, m: M);
-}
-
-impl<M: GameMove> MoveSink<M> for Vec<M> {
-    #[inline]
-    fn targets(&mut self, from: Square, targets: Bitboard) {
-        for to in targets {
-            self.push(M::simple(from, to));
-        }
-    }
-    #[inline]
-    fn push_move(&mut self, m: M) {
-        self.push(m);
-    }
-}
-
-/// Counts moves without building them (perft's last ply).
-#[derive(Default)]
-pub struct MoveCounter(pub u64);
-
-impl<M> MoveSink<M> for MoveCounter {
-    #[inline]
-    fn targets(&mut self, _: Square, targets: Bitboard) {
-        self.0 += targets.count() as u64;
-    }
-    #[inline]
-    fn push_move(&mut self, _: M) {
-        self.0 += 1;
-    }
-}
-
-/// Records whether any move was generated.
-struct AnyMove(bool);
-
-impl<M> MoveSink<M> for AnyMove {
-    fn targets(&mut self, _: Square, targets: Bitboard) {
-        self.0 |= targets.any();
-    }
-    fn push_move(&mut self, _: M) {
-        self.0 = true;
-    }
-}
+use crate::types::{Color, EndReason, GameKind, Outcome, Square};
 
 pub trait Rules: Copy + Send + Sync + 'static {
     type Move: GameMove;
@@ -128,49 +66,55 @@ pub trait Rules: Copy + Send + Sync + 'static {
 }
 
 /// Both games' positions are `Board` instantiations with the same inherent API, so one body wires
-/// each to `Rules`; the game-specific work happens in the inherent methods it calls.
+/// each to `Rules`; the game-specific work happens in the inherent methods it calls. Each game's
+/// module invokes it for its own types.
 macro_rules! board_rules {
-    ($game:ident) => {
-        impl Rules for $game::Position {
-            type Move = $game::Move;
-            const GAME: GameKind = <$game::Kind as PieceKind>::GAME;
-            const START: &'static str = $game::START;
+    ($position:ty, $move:ty, $kind:ty, $start:expr) => {
+        impl $crate::rules::Rules for $position {
+            type Move = $move;
+            const GAME: $crate::types::GameKind = <$kind as $crate::board::PieceKind>::GAME;
+            const START: &'static str = $start;
 
-            fn from_fen(text: &str) -> Result<Self, PositionError> {
-                $game::Position::from_fen(text)
+            fn from_fen(text: &str) -> Result<Self, $crate::error::PositionError> {
+                <$position>::from_fen(text)
             }
             fn fen(&self) -> String {
-                $game::Position::fen(self)
+                <$position>::fen(self)
             }
-            fn turn(&self) -> Color {
-                $game::Position::turn(self)
+            fn turn(&self) -> $crate::types::Color {
+                <$position>::turn(self)
             }
             fn hash(&self) -> u64 {
-                $game::Position::hash(self)
+                <$position>::hash(self)
             }
             fn compute_hash(&self) -> u64 {
-                $game::Position::compute_hash(self)
+                <$position>::compute_hash(self)
             }
-            fn generate<S: MoveSink<Self::Move>>(&self, sink: &mut S, captures_only: bool) {
-                $game::Position::generate(self, sink, captures_only)
+            fn generate<S: $crate::moves::MoveSink<Self::Move>>(&self, sink: &mut S, captures_only: bool) {
+                <$position>::generate(self, sink, captures_only)
             }
-            fn generate_pieces<S: MoveSink<Self::Move>>(&self, sink: &mut S, pieces: Bitboard, captures_only: bool) {
-                $game::Position::generate_pieces(self, sink, pieces, captures_only)
+            fn generate_pieces<S: $crate::moves::MoveSink<Self::Move>>(
+                &self,
+                sink: &mut S,
+                pieces: $crate::bitboard::Bitboard,
+                captures_only: bool,
+            ) {
+                <$position>::generate_pieces(self, sink, pieces, captures_only)
             }
             fn play(&self, m: &Self::Move) -> Self {
                 self.play_unchecked(m)
             }
-            fn parse_move(&self, text: &str) -> Result<Self::Move, MoveError> {
-                $game::Position::parse_move(self, text)
+            fn parse_move(&self, text: &str) -> Result<Self::Move, $crate::error::MoveError> {
+                <$position>::parse_move(self, text)
             }
-            fn move_squares(text: &str) -> Option<MoveSquares> {
-                $game::Position::move_squares(text)
+            fn move_squares(text: &str) -> Option<$crate::notation::MoveSquares> {
+                <$position>::move_squares(text)
             }
-            fn compact_squares(bytes: &[u8]) -> Option<MoveSquares> {
-                $game::Position::compact_squares(bytes)
+            fn compact_squares(bytes: &[u8]) -> Option<$crate::notation::MoveSquares> {
+                <$position>::compact_squares(bytes)
             }
-            fn outcome(&self) -> Option<Outcome> {
-                $game::Position::outcome(self)
+            fn outcome(&self) -> Option<$crate::types::Outcome> {
+                <$position>::outcome(self)
             }
             fn is_decided(&self) -> bool {
                 self.royal_captured()
@@ -179,5 +123,71 @@ macro_rules! board_rules {
     };
 }
 
-board_rules!(congo);
-board_rules!(congress);
+pub(crate) use board_rules;
+
+/// Receives generated legal moves and keeps the first one written as `squares` (a one-leg move is
+/// matched against whole target sets, unbuilt).
+struct FindMove<'a, M> {
+    squares: &'a [Square],
+    found: Option<M>,
+}
+
+impl<M: GameMove> MoveSink<M> for FindMove<'_, M> {
+    #[inline]
+    fn targets(&mut self, from: Square, targets: Bitboard) {
+        if self.found.is_none()
+            && self.squares.len() == 2
+            && from == self.squares[0]
+            && targets.contains(self.squares[1])
+        {
+            self.found = Some(M::simple(from, self.squares[1]));
+        }
+    }
+    #[inline]
+    fn push_move(&mut self, m: M) {
+        if self.found.is_none() && m.origin() == self.squares[0] && m.landings() == self.squares[1..] {
+            self.found = Some(m);
+        }
+    }
+}
+
+/// The legal move of `pos` written as `squares`, if there is one: only the moves of the piece on
+/// its start square are generated.
+pub fn find_legal<P: Rules>(pos: &P, squares: &MoveSquares) -> Option<P::Move> {
+    let squares = squares.as_slice();
+    let mut sink = FindMove { squares, found: None };
+    pos.generate_pieces(&mut sink, Bitboard::from_square(squares[0]), false);
+    sink.found
+}
+
+/// The legal move of `pos` written as `squares` (its start square, then each landing square);
+/// `None` means `text` was malformed, and the error says what was `expected`.
+pub fn find_move<P: Rules>(
+    pos: &P,
+    text: &str,
+    squares: Option<MoveSquares>,
+    expected: &str,
+) -> Result<P::Move, MoveError> {
+    let squares =
+        squares.ok_or_else(|| MoveError::Invalid { input: text.to_string(), expected: expected.to_string() })?;
+    find_legal(pos, &squares).ok_or_else(|| MoveError::Illegal { input: text.to_string(), position: pos.fen() })
+}
+
+impl<K: PieceKind, const KINDS: usize, const SQUARES: usize> Board<K, KINDS, SQUARES>
+where
+    Self: Rules,
+{
+    /// Winner and reason if the game is over under the rules (no adjudication).
+    pub fn outcome(&self) -> Option<Outcome> {
+        if self.pieces(self.turn, K::ROYAL).is_empty() {
+            return Some(Outcome { winner: self.turn.other(), reason: K::ROYAL_CAPTURED });
+        }
+        if self.pieces(self.turn.other(), K::ROYAL).is_empty() {
+            return Some(Outcome { winner: self.turn, reason: K::ROYAL_CAPTURED });
+        }
+        if !self.has_legal_move() {
+            return Some(Outcome { winner: self.turn.other(), reason: EndReason::NoLegalMove });
+        }
+        None
+    }
+}

@@ -135,21 +135,20 @@ fn timed_games_repeat_move_for_move_under_their_budgets() {
 
 #[test]
 fn a_game_over_its_clock_is_lost_on_time() {
-    // Fixed nodes far beyond what a 1 ms clock allows, and no margin: the first move is too slow.
+    // A 1 ms clock and no margin: sooner or later a move takes longer than what is left, and the
+    // side to move then loses on time (the clock's own tests cover the rule exactly).
     let start = congress::Position::start();
     let weights = congress::Position::WEIGHTS.iter().map(|w| w.default).collect::<Vec<_>>();
     let mut engines = [Searcher::new(weights.clone(), 1), Searcher::new(weights, 1)];
     let time_control = Some(TimeControl::new(None, 1, 0).expect("1 ms"));
-    // The clock's hard stop is checked every 1,024 nodes; a depth-3 first iteration is searched
-    // whatever the clock says, which takes more than the 1 ms this side has.
     let limits = Limits { depth: Some(64), time_control, time_margin_ms: 0, ..Limits::default() };
     let record = play_game(&start, &mut engines, limits, adjudication());
     if record.reason == "time_forfeit" {
-        assert_eq!(record.result, GameResult::BlackWins);
-        assert!(record.moves.is_empty());
+        let loser_is_white = record.moves.len() % 2 == 0;
+        let winner = if loser_is_white { GameResult::BlackWins } else { GameResult::WhiteWins };
+        assert_eq!(record.result, winner);
     } else {
-        // A machine fast enough to search a move in under 1 ms never flags here; the clock's own
-        // tests cover the rule.
+        // A machine fast enough to play every move in the millisecond never flags.
         assert!(record.times_ms.iter().all(|&t| t <= 1));
     }
 }

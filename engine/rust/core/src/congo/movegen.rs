@@ -7,7 +7,7 @@ use super::tables::{
 };
 use crate::bitboard::Bitboard;
 use crate::board::PieceKind;
-use crate::rules::MoveSink;
+use crate::moves::MoveSink;
 use crate::types::Square;
 
 #[inline]

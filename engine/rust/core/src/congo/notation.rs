@@ -5,7 +5,8 @@ use std::fmt;
 use super::position::{Kind, Move, Position};
 use super::tables::{last_rank, CASTLES, H, W};
 use crate::error::{MoveError, PositionError};
-use crate::notation::{find_move, move_text, square_name, MoveSquares};
+use crate::notation::{move_text, square_name, MoveSquares};
+use crate::rules::find_move;
 use crate::types::Color;
 
 pub const START: &str = "gmelecz/ppppppp/7/7/7/PPPPPPP/GMELECZ w";

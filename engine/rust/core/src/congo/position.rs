@@ -3,7 +3,7 @@
 use super::tables::{self, CASTLES, JUMP, RIVER};
 use crate::bitboard::Bitboard;
 use crate::board::{self, Board, PieceKind};
-use crate::rules::GameMove;
+use crate::moves::GameMove;
 use crate::types::{Color, EndReason, GameKind, Square};
 use crate::zobrist::{self, Keys};
 

@@ -7,3 +7,5 @@ pub mod tables;
 
 pub use notation::START;
 pub use position::{Kind, Move, Piece, Position};
+
+crate::rules::board_rules!(Position, Move, Kind, START);

@@ -3,7 +3,7 @@
 use super::position::{Kind, Move, Position};
 use super::tables::{home, ALL, DOWN_RAYS, HORSE_BACKWARD, HORSE_FORWARD, LEFT_WING, PAWN_CAPTURE, PAWN_PUSH, UP_RAYS};
 use crate::bitboard::Bitboard;
-use crate::rules::MoveSink;
+use crate::moves::MoveSink;
 use crate::types::{Color, Square};
 
 /// Squares of the rays in `rays` from `from`: empty squares (if `quiet`) and the first piece met

@@ -5,7 +5,8 @@ use std::fmt;
 use super::position::{Kind, Move, Position};
 use super::tables::{H, W};
 use crate::error::{MoveError, PositionError};
-use crate::notation::{find_move, move_text, MoveSquares};
+use crate::notation::{move_text, MoveSquares};
+use crate::rules::find_move;
 use crate::types::Color;
 
 pub const START: &str = "hh1kk1bb/1pppppp1/8/8/1PPPPPP1/HH1KK1BB w";

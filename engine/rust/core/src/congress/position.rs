@@ -2,7 +2,7 @@
 
 use super::tables::{self, LEFT_WING};
 use crate::board::{self, Board, PieceKind};
-use crate::rules::GameMove;
+use crate::moves::GameMove;
 use crate::types::{EndReason, GameKind, Square};
 use crate::zobrist::{self, Keys};
 

@@ -4,7 +4,7 @@ use super::{Evaluate, WeightSpec, GAME_WINNING_CAPTURE};
 use crate::bitboard::Bitboard;
 use crate::congress::tables::{home, ALL, LEFT_WING};
 use crate::congress::{Kind, Move, Position};
-use crate::rules::MoveCounter;
+use crate::moves::MoveCounter;
 use crate::types::{Color, Square};
 
 weight_table! {

@@ -3,7 +3,8 @@
 
 use std::fmt;
 
-use crate::rules::{GameMove, Rules};
+use crate::moves::GameMove;
+use crate::rules::Rules;
 use crate::types::{Color, GameKind};
 
 /// Declares a game's weight table once: each row `INDEX = ("name", default, min, max, "meaning")`

@@ -1,0 +1,151 @@
+"""What the dashboard asks of a store about its fleet: how far runs have got, and each worker's
+results, refusals and batches."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from sqlalchemy import and_, func, or_, select
+
+from coordinator.store.connection import Database
+from coordinator.store.rows import Activity, WorkerBatch, WorkerRefusal, WorkerTotals
+from coordinator.store.schema import (
+    TUNING_TABLES,
+    batch_games,
+    batches,
+    quarantines,
+    refusal_log,
+    results,
+    runs,
+)
+
+
+class FleetStore(Database):
+    """Read-only queries over runs and workers (the dashboard's)."""
+
+    def ping(self) -> None:
+        """Raise unless the store answers a query (a health check)."""
+        with self.engine.connect() as c:
+            c.execute(select(runs.c.id).limit(1)).all()
+
+    def activity(self, run_ids: Sequence[int]) -> Activity:
+        """Results stored for the runs ``run_ids``, their counted batches and latest change."""
+        ids = list(run_ids)
+        with self.engine.connect() as c:
+            counted, latest = c.execute(
+                select(func.coalesce(func.sum(runs.c.counted_batches), 0), func.max(runs.c.updated_at)).where(
+                    runs.c.id.in_(ids)
+                )
+            ).one()
+            stored = c.execute(
+                select(func.count()).select_from(results).where(results.c.run_id.in_(ids))
+            ).scalar()
+        return Activity(results=int(stored or 0), counted_batches=int(counted), updated_at=latest)
+
+    def workers(self) -> list[WorkerTotals]:
+        """Every worker that stored a result or had one refused, by name."""
+        games = results.c.wins + results.c.draws + results.c.losses
+        stored = (
+            select(
+                results.c.worker,
+                func.count(func.distinct(results.c.run_id)).label("runs"),
+                func.count().label("batches"),
+                func.coalesce(func.sum(games), 0).label("games"),
+                func.coalesce(func.sum(results.c.cpu_seconds), 0.0).label("cpu"),
+                func.max(results.c.created_at).label("last_seen"),
+            )
+            .where(results.c.worker.is_not(None))
+            .group_by(results.c.worker)
+        )
+        refused = (
+            select(refusal_log.c.worker, func.count().label("refused"))
+            .where(refusal_log.c.worker.is_not(None))
+            .group_by(refusal_log.c.worker)
+        )
+        with self.engine.connect() as c:
+            rows = {r.worker: r for r in c.execute(stored)}
+            refusals = {r.worker: int(r.refused) for r in c.execute(refused)}
+        out = []
+        for name in sorted(set(rows) | set(refusals)):
+            r = rows.get(name)
+            out.append(
+                WorkerTotals(
+                    worker=name,
+                    runs=int(r.runs) if r else 0,
+                    batches=int(r.batches) if r else 0,
+                    games=int(r.games) if r else 0,
+                    cpu_seconds=float(r.cpu) if r else 0.0,
+                    refused=refusals.get(name, 0),
+                    last_seen=r.last_seen if r else None,
+                )
+            )
+        return out
+
+    def worker_refusals(self, worker: str, limit: int | None = None) -> list[WorkerRefusal]:
+        """The answers of ``worker`` that were refused, newest first."""
+        query = (
+            select(refusal_log)
+            .where(refusal_log.c.worker == worker)
+            .order_by(refusal_log.c.id.desc())
+            .limit(limit)
+        )
+        with self.engine.connect() as c:
+            return [WorkerRefusal(r.run_id, r.batch_index, r.reason, r.created_at) for r in c.execute(query)]
+
+    def worker_runs(self, worker: str) -> list[int]:
+        """The runs ``worker`` stored a result for or handled a batch of, newest first."""
+        query = (
+            select(batches.c.run_id)
+            .where(batches.c.worker == worker)
+            .union(select(results.c.run_id).where(results.c.worker == worker))
+        )
+        with self.engine.connect() as c:
+            return sorted((int(i) for i in c.execute(query).scalars()), reverse=True)
+
+    def worker_batches(self, worker: str, limit: int | None = None, offset: int = 0) -> list[WorkerBatch]:
+        """The batches ``worker`` handled last or stored the result of, latest change first."""
+        joined = batches.outerjoin(
+            results,
+            and_(results.c.run_id == batches.c.run_id, results.c.batch_index == batches.c.batch_index),
+        )
+        query = (
+            select(
+                batches.c.run_id,
+                batches.c.batch_index,
+                batches.c.state,
+                batches.c.attempts,
+                batches.c.refusal,
+                batches.c.updated_at,
+                (results.c.wins + results.c.draws + results.c.losses).label("games"),
+                results.c.cpu_seconds,
+                results.c.created_at,
+            )
+            .select_from(joined)
+            .where(or_(batches.c.worker == worker, results.c.worker == worker))
+            .order_by(batches.c.updated_at.desc(), batches.c.run_id.desc(), batches.c.batch_index.desc())
+            .offset(offset)
+            .limit(limit)
+        )
+        with self.engine.connect() as c:
+            return [
+                WorkerBatch(
+                    run_id=r.run_id,
+                    batch_index=r.batch_index,
+                    state=r.state,
+                    attempts=r.attempts,
+                    refusal=r.refusal,
+                    updated_at=r.updated_at,
+                    games=None if r.games is None else int(r.games),
+                    cpu_seconds=r.cpu_seconds,
+                    stored_at=r.created_at,
+                )
+                for r in c.execute(query)
+            ]
+
+    def row_counts(self) -> dict[str, int]:
+        """Rows per table (for checks that a failed command left the store unchanged)."""
+        with self.engine.connect() as c:
+            return {
+                table.name: int(c.execute(select(func.count()).select_from(table)).scalar() or 0)
+                for table in (runs, batches, results, batch_games, refusal_log, quarantines, *TUNING_TABLES)
+            }

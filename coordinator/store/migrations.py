@@ -1,0 +1,106 @@
+"""The store's schema, versioned with Alembic: created on a new store, upgraded in place on an older
+one, and refused (one line) when it is newer than this code.
+
+A store is upgraded when it is opened for writing (every command that plays or resumes runs does),
+under the schema lock, in the same transaction as nothing else: two coordinators starting
+together upgrade it once, and a store is never half-upgraded. Opening a store that only reads
+(``arbiter serve``) never changes it, so it refuses a store older than this code and says how to
+upgrade it.
+
+Stores written by arbiter 0.1.0 have the tables but no version: they are at the baseline revision,
+and are marked so before the upgrade. The version is kept in its own table, not Alembic's usual
+``alembic_version``, which Optuna's own tables (in the same database) already use.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from alembic import command
+from alembic.config import Config
+from alembic.runtime.migration import MigrationContext
+from alembic.script import ScriptDirectory
+from sqlalchemy import inspect
+from sqlalchemy.engine import Connection
+
+#: Where the revisions live.
+SCRIPTS = Path(__file__).with_name("revisions")
+#: The table holding the store's revision.
+VERSION_TABLE = "arbiter_schema_version"
+#: The revision of the tables arbiter 0.1.0 made, which carry no version.
+BASELINE = "0001"
+#: A table every store has had since the first release.
+RUNS_TABLE = "runs"
+
+
+def config(connection: Connection | None = None) -> Config:
+    """Alembic's configuration for the store's revisions, running on ``connection``."""
+    cfg = Config()
+    cfg.set_main_option("script_location", str(SCRIPTS))
+    cfg.attributes["connection"] = connection
+    return cfg
+
+
+def head() -> str:
+    """The newest revision this code knows: the schema it reads and writes."""
+    found = ScriptDirectory.from_config(config()).get_current_head()
+    assert found is not None, "the store's migrations have a head"
+    return found
+
+
+def current(connection: Connection) -> str | None:
+    """The store's revision: ``None`` for an empty database, the baseline for one that arbiter
+    0.1.0 wrote."""
+    revision = _stamped(connection)
+    if revision is None and inspect(connection).has_table(RUNS_TABLE):
+        return BASELINE
+    return revision
+
+
+def _stamped(connection: Connection) -> str | None:
+    """The revision recorded in the store's version table (None when it has none)."""
+    return MigrationContext.configure(
+        connection, opts={"version_table": VERSION_TABLE}
+    ).get_current_revision()
+
+
+def _known(revision: str) -> bool:
+    """True for a revision of this code's history."""
+    return revision in {script.revision for script in ScriptDirectory.from_config(config()).walk_revisions()}
+
+
+def _newer(shown: str, revision: str) -> ValueError:
+    return ValueError(
+        f"store {shown}: its schema (revision {revision}) is newer than this arbiter's ({head()}): "
+        "upgrade arbiter to use it"
+    )
+
+
+def upgrade(connection: Connection, shown: str) -> None:
+    """Bring the store on ``connection`` (in a transaction holding the schema lock) to this code's
+    schema: create it when empty, upgrade it when older; ValueError when it is newer."""
+    revision = current(connection)
+    if revision is not None and not _known(revision):
+        raise _newer(shown, revision)
+    if revision == head():
+        return
+    cfg = config(connection)
+    if revision == BASELINE and _stamped(connection) is None:
+        command.stamp(cfg, BASELINE)  # a 0.1.0 store: the tables are there, the version is not
+    command.upgrade(cfg, "head")
+
+
+def check(connection: Connection, shown: str) -> None:
+    """ValueError unless the store on ``connection`` is at this code's schema (for readers, which
+    must not change it)."""
+    revision = current(connection)
+    if revision is None:
+        raise ValueError(f"store {shown}: no arbiter store there (nothing has run on it yet)")
+    if revision == head():
+        return
+    if not _known(revision):
+        raise _newer(shown, revision)
+    raise ValueError(
+        f"store {shown}: its schema (revision {revision}) is older than this arbiter's ({head()}): "
+        "any command that writes to it upgrades it, e.g. arbiter status --store URL"
+    )

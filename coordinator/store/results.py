@@ -1,0 +1,200 @@
+"""Results and game records: stored once per (run, batch), tallied, streamed, and discarded with
+their worker when it is quarantined."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterator
+from typing import Any
+
+import orjson
+from sqlalchemy import and_, delete, func, insert, select, update
+from sqlalchemy.exc import IntegrityError
+
+from coordinator.runs import BatchState
+from coordinator.store.connection import Database
+from coordinator.store.rows import BatchGames, Quarantine, StoredResult, Totals, now, result_from_row
+from coordinator.store.runs import clip_worker
+from coordinator.store.schema import (
+    PENTANOMIAL_COLUMNS,
+    WDL_COLUMNS,
+    batch_games,
+    batches,
+    quarantines,
+    results,
+    runs,
+)
+from worker.protocol import RECORD_FIELDS, BatchResult, tally
+
+#: Batches of game records read from the database at a time while streaming them.
+STREAM_BATCHES = 16
+
+
+class ResultStore(Database):
+    """The checked results of a store's runs, their game records and the quarantined workers."""
+
+    def record_result(
+        self,
+        run_id: int,
+        batch_index: int,
+        result: BatchResult,
+        tallied: tuple[list[int], list[int]] | None = None,
+    ) -> bool:
+        """Store a checked result, its game records and the batch's ``done`` state together.
+
+        The counts stored are tallied from the game records, never taken from the worker's claim:
+        here, unless the caller passes its own tally of them (``tallied``). Returns False (and
+        changes nothing) when the batch already has a result: each (run, batch) is stored, and so
+        counted, at most once.
+        """
+        pentanomial, wdl = tallied if tallied is not None else tally(result.games)
+        stamp = now()
+        try:
+            with self.transaction() as c:
+                c.execute(  # a second result for the batch breaks the key: IntegrityError below
+                    insert(results).values(
+                        run_id=run_id,
+                        batch_index=batch_index,
+                        **dict(zip(PENTANOMIAL_COLUMNS, pentanomial, strict=True)),
+                        **dict(zip(WDL_COLUMNS, wdl, strict=True)),
+                        nodes=json.dumps(result.nodes),
+                        cpu_seconds=result.cpu_seconds,
+                        worker=clip_worker(result.worker),
+                        engine_version=result.engine_version,
+                        created_at=stamp,
+                    )
+                )
+                c.execute(
+                    insert(batch_games).values(
+                        run_id=run_id,
+                        batch_index=batch_index,
+                        games=orjson.dumps(result.games, default=tuple).decode(),  # records as arrays
+                    )
+                )
+                c.execute(
+                    update(batches)
+                    .where(batches.c.run_id == run_id, batches.c.batch_index == batch_index)
+                    .values(state=BatchState.DONE, worker=clip_worker(result.worker), updated_at=stamp)
+                )
+        except IntegrityError:  # another writer stored the same batch first
+            return False
+        return True
+
+    def results(self, run_id: int) -> list[StoredResult]:
+        """Every stored result of a run, in batch order (counted or not)."""
+        query = select(results).where(results.c.run_id == run_id).order_by(results.c.batch_index)
+        with self.engine.connect() as c:
+            return [result_from_row(row) for row in c.execute(query)]
+
+    def result(self, run_id: int, batch_index: int) -> StoredResult | None:
+        """The stored result of one batch, or None."""
+        query = select(results).where(results.c.run_id == run_id, results.c.batch_index == batch_index)
+        with self.engine.connect() as c:
+            row = c.execute(query).first()
+        return result_from_row(row) if row is not None else None
+
+    def totals(self, run_id: int, counted_batches: int | None = None) -> Totals:
+        """Counts summed over batches ``0 .. counted_batches - 1`` (default: the run's counted prefix)."""
+        with self.engine.connect() as c:
+            if counted_batches is None:
+                counted_batches = (
+                    c.execute(select(runs.c.counted_batches).where(runs.c.id == run_id)).scalar() or 0
+                )
+            columns = [*PENTANOMIAL_COLUMNS, *WDL_COLUMNS, "cpu_seconds"]
+            row = c.execute(
+                select(
+                    *[func.coalesce(func.sum(results.c[col]), 0) for col in columns],
+                    func.count(),
+                ).where(results.c.run_id == run_id, results.c.batch_index < counted_batches)
+            ).one()
+        values = list(row)
+        return Totals(
+            pentanomial=[int(v) for v in values[0:5]],
+            wdl=[int(v) for v in values[5:8]],
+            batches=int(values[9]),
+            cpu_seconds=float(values[8]),
+        )
+
+    def game_records(self, run_id: int, batch_index: int | None = None) -> list[dict[str, Any]]:
+        """Game records of a run (or one batch), in batch and game order."""
+        return [
+            record for batch in self.iter_batch_games(run_id, batch=batch_index) for record in batch.records
+        ]
+
+    def iter_batch_games(
+        self,
+        run_id: int,
+        *,
+        below: int | None = None,
+        batch: int | None = None,
+        worker: str | None = None,
+    ) -> Iterator[BatchGames]:
+        """The stored games of a run batch by batch, in batch order, streamed (one batch in memory
+        at a time): of the batches below ``below`` (the counted prefix, say), or only ``batch``,
+        or only ``worker``'s."""
+        query = (
+            select(batch_games.c.batch_index, batch_games.c.games, results.c.worker, results.c.created_at)
+            .join(
+                results,
+                and_(
+                    results.c.run_id == batch_games.c.run_id,
+                    results.c.batch_index == batch_games.c.batch_index,
+                ),
+            )
+            .where(batch_games.c.run_id == run_id)
+            .order_by(batch_games.c.batch_index)
+        )
+        if below is not None:
+            query = query.where(batch_games.c.batch_index < below)
+        if batch is not None:
+            query = query.where(batch_games.c.batch_index == batch)
+        if worker is not None:
+            query = query.where(results.c.worker == worker)
+        with self.engine.connect() as c:
+            for row in c.execution_options(yield_per=STREAM_BATCHES).execute(query):
+                records = [
+                    dict(zip(RECORD_FIELDS, record, strict=True)) for record in orjson.loads(row.games)
+                ]
+                yield BatchGames(row.batch_index, row.worker, row.created_at, records)
+
+    def quarantine_worker(self, run_id: int, worker: str, reason: str) -> list[int]:
+        """Discard every result ``worker`` gave ``run_id`` (their batches go back to ``pending``)
+        and record why, in one transaction; the batches discarded, in order. Once per worker."""
+        worker = clip_worker(worker) or worker  # stored names are clipped; match them so
+        stamp = now()
+        with self.transaction() as c:
+            known = c.execute(
+                select(quarantines.c.worker).where(
+                    quarantines.c.run_id == run_id, quarantines.c.worker == worker
+                )
+            ).first()
+            if known is not None:
+                return []
+            mine = and_(results.c.run_id == run_id, results.c.worker == worker)
+            lost = sorted(int(i) for i in c.execute(select(results.c.batch_index).where(mine)).scalars())
+            if lost:
+                c.execute(
+                    delete(batch_games).where(
+                        batch_games.c.run_id == run_id, batch_games.c.batch_index.in_(lost)
+                    )
+                )
+                c.execute(delete(results).where(mine))
+                c.execute(
+                    update(batches)
+                    .where(batches.c.run_id == run_id, batches.c.batch_index.in_(lost))
+                    .values(state=BatchState.PENDING, refusal=f"discarded: {reason}", updated_at=stamp)
+                )
+            c.execute(
+                insert(quarantines).values(
+                    run_id=run_id, worker=worker, reason=reason, discarded_batches=len(lost), created_at=stamp
+                )
+            )
+        return lost
+
+    def quarantines(self, run_id: int) -> list[Quarantine]:
+        """The workers quarantined in a run, oldest first."""
+        query = select(quarantines).where(quarantines.c.run_id == run_id).order_by(quarantines.c.created_at)
+        with self.engine.connect() as c:
+            return [
+                Quarantine(r.worker, r.reason, r.discarded_batches, r.created_at) for r in c.execute(query)
+            ]

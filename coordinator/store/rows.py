@@ -1,0 +1,166 @@
+"""What the store hands out: one frozen value per kind of row or summary, decoded from its columns."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from typing import Any
+
+from coordinator.runs import RunKind, RunState
+from coordinator.store.schema import PENTANOMIAL_COLUMNS, WDL_COLUMNS
+
+
+def now() -> datetime:
+    """The current UTC time without tzinfo (portable across SQLite and PostgreSQL)."""
+    return datetime.now(UTC).replace(tzinfo=None)
+
+
+@dataclass(frozen=True)
+class Run:
+    """One row of ``runs``, with its configuration decoded."""
+
+    id: int
+    kind: RunKind
+    game: str
+    config: dict[str, Any]
+    fingerprint: str
+    state: RunState
+    counted_batches: int
+    decision: str | None
+    error: str | None
+    created_at: datetime
+    updated_at: datetime
+    finished_at: datetime | None
+
+
+@dataclass(frozen=True)
+class StoredResult:
+    """The counts of one stored result."""
+
+    batch_index: int
+    pentanomial: list[int]
+    wdl: list[int]
+    cpu_seconds: float
+
+
+@dataclass(frozen=True)
+class Totals:
+    """Counts summed over the counted batches of a run."""
+
+    pentanomial: list[int]
+    wdl: list[int]
+    batches: int
+    cpu_seconds: float
+
+    @property
+    def games(self) -> int:
+        """Number of games counted."""
+        return sum(self.wdl)
+
+
+@dataclass(frozen=True)
+class BatchGames:
+    """The stored games of one batch, with the worker that played them and when they came in."""
+
+    batch_index: int
+    worker: str | None
+    stored_at: datetime
+    records: list[dict[str, Any]]
+
+
+@dataclass(frozen=True)
+class Quarantine:
+    """A worker whose results a run no longer believes, and why."""
+
+    worker: str
+    reason: str
+    discarded_batches: int
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class Refusal:
+    """A batch that a result was refused for, and why."""
+
+    batch_index: int
+    attempts: int
+    state: str
+    reason: str
+
+
+@dataclass(frozen=True)
+class Activity:
+    """How far some runs have got: results stored for them, and their latest change of state.
+    Two equal activities mean nothing a report shows has changed (a cheap check for live pages)."""
+
+    results: int
+    counted_batches: int
+    updated_at: datetime | None
+
+
+@dataclass(frozen=True)
+class WorkerTotals:
+    """What one worker gave the store: stored results (batches), their games and CPU time, the runs
+    they belong to, its answers that were refused, and when it last stored a result."""
+
+    worker: str
+    runs: int
+    batches: int
+    games: int
+    cpu_seconds: float
+    refused: int
+    last_seen: datetime | None
+
+
+@dataclass(frozen=True)
+class WorkerRefusal:
+    """One answer of a worker that was refused: the batch, why, and when."""
+
+    run_id: int
+    batch_index: int
+    reason: str
+    created_at: datetime
+
+
+@dataclass(frozen=True)
+class WorkerBatch:
+    """One batch a worker handled last: where it stands, and the result it stored, if any."""
+
+    run_id: int
+    batch_index: int
+    state: str
+    attempts: int
+    refusal: str | None
+    updated_at: datetime
+    games: int | None
+    cpu_seconds: float | None
+    stored_at: datetime | None
+
+
+def run_from_row(row: Any) -> Run:
+    """Decode a ``runs`` row."""
+    return Run(
+        id=row.id,
+        kind=RunKind(row.kind),
+        game=row.game,
+        config=json.loads(row.config),
+        fingerprint=row.fingerprint,
+        state=RunState(row.state),
+        counted_batches=row.counted_batches,
+        decision=row.decision,
+        error=row.error,
+        created_at=row.created_at,
+        updated_at=row.updated_at,
+        finished_at=row.finished_at,
+    )
+
+
+def result_from_row(row: Any) -> StoredResult:
+    """Decode a ``results`` row."""
+    return StoredResult(
+        batch_index=row.batch_index,
+        pentanomial=[getattr(row, col) for col in PENTANOMIAL_COLUMNS],
+        wdl=[getattr(row, col) for col in WDL_COLUMNS],
+        cpu_seconds=row.cpu_seconds,
+    )

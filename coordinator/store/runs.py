@@ -1,0 +1,199 @@
+"""Runs and their batches: created, found, updated, sent, refused, released."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from sqlalchemy import func, insert, select, update
+from sqlalchemy.dialects import postgresql, sqlite
+
+from coordinator.runs import BatchState, RunKind, RunState
+from coordinator.store.connection import Database
+from coordinator.store.rows import Refusal, Run, now, run_from_row
+from coordinator.store.schema import batches, refusal_log, runs
+
+#: Longest worker name stored (``String(255)``: PostgreSQL refuses longer strings, SQLite does not).
+MAX_WORKER_COLUMN = 255
+#: The dialects whose INSERT ... ON CONFLICT marks a batch sent in one statement.
+UPSERT_DIALECTS: dict[str, Any] = {"sqlite": sqlite.insert, "postgresql": postgresql.insert}
+
+
+def clip_worker(worker: str | None) -> str | None:
+    """A worker name short enough for its column (names come from workers, which may lie)."""
+    return None if worker is None else str(worker)[:MAX_WORKER_COLUMN]
+
+
+class RunStore(Database):
+    """The runs of a store and the state of their batches."""
+
+    def create_run(self, kind: RunKind, game: str, config: dict[str, Any], fingerprint: str) -> int:
+        """Insert a new run in state ``running``; its id."""
+        stamp = now()
+        with self.transaction() as c:
+            inserted = c.execute(
+                insert(runs).values(
+                    kind=kind,
+                    game=game,
+                    config=json.dumps(config, sort_keys=True),
+                    fingerprint=fingerprint,
+                    state=RunState.RUNNING,
+                    counted_batches=0,
+                    created_at=stamp,
+                    updated_at=stamp,
+                )
+            )
+            key = inserted.inserted_primary_key
+            assert key is not None
+            return int(key[0])
+
+    def get_run(self, run_id: int) -> Run | None:
+        """The run with ``run_id``, or None."""
+        with self.engine.connect() as c:
+            row = c.execute(select(runs).where(runs.c.id == run_id)).first()
+        return run_from_row(row) if row is not None else None
+
+    def list_runs(self, kind: RunKind | None = None) -> list[Run]:
+        """All runs (of ``kind`` if given), oldest first."""
+        query = select(runs).order_by(runs.c.id)
+        if kind is not None:
+            query = query.where(runs.c.kind == kind)
+        with self.engine.connect() as c:
+            return [run_from_row(row) for row in c.execute(query)]
+
+    def find_unfinished(self, kind: RunKind, fingerprint: str) -> Run | None:
+        """The latest running or interrupted run with this configuration fingerprint, if any."""
+        query = (
+            select(runs)
+            .where(runs.c.kind == kind, runs.c.fingerprint == fingerprint)
+            .where(runs.c.state.in_([RunState.RUNNING, RunState.INTERRUPTED]))
+            .order_by(runs.c.id.desc())
+        )
+        with self.engine.connect() as c:
+            row = c.execute(query).first()
+        return run_from_row(row) if row is not None else None
+
+    def update_run(
+        self,
+        run_id: int,
+        *,
+        state: RunState | None = None,
+        counted_batches: int | None = None,
+        decision: str | None = None,
+        error: str | None = None,
+        finished: bool = False,
+    ) -> None:
+        """Change a run's state / counted prefix / decision in one transaction."""
+        values: dict[str, Any] = {"updated_at": now()}
+        if state is not None:
+            if state not in set(RunState):
+                raise ValueError(f"state: unknown run state {state!r}")
+            values["state"] = RunState(state)
+        if counted_batches is not None:
+            values["counted_batches"] = counted_batches
+        if decision is not None:
+            values["decision"] = decision
+        if error is not None:
+            values["error"] = error
+        values["finished_at"] = values["updated_at"] if finished else None
+        with self.transaction() as c:
+            c.execute(update(runs).where(runs.c.id == run_id).values(**values))
+
+    # batches ----------------------------------------------------------------------------------
+
+    def start_batch(self, run_id: int, batch_index: int, openings: Sequence[str], seed: int) -> int:
+        """Mark a batch as sent (inserting it on first use); the number of attempts so far. One
+        statement (an upsert) on SQLite and PostgreSQL: it runs once per batch sent."""
+        stamp = now()
+        values = {
+            "run_id": run_id,
+            "batch_index": batch_index,
+            "openings": json.dumps(list(openings)),
+            "seed": seed,
+            "state": BatchState.RUNNING,
+            "attempts": 1,
+            "updated_at": stamp,
+        }
+        again = {"state": BatchState.RUNNING, "attempts": batches.c.attempts + 1, "updated_at": stamp}
+        key = (batches.c.run_id == run_id) & (batches.c.batch_index == batch_index)
+        with self.transaction() as c:
+            dialect = c.dialect.name
+            if dialect in UPSERT_DIALECTS:
+                upsert = UPSERT_DIALECTS[dialect](batches).values(**values)
+                statement = upsert.on_conflict_do_update(
+                    index_elements=[batches.c.run_id, batches.c.batch_index],
+                    set_=again,
+                    where=batches.c.state != BatchState.DONE,
+                ).returning(batches.c.attempts)
+                attempts = c.execute(statement).scalar()
+                if attempts is not None:
+                    return int(attempts)
+            else:
+                row = c.execute(select(batches.c.attempts).where(key)).first()
+                if row is None:
+                    c.execute(insert(batches).values(**values))
+                    return 1
+                c.execute(update(batches).where(key, batches.c.state != BatchState.DONE).values(**again))
+            return int(c.execute(select(batches.c.attempts).where(key)).scalar() or 0)
+
+    def refuse_batch(self, run_id: int, batch_index: int, reason: str, worker: str | None = None) -> None:
+        """Record that a batch's answer was refused (or its work failed), with the reason and the
+        worker it came from (None: it names nobody)."""
+        stamp = now()
+        with self.transaction() as c:
+            c.execute(
+                update(batches)
+                .where(batches.c.run_id == run_id, batches.c.batch_index == batch_index)
+                .where(batches.c.state != BatchState.DONE)
+                .values(
+                    state=BatchState.REFUSED, refusal=reason, worker=clip_worker(worker), updated_at=stamp
+                )
+            )
+            c.execute(
+                insert(refusal_log).values(
+                    run_id=run_id,
+                    batch_index=batch_index,
+                    worker=clip_worker(worker),
+                    reason=reason,
+                    created_at=stamp,
+                )
+            )
+
+    def refusals_by_worker(self, run_id: int) -> dict[str | None, int]:
+        """How many answers of each worker were refused in a run (None: those that named nobody)."""
+        query = (
+            select(refusal_log.c.worker, func.count())
+            .where(refusal_log.c.run_id == run_id)
+            .group_by(refusal_log.c.worker)
+        )
+        with self.engine.connect() as c:
+            return {worker: int(count) for worker, count in c.execute(query)}
+
+    def release_batches(self, run_id: int) -> None:
+        """Put a run's batches still marked ``running`` back to ``pending`` (their work was dropped)."""
+        with self.transaction() as c:
+            c.execute(
+                update(batches)
+                .where(batches.c.run_id == run_id, batches.c.state == BatchState.RUNNING)
+                .values(state=BatchState.PENDING, updated_at=now())
+            )
+
+    def refusals(self, run_id: int) -> list[Refusal]:
+        """Batches of a run that had a result refused, with the last reason."""
+        query = (
+            select(batches.c.batch_index, batches.c.attempts, batches.c.state, batches.c.refusal)
+            .where(batches.c.run_id == run_id, batches.c.refusal.is_not(None))
+            .order_by(batches.c.batch_index)
+        )
+        with self.engine.connect() as c:
+            return [Refusal(r.batch_index, r.attempts, r.state, r.refusal) for r in c.execute(query)]
+
+    def batch_attempts(self, run_id: int, batch_index: int) -> int:
+        """How many times a batch was sent (0 if never)."""
+        query = select(batches.c.attempts).where(
+            batches.c.run_id == run_id, batches.c.batch_index == batch_index
+        )
+        with self.engine.connect() as c:
+            value = c.execute(query).scalar()
+        return int(value or 0)

@@ -1,0 +1,182 @@
+"""The store's tables: every one of them, in one place (the migrations in ``migrations/`` create
+and change them; this is what the code reads and writes).
+
+Runs and their batches; results (the counts tallied from a batch's records) and the records
+themselves, one row per batch; the refusal log and quarantines (what the trust checks decided);
+and a tuning run's own tables beside Optuna's: its trials, champions, acceptance SPRTs and SPSA
+iterations.
+"""
+
+from __future__ import annotations
+
+from sqlalchemy import (
+    BigInteger,
+    Column,
+    DateTime,
+    Float,
+    ForeignKey,
+    Integer,
+    MetaData,
+    PrimaryKeyConstraint,
+    String,
+    Table,
+    Text,
+)
+
+metadata = MetaData()
+
+runs = Table(
+    "runs",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("kind", String(16), nullable=False),
+    Column("game", String(32), nullable=False),
+    Column("config", Text, nullable=False),
+    Column("fingerprint", String(64), nullable=False, index=True),
+    Column("state", String(16), nullable=False),
+    Column("counted_batches", Integer, nullable=False, default=0),
+    Column("decision", String(16)),
+    Column("error", Text),
+    Column("created_at", DateTime, nullable=False),
+    Column("updated_at", DateTime, nullable=False),
+    Column("finished_at", DateTime),
+    # The secret that chooses the run's spot-checked batches (hex; never sent to a worker).
+    Column("check_key", String(64)),
+)
+
+batches = Table(
+    "batches",
+    metadata,
+    Column("run_id", Integer, ForeignKey("runs.id"), nullable=False),
+    Column("batch_index", Integer, nullable=False),
+    Column("openings", Text, nullable=False),
+    Column("seed", BigInteger, nullable=False),  # 63-bit (derive_seed): wider than PostgreSQL's INTEGER
+    Column("state", String(16), nullable=False),
+    Column("attempts", Integer, nullable=False, default=0),
+    Column("worker", String(255)),
+    Column("refusal", Text),
+    Column("updated_at", DateTime, nullable=False),
+    PrimaryKeyConstraint("run_id", "batch_index"),
+)
+
+results = Table(
+    "results",
+    metadata,
+    Column("run_id", Integer, ForeignKey("runs.id"), nullable=False),
+    Column("batch_index", Integer, nullable=False),
+    Column("ll", Integer, nullable=False),
+    Column("ld", Integer, nullable=False),
+    Column("dd_wl", Integer, nullable=False),
+    Column("wd", Integer, nullable=False),
+    Column("ww", Integer, nullable=False),
+    Column("wins", Integer, nullable=False),
+    Column("draws", Integer, nullable=False),
+    Column("losses", Integer, nullable=False),
+    Column("nodes", Text, nullable=False),
+    Column("cpu_seconds", Float, nullable=False),
+    Column("worker", String(255)),
+    Column("engine_version", String(64), nullable=False),
+    Column("created_at", DateTime, nullable=False),
+    PrimaryKeyConstraint("run_id", "batch_index"),
+)
+
+#: The game records of a batch, as one JSON array (in game order) of records, each an array of the
+#: wire record's fields in :data:`worker.protocol.RECORD_FIELDS` order (opening, moves, result,
+#: reason, candidate colour): one row per batch, and no key repeated per game, keep storing a
+#: result cheap.
+batch_games = Table(
+    "batch_games",
+    metadata,
+    Column("run_id", Integer, ForeignKey("runs.id"), nullable=False),
+    Column("batch_index", Integer, nullable=False),
+    Column("games", Text, nullable=False),
+    PrimaryKeyConstraint("run_id", "batch_index"),
+)
+
+#: Every refusal of a batch's answer, in order: who gave it (None when it names nobody) and why
+#: (``batches.refusal`` keeps only the last reason; this is what reports count per worker).
+refusal_log = Table(
+    "refusal_log",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("run_id", Integer, ForeignKey("runs.id"), nullable=False, index=True),
+    Column("batch_index", Integer, nullable=False),
+    Column("worker", String(255)),
+    Column("reason", Text, nullable=False),
+    Column("created_at", DateTime, nullable=False),
+)
+
+quarantines = Table(
+    "quarantines",
+    metadata,
+    Column("run_id", Integer, ForeignKey("runs.id"), nullable=False),
+    Column("worker", String(255), nullable=False),
+    Column("reason", Text, nullable=False),
+    Column("discarded_batches", Integer, nullable=False, default=0),
+    Column("created_at", DateTime, nullable=False),
+    PrimaryKeyConstraint("run_id", "worker"),
+)
+
+tune_trials = Table(
+    "tune_trials",
+    metadata,
+    Column("tune_run_id", Integer, ForeignKey("runs.id"), primary_key=True),
+    Column("trial_number", Integer, primary_key=True),
+    Column("trial_run_id", Integer, ForeignKey("runs.id"), nullable=False),
+    Column("champion_number", Integer, nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("elo", Float),
+    Column("elo95", Float),
+    Column("games", Integer, nullable=False, default=0),
+    Column("params", Text, nullable=False),
+    Column("accept_run_id", Integer, ForeignKey("runs.id")),
+)
+
+champions = Table(
+    "champions",
+    metadata,
+    Column("tune_run_id", Integer, ForeignKey("runs.id"), primary_key=True),
+    Column("number", Integer, primary_key=True),
+    Column("weights", Text, nullable=False),
+    Column("parent", Integer),
+    Column("trial_number", Integer),
+    Column("accept_run_id", Integer, ForeignKey("runs.id")),
+    Column("elo_vs_parent", Float, nullable=False, default=0.0),
+    Column("elo_vs_parent_low", Float, nullable=False, default=0.0),
+    Column("elo_vs_parent_high", Float, nullable=False, default=0.0),
+    Column("created_at", DateTime, nullable=False),
+)
+
+#: Every acceptance SPRT of a candidate (an Optuna trial or the SPSA iteration after which theta was
+#: taken), one per stage (acceptance setting); ``run_id`` is null for a candidate skipped because
+#: it had the champion's weights. ``sequence`` orders them as they were started.
+tune_acceptances = Table(
+    "tune_acceptances",
+    metadata,
+    Column("tune_run_id", Integer, ForeignKey("runs.id"), primary_key=True),
+    Column("candidate", Integer, primary_key=True),
+    Column("stage", Integer, primary_key=True),
+    Column("sequence", Integer, nullable=False),
+    Column("run_id", Integer, ForeignKey("runs.id")),
+    Column("champion_number", Integer, nullable=False),
+)
+
+#: One row per SPSA iteration dispatched: the store run that plays it, its signs, and once it is
+#: applied (in iteration order) its result and theta after it.
+spsa_iterations = Table(
+    "spsa_iterations",
+    metadata,
+    Column("tune_run_id", Integer, ForeignKey("runs.id"), primary_key=True),
+    Column("iteration", Integer, primary_key=True),
+    Column("run_id", Integer, ForeignKey("runs.id"), nullable=False),
+    Column("flips", String(4096), nullable=False),
+    Column("wins", Integer),
+    Column("losses", Integer),
+    Column("theta", Text),
+)
+
+#: The tables of a tuning run (created with the others; listed for readers that count rows).
+TUNING_TABLES = (tune_trials, champions, tune_acceptances, spsa_iterations)
+
+PENTANOMIAL_COLUMNS = ("ll", "ld", "dd_wl", "wd", "ww")
+WDL_COLUMNS = ("wins", "draws", "losses")
