@@ -22,7 +22,8 @@ from celery import Celery
 
 from worker.celeryconfig import settings
 from worker.games import worker_name
-from worker.protocol import TASK_NAME, BatchPayload, fleet_secret, seal
+from worker.protocol import TASK_NAME, BatchPayload
+from worker.sealing import fleet_secret, seal
 
 CACHE_ENV = "ARBITER_CAPACITY_CACHE"
 

@@ -55,8 +55,9 @@ from coordinator.runs import RunKind
 from coordinator.sprt.config import BatchPlan, SprtConfig
 from coordinator.sprt.runner import SprtRunner
 from coordinator.store import Store, mask_url
+from coordinator.trust.answers import check_matches_payload
 from coordinator.trust.replay import replay_check
-from worker.protocol import BatchResult, check_matches_payload
+from worker.protocol import BatchResult
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cached_worker import CACHE_ENV, answer, payload_key

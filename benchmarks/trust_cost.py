@@ -20,9 +20,10 @@ import time
 import engine
 from coordinator.openings.book import default_book_path, load_book
 from coordinator.sprt.config import BatchPlan, SprtConfig
+from coordinator.trust.answers import check_matches_payload
 from coordinator.trust.replay import replay_check
 from worker.games import run_batch
-from worker.protocol import BatchResult, check_matches_payload
+from worker.protocol import BatchResult
 
 
 def main() -> None:

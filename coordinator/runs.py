@@ -13,7 +13,8 @@ class RunKind(StrEnum):
     SPRT = "sprt"
     #: A tuning run (``arbiter tune``): its trials and acceptance SPRTs are runs of their own.
     TUNE = "tune"
-    #: A tuning trial: a short match of a candidate against the champion of the moment.
+    #: A tuning trial: a short match of an Optuna candidate against the run's start weights (the
+    #: one fixed reference of the study; see ``tuning/objective.py``).
     TRIAL = "trial"
     #: A tuning run's SPRT of a promising trial against the champion; H1 accepted crowns it.
     ACCEPTANCE = "acceptance"

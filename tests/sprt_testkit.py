@@ -15,9 +15,11 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from worker.protocol import BatchResult, Color, GameRecord, tally
+from worker.protocol import BatchResult, Color, GameRecord
 
 #: Bound on any CLI call of the tests (seconds).
+from worker.tally import tally
+
 CLI_TIMEOUT = 240
 
 

@@ -14,7 +14,7 @@ from celery import Celery
 from kombu.utils.url import maybe_sanitize_url
 
 from worker.celeryconfig import CONNECT_TIMEOUT
-from worker.protocol import SECRET_ENV
+from worker.sealing import SECRET_ENV
 
 
 class Unreachable(ValueError):

@@ -15,7 +15,9 @@ from collections.abc import Callable
 from typing import Any
 
 import engine
-from worker.protocol import PAIR_COLORS, BatchPayload, BatchResult, Color, GameRecord, refusal, tally
+from worker.protocol import PAIR_COLORS, BatchPayload, BatchResult, Color, GameRecord
+from worker.sealing import refusal
+from worker.tally import tally
 
 PlayGame = Callable[..., dict[str, Any]]
 

@@ -14,18 +14,21 @@ payload asks for) is decided by the coordinator, which replays every record; see
 
 from __future__ import annotations
 
-import hashlib
-import hmac
-import math
-import os
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
 
-import orjson
-
 import engine
+from worker.fields import (
+    Weights,
+    check_counts,
+    check_float,
+    check_int,
+    check_list,
+    check_object,
+    check_str,
+    check_weights,
+)
 
 #: The Celery task name coordinators send batches to.
 TASK_NAME = "arbiter.play_batch"
@@ -34,19 +37,13 @@ RESULTS = ("1-0", "0-1", "1/2-1/2")
 
 #: The longest worker name stored (a ``host:pid`` or a Celery node name).
 MAX_WORKER_NAME = 255
-#: Above this a count or index is not one any run could make (and would overflow the store).
-MAX_INT = 2**63 - 1
 #: The longest moves string of one record (far beyond any ply limit a run allows).
 MAX_MOVES_TEXT = 1_000_000
-#: The longest reason of a worker's refusal kept.
-MAX_REASON_TEXT = 300
 #: The longest opening (a position string) and end reason a record may state.
 MAX_OPENING = 256
 MAX_REASON = 32
 #: The fields of a game record.
 RECORD_FIELDS = ("opening", "moves", "result", "reason", "candidate_color")
-
-Weights = dict[str, int]
 
 
 class Color(StrEnum):
@@ -61,90 +58,6 @@ PAIR_COLORS = (Color.WHITE, Color.BLACK)
 _COLORS = {str(c): c for c in Color}
 _RESULT_SET = frozenset(RESULTS)
 _RECORD_KEYS = frozenset(RECORD_FIELDS)
-
-
-# field checks ---------------------------------------------------------------------------------
-
-
-def check_int(value: Any, name: str, *, low: int = 0, high: int = MAX_INT) -> int:
-    """``value`` as an int in ``[low, high]`` (bools are not ints here)."""
-    if not isinstance(value, int) or isinstance(value, bool):
-        raise ValueError(f"{name}: expected an integer, got {type(value).__name__}")
-    if not low <= value <= high:
-        raise ValueError(f"{name}: expected an integer from {low} to {high}, got {value}")
-    return value
-
-
-def check_float(value: Any, name: str, *, low: float = 0.0, high: float = 1e12) -> float:
-    """``value`` as a finite float in ``[low, high]`` (an int is accepted)."""
-    if not isinstance(value, int | float) or isinstance(value, bool):
-        raise ValueError(f"{name}: expected a number, got {type(value).__name__}")
-    number = float(value)
-    if not math.isfinite(number) or not low <= number <= high:
-        raise ValueError(f"{name}: expected a number from {low:g} to {high:g}, got {value!r}")
-    return number
-
-
-def check_str(value: Any, name: str, *, max_length: int = 4096) -> str:
-    """``value`` as a str of at most ``max_length`` characters."""
-    if type(value) is str and len(value) <= max_length:
-        return value
-    if not isinstance(value, str):
-        raise ValueError(f"{name}: expected a string, got {type(value).__name__}")
-    if len(value) > max_length:
-        raise ValueError(f"{name}: longer than {max_length} characters")
-    return value
-
-
-def check_list(value: Any, name: str) -> list[Any]:
-    """``value`` as a list."""
-    if not isinstance(value, list):
-        raise ValueError(f"{name}: expected a list, got {type(value).__name__}")
-    return value
-
-
-def check_object(
-    value: Any, name: str, required: Sequence[str], optional: Sequence[str] = ()
-) -> dict[str, Any]:
-    """``value`` as a dict with string keys, every ``required`` key and no unknown one."""
-    if not isinstance(value, dict):
-        raise ValueError(f"{name}: expected a JSON object, got {type(value).__name__}")
-    missing = [key for key in required if key not in value]
-    if missing:
-        raise ValueError(f"{name}: missing {', '.join(missing)}")
-    known = set(required) | set(optional)
-    unknown = sorted(str(key) for key in value if key not in known)
-    if unknown:
-        raise ValueError(f"{name}: unknown field(s) {', '.join(unknown)}")
-    return value
-
-
-def check_counts(value: Any, length: int, name: str) -> list[int]:
-    """``value`` as a list of ``length`` non-negative integer counts."""
-    counts = check_list(value, name)
-    if len(counts) != length:
-        raise ValueError(f"{name}: expected a list of {length} counts, got {value!r}")
-    if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_INT for v in counts):
-        raise ValueError(f"{name}: expected non-negative integer counts, got {value!r}")
-    return list(counts)
-
-
-def check_weights(value: Any, name: str) -> Weights | None:
-    """A weights mapping ``{"name": int}`` or None (the engine's defaults)."""
-    if value is None:
-        return None
-    if not isinstance(value, dict):
-        raise ValueError(f"{name}: expected a JSON object of weights, got {type(value).__name__}")
-    out: Weights = {}
-    for key, number in value.items():
-        check_str(key, f"{name} name", max_length=64)
-        if isinstance(number, float) and number.is_integer():
-            number = int(number)
-        out[key] = check_int(number, f"{name}.{key}", low=-(2**31), high=2**31 - 1)
-    return out
-
-
-# payload -------------------------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
@@ -206,7 +119,7 @@ class BatchPayload:
         )
 
 
-# result --------------------------------------------------------------------------------------
+# records and results --------------------------------------------------------------------------------------
 
 
 def ply_count(moves: str) -> int:
@@ -377,133 +290,3 @@ class BatchResult:
             cpu_seconds=check_float(d.get("cpu_seconds", 0.0), "cpu_seconds"),
             worker=None if worker is None else check_str(worker, "worker", max_length=MAX_WORKER_NAME),
         )
-
-
-# sealing -------------------------------------------------------------------------------------
-
-#: The fleet's shared secret (any text; set on the coordinator and on every worker, never printed).
-SECRET_ENV = "ARBITER_SECRET"
-#: The longest sealed body (a batch of the largest size, with long games, fits many times over).
-MAX_SEALED_BODY = 200_000_000
-
-
-def fleet_secret(environ: Mapping[str, str] | None = None) -> bytes | None:
-    """``$ARBITER_SECRET`` as the key that seals results, or None when it is not set."""
-    text = (os.environ if environ is None else environ).get(SECRET_ENV, "")
-    return text.encode() if text else None
-
-
-def seal(body: Mapping[str, Any], task_id: str, secret: bytes | None) -> dict[str, Any]:
-    """What a Celery worker returns for task ``task_id``: its answer (a result, or the reason it
-    refused the batch) as one JSON text, and an HMAC-SHA256 of the task id and that text under the
-    fleet's secret (None without one). Whoever can write to the result backend but has no secret
-    cannot make a sealed answer, nor move one to another task."""
-    text = orjson.dumps(body).decode()
-    mac = hmac.new(secret, f"{task_id}\n{text}".encode(), hashlib.sha256).hexdigest() if secret else None
-    return {"body": text, "mac": mac}
-
-
-def unseal(value: Any, task_id: str, secret: bytes | None) -> Any:
-    """The answer inside a sealed value of task ``task_id``; with a secret, ValueError unless it was
-    sealed with that secret for that task. (Without one nothing can be proved: the body is taken.)"""
-    d = check_object(value, "sealed result", ("body", "mac"))
-    text = check_str(d["body"], "sealed result: body", max_length=MAX_SEALED_BODY)
-    if secret is not None:
-        expected = hmac.new(secret, f"{task_id}\n{text}".encode(), hashlib.sha256).hexdigest()
-        if not isinstance(d["mac"], str) or not hmac.compare_digest(d["mac"], expected):
-            raise ValueError(f"sealed result: not sealed with this fleet's {SECRET_ENV} for this task")
-    try:
-        return orjson.loads(text)
-    except orjson.JSONDecodeError:
-        raise ValueError("sealed result: the body is not JSON") from None
-
-
-def refusal(reason: str, worker: str | None) -> dict[str, Any]:
-    """A worker's answer for a batch it will not play (another engine version, a bad payload)."""
-    return {"refused": " ".join(reason.split())[:MAX_REASON_TEXT], "worker": worker}
-
-
-def refusal_reason(body: Any) -> str | None:
-    """The reason of a refusal answer (see :func:`refusal`), or None for any other answer."""
-    if isinstance(body, dict) and "refused" in body:
-        return str(body["refused"])[:MAX_REASON_TEXT]
-    return None
-
-
-# counting ------------------------------------------------------------------------------------
-
-
-def candidate_score(result: str, candidate_color: str) -> float:
-    """The candidate's score (1, 0.5 or 0) in a game with ``result`` where it played ``candidate_color``."""
-    return _SCORES[result, candidate_color]
-
-
-#: The candidate's score by (result, candidate colour: a member and its text are the same key), and
-#: the W/D/L slot of each score.
-_SCORES: dict[tuple[str, str], float] = {
-    (result, color): 0.5 if result == "1/2-1/2" else float((result == "1-0") == (color is Color.WHITE))
-    for result in RESULTS
-    for color in Color
-}
-_SLOT = {1.0: 0, 0.5: 1, 0.0: 2}
-
-
-def tally(records: Sequence[Mapping[str, Any] | GameRecord]) -> tuple[list[int], list[int]]:
-    """Pentanomial ``[LL, LD, DD+WL, WD, WW]`` and ``[W, D, L]`` of records taken two by two as pairs."""
-    pentanomial = [0] * 5
-    wdl = [0, 0, 0]
-    scores = [
-        _SCORES[r.result, r.candidate_color]
-        if isinstance(r, GameRecord)
-        else _SCORES[r["result"], r["candidate_color"]]
-        for r in records
-    ]
-    for score in scores:
-        wdl[_SLOT[score]] += 1
-    for first, second in zip(scores[0::2], scores[1::2], strict=True):
-        pentanomial[round(2 * (first + second))] += 1
-    return pentanomial, wdl
-
-
-def check_matches_payload(result: BatchResult, payload: BatchPayload) -> tuple[list[int], list[int]]:
-    """ValueError unless ``result`` answers ``payload``: same run, batch and engine, one record per
-    game in pair order (candidate white then black) from the openings sent, and claimed counts
-    that agree with the records; the counts (pentanomial, W/D/L) tallied from the records."""
-    if result.run_id != payload.run_id:
-        raise ValueError(f"run_id: result is for run {result.run_id!r}, expected {payload.run_id!r}")
-    if result.batch_index != payload.batch_index:
-        raise ValueError(
-            f"batch_index: result is for batch {result.batch_index!r}, expected {payload.batch_index}"
-        )
-    if result.engine_version != payload.engine_version:
-        raise ValueError(
-            f"engine_version: result was played by {result.engine_version!r}, "
-            f"expected {payload.engine_version!r}"
-        )
-    pairs = payload.pairs
-    if sum(result.pentanomial) != pairs:
-        raise ValueError(f"pentanomial: counts add up to {sum(result.pentanomial)}, expected {pairs}")
-    if sum(result.wdl) != 2 * pairs:
-        raise ValueError(f"wdl: counts add up to {sum(result.wdl)}, expected {2 * pairs}")
-    if len(result.games) != 2 * pairs:
-        raise ValueError(f"games: expected {2 * pairs} game records, got {len(result.games)}")
-    games = result.games
-    whites, blacks = games[0::2], games[1::2]
-    in_order = all(g.candidate_color is Color.WHITE for g in whites) and all(
-        g.candidate_color is Color.BLACK for g in blacks
-    )
-    sent = payload.openings
-    if not (in_order and [g.opening for g in whites] == sent and [g.opening for g in blacks] == sent):
-        for i, record in enumerate(games):  # the whole-batch test failed: name the first culprit
-            if record.candidate_color != PAIR_COLORS[i % 2]:
-                raise ValueError(f"games[{i}]: candidate_color should be {str(PAIR_COLORS[i % 2])!r}")
-            if record.opening != sent[i // 2]:
-                raise ValueError(f"games[{i}]: opening differs from the one sent for pair {i // 2}")
-    counted_pentanomial, counted_wdl = tally(result.games)
-    if counted_pentanomial != result.pentanomial:
-        raise ValueError(
-            f"pentanomial: {result.pentanomial} does not match the game records ({counted_pentanomial})"
-        )
-    if counted_wdl != result.wdl:
-        raise ValueError(f"wdl: {result.wdl} does not match the game records ({counted_wdl})")
-    return counted_pentanomial, counted_wdl

@@ -1,7 +1,7 @@
 """The Celery task of arbiter's workers: a thin wrapper around :func:`worker.games.answer_batch`.
 
 The task takes one JSON batch payload and returns its answer (the result, or the reason the batch
-is refused) sealed with the fleet's secret (:func:`worker.protocol.seal`), so that a coordinator
+is refused) sealed with the fleet's secret (:func:`worker.sealing.seal`), so that a coordinator
 can tell the answers of its workers from values anyone else wrote into the result backend. The
 answer names this worker by its Celery node name, the name the coordinator knows it by.
 """
@@ -13,7 +13,8 @@ from typing import Any
 from celery import shared_task
 
 from worker.games import answer_batch
-from worker.protocol import TASK_NAME, fleet_secret, seal
+from worker.protocol import TASK_NAME
+from worker.sealing import fleet_secret, seal
 
 
 @shared_task(name=TASK_NAME, bind=True)  # type: ignore[untyped-decorator]  # celery ships no type hints

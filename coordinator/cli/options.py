@@ -17,8 +17,9 @@ import click
 
 import engine
 from coordinator.defaults import VERIFY_FRACTION
+from coordinator.executors.options import ExecutorOptions
 from coordinator.runs import RunKind, RunState
-from coordinator.sprt.sizing import MAX_BATCH_PAIRS, game_seconds, pairs_for_seconds
+from coordinator.sizing import MAX_BATCH_PAIRS, game_seconds, pairs_for_seconds
 from coordinator.stats.inputs import (
     ELO_MODELS,
     MAX_HYPOTHESIS_ELO,
@@ -334,32 +335,27 @@ def read_book(game: str, book: str | None) -> tuple[str, list[str]]:
         raise click.BadParameter(str(e), param_hint="'--book'") from None
 
 
-def open_executor(
-    broker: str | None, concurrency: int | None, verify_fraction: float, priority: int = DEFAULT_PRIORITY
-) -> Executor:
+def open_executor(options: ExecutorOptions) -> Executor:
     """The executor a command plays on, announced on stderr. Opened before any run is created,
     so that an unreachable broker leaves the store untouched."""
     from coordinator.executors.select import make_executor
 
     ctx = click.get_current_context(silent=True)
-    if ctx is not None and not (broker or os.environ.get(BROKER_ENV, "")).strip():
+    if ctx is not None and not options.broker_url:
         for name in ("verify_fraction", "priority"):
             if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE:
                 option = "--" + name.replace("_", "-")
                 raise click.UsageError(
                     f"{option} is about Celery workers: it needs --broker (or ${BROKER_ENV})"
                 )
-    executor = make_executor(broker, concurrency, verify_fraction, priority)
+    executor = make_executor(options)
     where = executor.describe()
     if where:
         click.echo(f"arbiter: {where}", err=True)
         from worker.connectivity import exposure_warning
-        from worker.protocol import fleet_secret
+        from worker.sealing import fleet_secret
 
-        urls = {
-            (broker or os.environ.get(BROKER_ENV, "")).strip(),
-            os.environ.get(RESULT_BACKEND_ENV, "").strip(),
-        }
+        urls = {options.broker_url, os.environ.get(RESULT_BACKEND_ENV, "").strip()}
         for url in sorted(urls - {""}):
             warning = exposure_warning(url, sealed=fleet_secret() is not None)
             if warning:
@@ -367,18 +363,12 @@ def open_executor(
     return executor
 
 
-def open_executor_and_store(
-    broker: str | None,
-    concurrency: int | None,
-    verify_fraction: float,
-    store_url: str | None,
-    priority: int = DEFAULT_PRIORITY,
-) -> tuple[Executor, Store]:
+def open_executor_and_store(options: ExecutorOptions, store_url: str | None) -> tuple[Executor, Store]:
     """The executor, then the store (so a bad broker never touches the store); the executor is
     closed again if the store cannot be opened."""
     from coordinator.store import Store
 
-    executor = open_executor(broker, concurrency, verify_fraction, priority)
+    executor = open_executor(options)
     try:
         return executor, Store(store_url)
     except BaseException:

@@ -19,6 +19,7 @@ from coordinator.cli.options import (
     store_option,
     verify_option,
 )
+from coordinator.executors.options import ExecutorOptions
 from coordinator.runs import RunKind, RunState, decision_label
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.report import (
@@ -161,6 +162,7 @@ def resume(
                 summary_text(run, config, stored_progress(store, run), 0.0, store.totals(run.id).cpu_seconds)
             )
         return
+    options = ExecutorOptions(broker, concurrency, verify_fraction, priority)
     if run.kind is RunKind.TUNE:
         from coordinator.cli.tune import drive
         from coordinator.tuning.config import TuneConfig
@@ -170,7 +172,7 @@ def resume(
             store,
             run,
             TuneConfig.from_json(run.config),
-            open_executor(broker, concurrency, verify_fraction, priority),
+            open_executor(options),
             None,
         )
         return
@@ -178,4 +180,4 @@ def resume(
 
     config = SprtConfig.from_json(run.config)  # one that this version refuses is the only line
     click.echo(f"arbiter: resuming run {run_id}", err=True)
-    play(store, run, config, open_executor(broker, concurrency, verify_fraction, priority))
+    play(store, run, config, open_executor(options))

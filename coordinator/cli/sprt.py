@@ -39,6 +39,7 @@ from coordinator.cli.progress import ProgressPrinter
 from coordinator.cli.signals import graceful_stop
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS
 from coordinator.executors.base import Executor
+from coordinator.executors.options import ExecutorOptions
 from coordinator.runs import RunKind
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.report import progress_line, summary_text
@@ -174,7 +175,8 @@ def sprt(
         )
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    executor, store = open_executor_and_store(broker, concurrency, verify_fraction, store_url, priority)
+    options = ExecutorOptions(broker, concurrency, verify_fraction, priority)
+    executor, store = open_executor_and_store(options, store_url)
     warn_if_games_repeat(config)
     run = create_or_resume(
         store, RunKind.SPRT, game, config.to_json(), config.fingerprint(), finished_too=True

@@ -38,6 +38,7 @@ from coordinator.cli.progress import ProgressPrinter
 from coordinator.cli.signals import graceful_stop
 from coordinator.defaults import ADJUDICATION, SPSA_GAMES, TUNE_BATCH_PAIRS, TUNE_LIMITS
 from coordinator.executors.base import Executor
+from coordinator.executors.options import ExecutorOptions
 from coordinator.files import write_atomically
 from coordinator.runs import RunKind, RunState
 from coordinator.sprt.runner import RunFailed
@@ -412,7 +413,8 @@ def tune(
         )
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    executor, store = open_executor_and_store(broker, concurrency, verify_fraction, store_url, priority)
+    options = ExecutorOptions(broker, concurrency, verify_fraction, priority)
+    executor, store = open_executor_and_store(options, store_url)
     # The same command again continues the run, or only reports it when its budget is used.
     run = create_or_resume(
         store, RunKind.TUNE, game, config.to_json(), config.fingerprint(), finished_too=True

@@ -23,7 +23,7 @@ from worker.celeryconfig import (
     versioned_queue,
 )
 from worker.connectivity import check_reachable, exposure_warning, safe_url
-from worker.protocol import fleet_secret
+from worker.sealing import fleet_secret
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 #: Depth of the start-up bench: shallower than the engine's signature depth (engine.BENCH_DEPTH) so

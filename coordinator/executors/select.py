@@ -6,42 +6,27 @@ the Celery workers behind that broker; nothing else about the command changes.
 
 from __future__ import annotations
 
-import os
-
-from coordinator.defaults import VERIFY_FRACTION
 from coordinator.executors.base import Executor
+from coordinator.executors.checking import CheckingExecutor
 from coordinator.executors.local import LocalExecutor
-from coordinator.trust.spotcheck import CheckingExecutor
-from worker.celeryconfig import BROKER_ENV, DEFAULT_PRIORITY, PRIORITIES
-
-__all__ = ["BROKER_ENV", "make_executor"]
+from coordinator.executors.options import ExecutorOptions
+from worker.celeryconfig import PRIORITIES
 
 
-def make_executor(
-    broker: str | None,
-    concurrency: int | None,
-    verify_fraction: float = VERIFY_FRACTION,
-    priority: int = DEFAULT_PRIORITY,
-) -> Executor:
-    """A local pool when ``broker`` is empty (None: ``$ARBITER_BROKER``), else a Celery executor
-    whose workers are spot-checked (``verify_fraction`` of their batches, and each one's first,
-    played again by another worker, and on one local process where they disagree or no other
-    worker is up) and whose batches carry ``priority`` (0 to 9, higher
-    first, among the runs that share the fleet).
-
-    ``concurrency`` is the number of processes: local ones, or across all Celery workers (unset:
-    discovered from the workers). An unreachable broker raises a ValueError within seconds.
-    """
-    if broker is None:
-        broker = os.environ.get(BROKER_ENV)
-    if not broker or not broker.strip():
-        return LocalExecutor(concurrency)
+def make_executor(options: ExecutorOptions) -> Executor:
+    """A local pool without a broker, else a Celery executor whose workers are spot-checked
+    (``verify_fraction`` of their batches, and each one's first, played again by another worker,
+    and on one local process where they disagree or no other worker is up) and whose batches carry
+    the run's ``priority``. An unreachable broker raises a ValueError within seconds."""
+    broker = options.broker_url
+    if not broker:
+        return LocalExecutor(options.concurrency)
     from coordinator.executors.celery.executor import CeleryExecutor  # Celery loads only when used
 
-    workers = CeleryExecutor(broker.strip(), concurrency=concurrency, priority=priority)
+    workers = CeleryExecutor(broker, concurrency=options.concurrency, priority=options.priority)
     try:
-        peers = CeleryExecutor(broker.strip(), priority=max(PRIORITIES))  # checks go first
+        peers = CeleryExecutor(broker, priority=max(PRIORITIES))  # checks go first
     except BaseException:
         workers.close()
         raise
-    return CheckingExecutor(workers, LocalExecutor(1), verify_fraction, peers=peers)
+    return CheckingExecutor(workers, LocalExecutor(1), options.verify_fraction, peers=peers)

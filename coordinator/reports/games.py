@@ -22,7 +22,8 @@ from typing import Any, TextIO
 from coordinator.reports.match import ADJUDICATION_REASONS, REASONS
 from coordinator.runs import RunKind
 from coordinator.store import Run, Store
-from worker.protocol import candidate_score, move_list, ply_count
+from worker.protocol import move_list, ply_count
+from worker.tally import candidate_score
 
 FORMATS = ("pgn", "jsonl")
 #: ``--result`` values: a result as written, or the candidate's view of it.

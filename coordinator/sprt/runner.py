@@ -26,10 +26,12 @@ from coordinator.runs import Decision, RunState
 from coordinator.sprt.config import BatchPlan, SprtConfig
 from coordinator.stats import SprtState, update_sprt, wdl_to_ldw
 from coordinator.store import Store, StoredResult
-from coordinator.trust.replay import ResultCheck, replay_check
-from worker.protocol import BatchPayload, BatchResult, check_matches_payload
 
 #: A batch refused this many times fails the run (it would block the prefix), once every live
+from coordinator.trust.answers import check_matches_payload
+from coordinator.trust.replay import ResultCheck, replay_check
+from worker.protocol import BatchPayload, BatchResult
+
 #: worker has itself refused it: one stale or lying worker in a fleet never fails a run.
 MAX_ATTEMPTS = 3
 #: How long to wait for a result before reporting progress anyway (seconds).

@@ -26,10 +26,10 @@ from coordinator.stats.llr import (
 )
 from coordinator.stats.nelo import NormalizedElo, nelo, nelo_pentanomial, nelo_trinomial
 from coordinator.stats.sprt import (
-    Decision,
     Overshoot,
     SprtParams,
     SprtState,
+    Verdict,
     decide,
     run_sprt,
     sprt_bounds,
@@ -47,7 +47,6 @@ __all__ = [
     "ELO_MODELS",
     "NELO_PER_NT",
     "SUMMARY_KEYS",
-    "Decision",
     "EloModel",
     "FixedElo",
     "NormalizedElo",
@@ -56,6 +55,7 @@ __all__ = [
     "SprtParams",
     "SprtState",
     "StatsSummary",
+    "Verdict",
     "bayeselo_bounds_to_logistic",
     "bayeselo_to_elo",
     "bayeselo_to_proba",

@@ -25,7 +25,9 @@ from coordinator.stats.inputs import (
 )
 from coordinator.stats.llr import llr as gsprt_llr
 
-Decision = Literal["accepted", "rejected", "continue"]
+#: What the SPRT says after a look at the counts (how a whole run ended is
+#: ``coordinator.runs.Decision``, which adds the budget).
+Verdict = Literal["accepted", "rejected", "continue"]
 
 
 def sprt_bounds(alpha: float, beta: float) -> tuple[float, float]:
@@ -45,7 +47,7 @@ def decide(
     upper_bound: float,
     overshoot0: float = 0.0,
     overshoot1: float = 0.0,
-) -> Decision:
+) -> Verdict:
     """Stop decision for an LLR, with the bounds moved inward by the overshoots.
 
     ``rejected`` if ``llr < lower_bound + overshoot0``, else ``accepted`` if
@@ -128,7 +130,7 @@ class SprtState:
     """
 
     llr: float = 0.0
-    state: Decision = "continue"
+    state: Verdict = "continue"
     overshoot: Overshoot | None = field(default_factory=Overshoot)
     illegal_update: float | None = None
     lost_samples: float | None = None

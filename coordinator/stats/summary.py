@@ -8,7 +8,7 @@ from typing import TypedDict
 from coordinator.stats.elo import fixed_elo
 from coordinator.stats.inputs import check_counts, check_length
 from coordinator.stats.nelo import nelo
-from coordinator.stats.sprt import Decision, decide
+from coordinator.stats.sprt import Verdict, decide
 from coordinator.stats.sprt_elo import sprt_elo
 
 
@@ -18,7 +18,7 @@ class StatsSummary(TypedDict):
     llr: float
     lower_bound: float
     upper_bound: float
-    state: Decision
+    state: Verdict
     elo: float
     elo95: float
     los: float

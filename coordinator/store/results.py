@@ -24,9 +24,11 @@ from coordinator.store.schema import (
     results,
     runs,
 )
-from worker.protocol import RECORD_FIELDS, BatchResult, tally
+from worker.protocol import RECORD_FIELDS, BatchResult
 
 #: Batches of game records read from the database at a time while streaming them.
+from worker.tally import tally
+
 STREAM_BATCHES = 16
 
 

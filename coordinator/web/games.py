@@ -11,9 +11,11 @@ from typing import Any
 
 from coordinator.reports.games import ExportedGame, GameFilter, iter_games
 from coordinator.store import Run, Store
-from worker.protocol import candidate_score, move_list
+from worker.protocol import move_list
 
 #: Games on one page of a run's games.
+from worker.tally import candidate_score
+
 PER_PAGE = 50
 
 

@@ -13,14 +13,16 @@ import pytest
 from kombu.exceptions import OperationalError
 
 import engine
+from coordinator import sizing
 from coordinator.executors.celery import executor as ce
 from coordinator.executors.celery import leases
 from coordinator.executors.celery.executor import CeleryExecutor
 from coordinator.executors.celery.leases import LeasePolicy, budget_seconds
 from coordinator.executors.local import LocalExecutor
+from coordinator.executors.options import ExecutorOptions
 from coordinator.executors.select import make_executor
-from coordinator.sprt import sizing
-from worker.protocol import BatchPayload, refusal, seal
+from worker.protocol import BatchPayload
+from worker.sealing import refusal, seal
 
 
 class FakeClock:
@@ -330,10 +332,10 @@ def test_polled_backend_only_for_redis() -> None:
 def test_make_executor_is_local_without_a_broker(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("ARBITER_BROKER", raising=False)
     for broker in (None, "", "  "):
-        with make_executor(broker, 2) as ex:
+        with make_executor(ExecutorOptions(broker, 2)) as ex:
             assert isinstance(ex, LocalExecutor) and ex.concurrency == 2
     monkeypatch.setenv("ARBITER_BROKER", "")
-    assert isinstance(make_executor(None, 1), LocalExecutor)
+    assert isinstance(make_executor(ExecutorOptions(None, 1)), LocalExecutor)
 
 
 def test_answers_are_unsealed_and_name_their_worker(

@@ -27,9 +27,12 @@ from celery import Celery
 
 from worker import games
 from worker.celeryconfig import settings
-from worker.protocol import BatchPayload, fleet_secret, seal, tally
+from worker.protocol import BatchPayload
 
 #: Must equal ``worker.protocol.TASK_NAME`` (the tests check it).
+from worker.sealing import fleet_secret, seal
+from worker.tally import tally
+
 TASK_NAME = "arbiter.play_batch"
 FORGE_ENV = "FORGE"
 

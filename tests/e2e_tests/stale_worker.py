@@ -10,7 +10,8 @@ from celery import Celery
 
 from worker.celeryconfig import settings
 from worker.games import answer_batch
-from worker.protocol import TASK_NAME, fleet_secret, seal
+from worker.protocol import TASK_NAME
+from worker.sealing import fleet_secret, seal
 
 STALE_VERSION = "0.0.0+stale"
 

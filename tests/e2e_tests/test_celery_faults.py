@@ -27,6 +27,7 @@ import engine
 from coordinator.executors.base import Executor
 from coordinator.executors.celery.executor import CeleryExecutor
 from coordinator.executors.local import LocalExecutor
+from coordinator.executors.options import ExecutorOptions
 from coordinator.executors.select import make_executor
 from coordinator.runs import RunKind
 from coordinator.sprt.config import SprtConfig
@@ -164,7 +165,7 @@ def test_two_workers_give_the_local_pools_counts(
     config = make_config()
     store = Store(store_urls("a"))
     run_id = new_run(store, config)
-    with make_executor(redis_server.url, 2) as executor:
+    with make_executor(ExecutorOptions(redis_server.url, 2)) as executor:
         assert isinstance(getattr(executor, "inner", executor), CeleryExecutor)
         progress = play(store, run_id, config, executor)
     assert counts(progress) == reference(config)
@@ -302,7 +303,7 @@ def test_unreachable_broker_is_one_clear_error_within_seconds() -> None:
     url = f"redis://:secret@127.0.0.1:{free_port()}/0"
     started = time.monotonic()
     with pytest.raises(Unreachable, match=r"broker redis://:\*\*@127\.0\.0\.1:\d+/0 is unreachable") as e:
-        make_executor(url, 2)
+        make_executor(ExecutorOptions(url, 2))
     assert "secret" not in str(e.value)
     assert time.monotonic() - started < 6
 

@@ -30,7 +30,7 @@ from coordinator.executors.celery.leases import LEASE_ENV  # noqa: E402
 from coordinator.store import STORE_ENV  # noqa: E402
 from coordinator.web.app import ROUTES  # noqa: E402
 from worker import celeryconfig  # noqa: E402
-from worker.protocol import SECRET_ENV  # noqa: E402
+from worker.sealing import SECRET_ENV  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"

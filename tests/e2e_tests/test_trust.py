@@ -19,10 +19,10 @@ from sprt_testkit import run_cli
 from test_celery_faults import counts, make_config, new_run, play, reference
 
 from coordinator.executors.celery.executor import CeleryExecutor
+from coordinator.executors.checking import CheckingExecutor
 from coordinator.executors.local import LocalExecutor
 from coordinator.store import Store
-from coordinator.trust.spotcheck import CheckingExecutor
-from worker.protocol import seal
+from worker.sealing import seal
 
 
 def checked_run(redis_url: str, db: Path) -> tuple[Store, int, Any, CheckingExecutor]:

@@ -11,9 +11,11 @@ import pytest
 from sprt_testkit import book_positions
 
 import engine
+from coordinator.trust.answers import check_matches_payload
 from coordinator.trust.replay import replay_check
 from worker.games import play_batch
-from worker.protocol import BatchPayload, BatchResult, candidate_score, check_matches_payload, tally
+from worker.protocol import BatchPayload, BatchResult
+from worker.tally import candidate_score, tally
 
 GAME = "congo"
 

@@ -14,7 +14,7 @@ away are not played hours later.
 
 Sealed answers. A worker's answer (its result, or why it refused the batch) is sealed with the
 fleet's secret, ``$ARBITER_SECRET`` (an HMAC of the task id and the answer; see
-:func:`worker.protocol.seal`). With a secret, a value that is not sealed for its task is refused and
+:func:`worker.sealing.seal`). With a secret, a value that is not sealed for its task is refused and
 names nobody: whoever writes to the result backend without the secret can neither get a result
 counted nor get a worker blamed. Crashes and time limits (Celery's FAILURE values) are never
 sealed, so they name nobody either. Without a secret, an answer's worker name is only a claim.
@@ -74,7 +74,8 @@ from worker.celeryconfig import (
     versioned_queue,
 )
 from worker.connectivity import check_reachable, safe_url
-from worker.protocol import MAX_WORKER_NAME, TASK_NAME, BatchPayload, fleet_secret, refusal_reason, unseal
+from worker.protocol import MAX_WORKER_NAME, TASK_NAME, BatchPayload
+from worker.sealing import fleet_secret, refusal_reason, unseal
 
 log = logging.getLogger(__name__)
 

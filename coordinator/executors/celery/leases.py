@@ -8,7 +8,7 @@ import os
 from collections import deque
 from collections.abc import Mapping
 
-from coordinator.sprt.sizing import longest_game_seconds
+from coordinator.sizing import longest_game_seconds
 from worker.celeryconfig import batch_seconds
 from worker.protocol import BatchPayload
 

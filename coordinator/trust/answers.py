@@ -1,0 +1,52 @@
+"""Whether a well-formed result answers the payload it was sent for: the same run, batch and engine,
+one record per game in pair order from the openings sent, and claimed counts that agree with the
+records. The first check of every answer; replaying its games (``replay``) is the second."""
+
+from __future__ import annotations
+
+from worker.protocol import PAIR_COLORS, BatchPayload, BatchResult, Color
+from worker.tally import tally
+
+
+def check_matches_payload(result: BatchResult, payload: BatchPayload) -> tuple[list[int], list[int]]:
+    """ValueError unless ``result`` answers ``payload``: same run, batch and engine, one record per
+    game in pair order (candidate white then black) from the openings sent, and claimed counts
+    that agree with the records; the counts (pentanomial, W/D/L) tallied from the records."""
+    if result.run_id != payload.run_id:
+        raise ValueError(f"run_id: result is for run {result.run_id!r}, expected {payload.run_id!r}")
+    if result.batch_index != payload.batch_index:
+        raise ValueError(
+            f"batch_index: result is for batch {result.batch_index!r}, expected {payload.batch_index}"
+        )
+    if result.engine_version != payload.engine_version:
+        raise ValueError(
+            f"engine_version: result was played by {result.engine_version!r}, "
+            f"expected {payload.engine_version!r}"
+        )
+    pairs = payload.pairs
+    if sum(result.pentanomial) != pairs:
+        raise ValueError(f"pentanomial: counts add up to {sum(result.pentanomial)}, expected {pairs}")
+    if sum(result.wdl) != 2 * pairs:
+        raise ValueError(f"wdl: counts add up to {sum(result.wdl)}, expected {2 * pairs}")
+    if len(result.games) != 2 * pairs:
+        raise ValueError(f"games: expected {2 * pairs} game records, got {len(result.games)}")
+    games = result.games
+    whites, blacks = games[0::2], games[1::2]
+    in_order = all(g.candidate_color is Color.WHITE for g in whites) and all(
+        g.candidate_color is Color.BLACK for g in blacks
+    )
+    sent = payload.openings
+    if not (in_order and [g.opening for g in whites] == sent and [g.opening for g in blacks] == sent):
+        for i, record in enumerate(games):  # the whole-batch test failed: name the first culprit
+            if record.candidate_color != PAIR_COLORS[i % 2]:
+                raise ValueError(f"games[{i}]: candidate_color should be {str(PAIR_COLORS[i % 2])!r}")
+            if record.opening != sent[i // 2]:
+                raise ValueError(f"games[{i}]: opening differs from the one sent for pair {i // 2}")
+    counted_pentanomial, counted_wdl = tally(result.games)
+    if counted_pentanomial != result.pentanomial:
+        raise ValueError(
+            f"pentanomial: {result.pentanomial} does not match the game records ({counted_pentanomial})"
+        )
+    if counted_wdl != result.wdl:
+        raise ValueError(f"wdl: {result.wdl} does not match the game records ({counted_wdl})")
+    return counted_pentanomial, counted_wdl
