@@ -8,6 +8,7 @@ the fixtures of ``tests/e2e_tests/conftest.py``. Every wait polls against a dead
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -132,6 +133,29 @@ class RedisServer:
         """Kill it and start a fresh, empty one on the same port."""
         self.kill()
         self.start()
+
+
+def task_metas(server: RedisServer) -> list[dict[str, Any]]:
+    """Every task state stored in ``server``'s result backend."""
+    client = server.client()
+    metas = []
+    for key in client.scan_iter("celery-task-meta-*"):
+        value = client.get(key)
+        if value:
+            metas.append(json.loads(value))
+    return metas
+
+
+def started_tasks(server: RedisServer, node: str) -> list[str]:
+    """The tasks worker ``node`` is playing: started (``STARTED`` in the result backend, which the
+    worker's own result overwrites once it is stored) and not finished. While the worker is
+    stopped this cannot change: such a worker is busy, and takes no other task (prefetch 1,
+    acknowledged late)."""
+    return [
+        str(meta["task_id"])
+        for meta in task_metas(server)
+        if meta.get("status") == "STARTED" and (meta.get("result") or {}).get("hostname") == node
+    ]
 
 
 class WorkerProcess:

@@ -113,6 +113,9 @@ class WorkerPause:
         cont(self.stopped)
         self.stopped = []
 
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}({self.pid})"
+
     @contextlib.contextmanager
     def paused(self) -> Iterator[None]:
         """The command's workers stopped inside the block."""
@@ -130,8 +133,30 @@ class CommandPause(WorkerPause):
         return [self.pid, *descendants(self.pid)]
 
 
+class PauseAll:
+    """Several pauses as one (e.g. every worker of a fleet)."""
+
+    def __init__(self, *pauses: WorkerPause) -> None:
+        self.pauses = pauses
+
+    def pause(self) -> int:
+        """Pause each; how many processes were stopped in all (at least one each is expected)."""
+        counts = [p.pause() for p in self.pauses]
+        return sum(counts) if all(counts) else 0
+
+    def resume(self) -> None:
+        for p in self.pauses:
+            p.resume()
+
+    def __repr__(self) -> str:
+        return f"PauseAll{self.pauses!r}"
+
+
+Pause = WorkerPause | PauseAll
+
+
 def pause_when(
-    pause: WorkerPause,
+    pause: Pause,
     ready: Callable[[], object],
     timeout: float,
     what: str,
@@ -144,7 +169,9 @@ def pause_when(
     deadline = time.monotonic() + timeout
     while True:
         if ready():
-            assert pause.pause() > 0, f"process {pause.pid} has no worker processes to pause"
+            if pause.pause() == 0:
+                pause.resume()
+                raise AssertionError(f"{pause!r}: no process to pause")
             try:
                 if ready():
                     return
