@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import redis
+from process_testkit import CommandPause
 from sprt_testkit import cli_command
 
 import engine
@@ -179,6 +180,29 @@ class WorkerProcess:
     def kill(self, sig: int = signal.SIGKILL) -> None:
         """Signal the worker and all its pool processes (as if the machine died) and reap it."""
         _kill_group(self.process, sig)
+
+
+def pause_a_playing_worker(
+    server: RedisServer, fleet: list[WorkerProcess], alive: Callable[[], object], timeout: float
+) -> tuple[WorkerProcess, CommandPause]:
+    """Stop, check, act: the first worker of ``fleet`` seen playing a batch is stopped (worker and
+    pool), and returned with its pause once the batch is still started and not stored while it is
+    stopped: until it is resumed it takes no other batch (prefetch 1, acknowledged late), so the
+    others get the rest. ``alive`` is asked at each poll (it may raise AssertionError: the run
+    ended); AssertionError after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        alive()
+        for worker in fleet:
+            if started_tasks(server, worker.node):
+                pause = CommandPause(worker.process.pid)
+                assert pause.pause() > 0
+                if started_tasks(server, worker.node):
+                    return worker, pause
+                pause.resume()
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for a worker to play a batch")
+        time.sleep(0.05)  # polling interval, not synchronisation: the deadline bounds the wait
 
 
 class WorkerPool:
