@@ -22,10 +22,13 @@ from __future__ import annotations
 
 import contextlib
 import os
+import queue
 import signal
+import threading
 import time
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import IO
 
 #: Bound on a process taking a SIGSTOP (seconds): the kernel stops it as soon as it runs next.
 STOP_TIMEOUT = 30.0
@@ -182,3 +185,25 @@ def pause_when(
         if time.monotonic() >= deadline:
             raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}")
         time.sleep(POLL_INTERVAL)  # polling interval, not synchronisation: the deadline bounds the wait
+
+
+def read_line(stream: IO[str], timeout: float, what: str) -> str:
+    """The next line of ``stream`` (a subprocess's pipe), waiting at most ``timeout`` seconds
+    (AssertionError then). A pipe's ``readline`` has no timeout of its own: it is read in a daemon
+    thread, which ends when the process does (the caller kills it on failure)."""
+    lines: queue.Queue[str | BaseException] = queue.Queue()
+
+    def read() -> None:
+        try:
+            lines.put(stream.readline())
+        except BaseException as e:
+            lines.put(e)
+
+    threading.Thread(target=read, daemon=True).start()
+    try:
+        line = lines.get(timeout=timeout)
+    except queue.Empty:
+        raise AssertionError(f"timed out after {timeout:.0f} s waiting for {what}") from None
+    if isinstance(line, BaseException):
+        raise line
+    return line
