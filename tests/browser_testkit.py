@@ -12,6 +12,10 @@ from typing import Any, NoReturn
 
 import pytest
 
+#: Bound on Chromium's start (milliseconds; Playwright's own default is 30 s, short for a loaded
+#: machine; about a second on an idle one).
+LAUNCH_TIMEOUT_MS = 120_000
+
 
 def chromium_path() -> str | None:
     """Debian's Chromium, if installed."""
@@ -37,7 +41,9 @@ def headless_chromium() -> Iterator[Any]:
     except ImportError:
         missing("playwright is not installed")
     with sync_playwright() as p:
-        launched = p.chromium.launch(executable_path=executable, args=["--no-sandbox", "--disable-gpu"])
+        launched = p.chromium.launch(
+            executable_path=executable, args=["--no-sandbox", "--disable-gpu"], timeout=LAUNCH_TIMEOUT_MS
+        )
         try:
             yield launched
         finally:

@@ -8,6 +8,7 @@ the fixtures of ``tests/e2e_tests/conftest.py``. Every wait polls against a dead
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import shutil
 import signal
@@ -20,6 +21,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 import redis
+from process_testkit import CommandPause
 from sprt_testkit import cli_command
 
 import engine
@@ -134,6 +136,29 @@ class RedisServer:
         self.start()
 
 
+def task_metas(server: RedisServer) -> list[dict[str, Any]]:
+    """Every task state stored in ``server``'s result backend."""
+    client = server.client()
+    metas = []
+    for key in client.scan_iter("celery-task-meta-*"):
+        value = client.get(key)
+        if value:
+            metas.append(json.loads(value))
+    return metas
+
+
+def started_tasks(server: RedisServer, node: str) -> list[str]:
+    """The tasks worker ``node`` is playing: started (``STARTED`` in the result backend, which the
+    worker's own result overwrites once it is stored) and not finished. While the worker is
+    stopped this cannot change: such a worker is busy, and takes no other task (prefetch 1,
+    acknowledged late)."""
+    return [
+        str(meta["task_id"])
+        for meta in task_metas(server)
+        if meta.get("status") == "STARTED" and (meta.get("result") or {}).get("hostname") == node
+    ]
+
+
 class WorkerProcess:
     """One Celery worker process (``celery worker`` or ``arbiter worker``) and its log."""
 
@@ -155,6 +180,29 @@ class WorkerProcess:
     def kill(self, sig: int = signal.SIGKILL) -> None:
         """Signal the worker and all its pool processes (as if the machine died) and reap it."""
         _kill_group(self.process, sig)
+
+
+def pause_a_playing_worker(
+    server: RedisServer, fleet: list[WorkerProcess], alive: Callable[[], object], timeout: float
+) -> tuple[WorkerProcess, CommandPause]:
+    """Stop, check, act: the first worker of ``fleet`` seen playing a batch is stopped (worker and
+    pool), and returned with its pause once the batch is still started and not stored while it is
+    stopped: until it is resumed it takes no other batch (prefetch 1, acknowledged late), so the
+    others get the rest. ``alive`` is asked at each poll (it may raise AssertionError: the run
+    ended); AssertionError after ``timeout`` seconds."""
+    deadline = time.monotonic() + timeout
+    while True:
+        alive()
+        for worker in fleet:
+            if started_tasks(server, worker.node):
+                pause = CommandPause(worker.process.pid)
+                assert pause.pause() > 0
+                if started_tasks(server, worker.node):
+                    return worker, pause
+                pause.resume()
+        if time.monotonic() >= deadline:
+            raise AssertionError(f"timed out after {timeout:.0f} s waiting for a worker to play a batch")
+        time.sleep(0.05)  # polling interval, not synchronisation: the deadline bounds the wait
 
 
 class WorkerPool:

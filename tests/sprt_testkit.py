@@ -55,10 +55,47 @@ def cli_command(*args: str) -> list[str]:
 
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
     """Run ``arbiter ARGS`` to completion (bounded by :data:`CLI_TIMEOUT`)."""
+    return _run(cli_command(*args), cwd)
+
+
+def _run(argv: list[str], cwd: Path | None) -> subprocess.CompletedProcess[str]:
+    """Run ``argv`` to completion (bounded by :data:`CLI_TIMEOUT`), without ``$ARBITER_STORE``."""
     env = {k: v for k, v in os.environ.items() if k != "ARBITER_STORE"}
-    return subprocess.run(
-        cli_command(*args), capture_output=True, text=True, timeout=CLI_TIMEOUT, cwd=cwd, env=env
-    )
+    return subprocess.run(argv, capture_output=True, text=True, timeout=CLI_TIMEOUT, cwd=cwd, env=env)
+
+
+#: Runs ``arbiter`` with one function timed: argv[1:4] name its module, its name and the file that
+#: gets each call's duration in seconds (a line per call).
+TIMED_MAIN = """
+import importlib, sys, time
+module, name, record = sys.argv[1:4]
+del sys.argv[1:4]
+target = importlib.import_module(module)
+original = getattr(target, name)
+def timed(*args, **kwargs):
+    started = time.monotonic()
+    try:
+        return original(*args, **kwargs)
+    finally:
+        with open(record, "a") as out:
+            out.write(f"{time.monotonic() - started!r}\\n")
+setattr(target, name, timed)
+from coordinator.cli.main import main
+main()
+"""
+
+
+def run_cli_timing(target: str, record: Path, *args: str) -> subprocess.CompletedProcess[str]:
+    """Run ``arbiter ARGS`` like :func:`run_cli`, timing each call of ``target`` (``module:name``,
+    as the command's module looks it up) into ``record``: how long the part under test took,
+    without the interpreter's start and the imports, which a busy machine slows at will."""
+    module, _, name = target.partition(":")
+    return _run([sys.executable, "-c", TIMED_MAIN, module, name, str(record), *args], None)
+
+
+def call_seconds(record: Path) -> list[float]:
+    """The durations :func:`run_cli_timing` recorded (none if the target was never called)."""
+    return [float(x) for x in record.read_text().split()] if record.exists() else []
 
 
 def standin_play_game(

@@ -283,7 +283,7 @@ def _throughput(rows: list[Any]) -> dict[str, Any]:
     """Games per second over wall-clock time, from when each counted batch was stored."""
     if not rows:
         return {"start": None, "seconds": [], "games_per_second": [], "bin_seconds": None}
-    start = rows[0].created_at
+    start = min(r.created_at for r in rows)  # rows are in batch order, not always in time order
     stamps = [((r.created_at - start).total_seconds(), r.wins + r.draws + r.losses) for r in rows]
     span = max(stamps[-1][0], 1.0)
     width = max(span / 40, 1.0)

@@ -14,7 +14,9 @@ import math
 import re
 import tracemalloc
 from collections import Counter
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
+from types import SimpleNamespace
 from typing import Any
 
 import numpy as np
@@ -34,6 +36,7 @@ from sqlalchemy import select
 import engine
 from coordinator.reports import build, gather, html_page, terminal_summary
 from coordinator.reports.games import GameFilter, export, iter_games
+from coordinator.reports.match import _throughput, iso
 from coordinator.runs import RunKind
 from coordinator.sprt.config import BatchPlan
 from coordinator.sprt.runner import SprtRunner
@@ -141,6 +144,19 @@ def stored_rows(store: Store, run_id: int, counted: int) -> list[Any]:
 
 def counted_records(store: Store, run_id: int, counted: int) -> list[dict[str, Any]]:
     return [r for b in range(counted) for r in store.game_records(run_id, b)]
+
+
+def test_throughput_of_batches_stored_out_of_order() -> None:
+    """Counted rows come in batch order; a batch stored long after later ones (its first result was
+    discarded with a quarantined worker and played again) still counts from the run's first result."""
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    rows = [
+        SimpleNamespace(created_at=start + timedelta(seconds=s), wins=2, draws=1, losses=1)
+        for s in (100, 0, 1, 2)  # batch 0 stored last
+    ]
+    data = _throughput(rows)
+    assert data["start"] == iso(start)
+    assert sum(g * data["bin_seconds"] for g in data["games_per_second"]) == pytest.approx(16)
 
 
 @pytest.mark.parametrize("kind", ["finished", "running"])

@@ -237,6 +237,17 @@ def test_same_seed_same_counts_with_concurrency_1_and_2(tmp_path: Path, openings
     assert seen[0][2] * 4 == sum(seen[0][1])
 
 
+def drain(executor: LocalExecutor, polls: int = 50, timeout: float = 5) -> list[BatchOutcome]:
+    """Every outcome of what is in flight, polled until nothing is (at most ``polls`` polls of
+    ``timeout`` seconds each: a process pool that starts slowly on a busy machine is waited for)."""
+    got: list[BatchOutcome] = []
+    for _ in range(polls):
+        got.extend(executor.completed(timeout=timeout))
+        if not executor.in_flight():
+            return got
+    raise AssertionError(f"{executor.in_flight()} batches still in flight after {polls * timeout:.0f} s")
+
+
 def test_local_executor_delivers_results_errors_and_cancels() -> None:
     def batch(index: int) -> BatchPayload:
         return BatchPayload(
@@ -247,16 +258,12 @@ def test_local_executor_delivers_results_errors_and_cancels() -> None:
         for index in range(5):
             executor.submit(batch(index))
         assert executor.in_flight() == 5 and executor.slots == 4
-        got: list[BatchOutcome] = []
-        for _ in range(50):
-            got.extend(executor.completed(timeout=5))
-            if not executor.in_flight():
-                break
+        got = drain(executor)
         assert sorted(o.batch_index for o in got) == list(range(5))
         assert all(o.result == batch(o.batch_index).to_json() for o in got)
     with LocalExecutor(1, task=partial(int)) as failing:  # int(dict) raises TypeError
         failing.submit(batch(0))
-        (outcome,) = list(failing.completed(timeout=30))
+        (outcome,) = drain(failing)  # the pool's first process starts first: no fixed wait for it
         assert outcome.result is None and outcome.error is not None and "TypeError" in outcome.error
         failing.submit(batch(1))
         failing.cancel()

@@ -27,6 +27,7 @@ from typing import Any
 import pytest
 from celery_testkit import START_TIMEOUT, redis_server_path, wait_until
 from netns_testkit import SUBNET, Network, ip, unavailable_reason
+from process_testkit import CommandPause, pause_when
 from sprt_testkit import cli_command, run_cli, write_book, write_weights
 
 GAME = "congo"
@@ -92,21 +93,36 @@ class HostWorker:
 
     def wait_ready(self) -> None:
         """Wait (bounded) until it says it is ready for tasks."""
+        wait_until(self.is_ready, START_TIMEOUT, f"the worker on {self.host} to be ready", interval=0.05)
 
-        def ready() -> bool:
-            assert self.process.poll() is None, f"worker on {self.host} exited:\n{self.output()}"
-            return " ready." in self.output()
-
-        wait_until(ready, START_TIMEOUT, f"the worker on {self.host} to be ready", interval=0.05)
-
-    def playing(self) -> bool:
-        """True while it has received a batch it has neither finished nor discarded (a task the
-        coordinator revoked is dropped unplayed): its one process is playing it."""
+    def open_tasks(self) -> set[str]:
+        """The tasks it has received and neither finished nor discarded (a task the coordinator
+        revoked is dropped unplayed), by its log."""
         text = self.output()
         received = set(re.findall(r"Task arbiter\.play_batch\[([^\]]+)\] received", text))
         ended = set(re.findall(r"Task arbiter\.play_batch\[([^\]]+)\] (?:succeeded|failed|raised)", text))
         ended |= set(re.findall(r"Discarding revoked task: arbiter\.play_batch\[([^\]]+)\]", text))
-        return bool(received - ended)
+        return received - ended
+
+    def playing(self) -> bool:
+        """True while it has received a batch it has neither finished nor discarded: its one
+        process is playing it."""
+        return bool(self.open_tasks())
+
+    def is_ready(self) -> bool:
+        """True once it says it is ready for tasks (AssertionError if it exited)."""
+        assert self.process.poll() is None, f"worker on {self.host} exited:\n{self.output()}"
+        return " ready." in self.output()
+
+    def started_unstored(self, net: Network, cli: list[str]) -> bool:
+        """True if it has started a batch whose result is not stored: the result backend (in the
+        hub) still says STARTED for a task its log shows open; its own result would replace that.
+        Asked while the worker is stopped, the answer holds until it goes on."""
+        for task_id in self.open_tasks():
+            meta = net.run(None, [*cli, "--raw", "GET", f"celery-task-meta-{task_id}"]).strip()
+            if meta and json.loads(meta).get("status") == "STARTED":
+                return True
+        return False
 
 
 class Run:
@@ -195,9 +211,20 @@ def test_workers_on_other_hosts_cut_healed_joined_and_removed(network: Network, 
     run = Run(net, tmp_path, broker, files)
 
     # 1. h1's link is cut while it plays a batch; a third host starts its worker meanwhile. The run
-    #    cannot end before the batch lost with h1 is sent again (its lease runs out).
-    run.wait_for(lambda: run.results() and workers["h1"].playing(), "h1 playing a batch")
-    net.cut("h1")
+    #    cannot end before the batch lost with h1 is sent again (its lease runs out). Stop, check,
+    #    act: h1 is stopped while it plays, the cut comes only if its batch is still unstored then,
+    #    and it goes on (its result now cut off) once the link is down.
+    h1 = CommandPause(workers["h1"].process.pid)
+
+    def h1_playing() -> bool:
+        assert run.process.poll() is None, f"the run ended before h1 played:\n{run.output()[-3000:]}"
+        return bool(run.results()) and workers["h1"].playing() and workers["h1"].started_unstored(net, cli)
+
+    pause_when(h1, h1_playing, EVENT_TIMEOUT, "h1 playing a batch")
+    try:
+        net.cut("h1")
+    finally:
+        h1.resume()
     net.add_host("h3", 3)
     workers["h3"] = HostWorker(net, "h3", broker, tmp_path)
     # The batch h1 played is lost: a batch, sent again when its lease runs out, or a spot check of
@@ -205,11 +232,23 @@ def test_workers_on_other_hosts_cut_healed_joined_and_removed(network: Network, 
     lost = re.compile(r"sending it again|spot check of batch \d+ of run \d+ by worker@h1 failed")
     run.wait_for(lambda: lost.search(run.output()), "the batch lost with h1 to be played again")
     net.heal("h1")
-    workers["h3"].wait_ready()
+    run.wait_for(workers["h3"].is_ready, "the worker on h3 to be ready")
 
     # 2. h2 goes away for good while it plays a batch: worker killed, link and namespace deleted.
-    run.wait_for(workers["h2"].playing, "h2 playing a batch")
-    net.kill(workers["h2"].process)
+    #    It is stopped while it plays (so it takes no other batch), and killed only once h3 has a
+    #    result stored: the host that joined plays, whatever the speed of the machine.
+    h2 = CommandPause(workers["h2"].process.pid)
+
+    def h2_playing() -> bool:
+        assert run.process.poll() is None, f"the run ended before h2 played:\n{run.output()[-3000:]}"
+        return workers["h2"].playing() and workers["h2"].started_unstored(net, cli)
+
+    pause_when(h2, h2_playing, EVENT_TIMEOUT, "h2 playing a batch")
+    try:
+        run.wait_for(lambda: any(host == "h3" for _, host in run.results()), "a result of h3")
+    finally:
+        net.kill(workers["h2"].process)  # stopped or not, SIGKILL ends it
+        h2.resume()
     net.remove_host("h2")
 
     # The healed link carries h1's traffic again: the batch it was playing at the cut gets through.

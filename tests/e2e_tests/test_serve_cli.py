@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 from celery_testkit import free_port, wait_until
+from process_testkit import read_line
 from sprt_testkit import cli_command, run_cli
 
 from coordinator.cli.serve import exposure_warning
@@ -62,7 +63,7 @@ def test_serves_on_loopback_and_stops_on_ctrl_c(tmp_path: Path) -> None:
     )
     try:
         assert process.stderr is not None
-        first = process.stderr.readline()
+        first = read_line(process.stderr, WAIT, "arbiter serve's first line")
         assert (
             first == f"arbiter: dashboard on http://127.0.0.1:{port}/ (store sqlite:///{store}, read-only)\n"
         )

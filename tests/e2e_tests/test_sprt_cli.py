@@ -10,17 +10,19 @@ import math
 import os
 import signal
 import subprocess
-import time
 from pathlib import Path
 from typing import Any
 
 import pytest
+from celery_testkit import wait_until
 from pg_testkit import StoreUrls
+from process_testkit import WorkerPause, pause_when
 from sprt_testkit import CLI_TIMEOUT, cli_command, run_cli, write_book, write_weights
 from sqlalchemy import create_engine
 from sqlalchemy.exc import DBAPIError
 
 import engine
+from coordinator.executors.local import IN_FLIGHT_PER_WORKER
 from coordinator.sprt.config import SprtConfig
 from coordinator.store import Store, engine_url
 
@@ -29,6 +31,9 @@ GAME = "congo"
 SMALL = ("--batch-pairs", "2", "--seed", "5")
 #: A run long enough to be killed in the middle (12 batches at 1500 nodes, one process).
 LONG = ("--max-games", "48", "--concurrency", "1", "--nodes", "1500")
+#: Batches of a :data:`LONG` run, and how many its pool holds at once (sent, not yet delivered).
+LONG_BATCHES = 12
+LONG_IN_FLIGHT = IN_FLIGHT_PER_WORKER * 1
 
 
 @pytest.fixture
@@ -100,29 +105,40 @@ def test_sprt_small_budget_then_status(files: dict[str, Path], store_urls: Store
     assert Store(store_arg(db)).row_counts()["runs"] == 1
 
 
-def wait_for_results(db: Path | str, process: subprocess.Popen[str], deadline: float) -> int:
-    """Poll the store (a SQLite file or any URL) until it holds at least one result (bounded by
-    ``deadline``). Reads with a plain engine: opening a Store would create the tables."""
-    if isinstance(db, Path):
-        while not db.exists():
-            assert process.poll() is None, "the coordinator ended before it could be killed"
-            assert time.monotonic() < deadline, "no store was created before the deadline"
-            time.sleep(0.02)  # polling interval, not synchronisation: the deadline bounds the wait
+def stored(db: Path | str) -> tuple[int, str | None]:
+    """(results stored, state) of run 1 of the store (a SQLite file or any URL); (0, None) before
+    there is a store or a table. Reads with a plain engine: opening a Store would create the tables."""
+    if isinstance(db, Path) and not db.exists():
+        return 0, None
     reader = create_engine(engine_url(store_arg(db)))
     try:
-        while time.monotonic() < deadline:
-            assert process.poll() is None, "the coordinator ended before it could be killed"
-            try:
-                with reader.connect() as connection:
-                    count = int(connection.exec_driver_sql("SELECT COUNT(*) FROM results").scalar() or 0)
-            except DBAPIError:  # tables not created yet
-                count = 0
-            if count >= 1:
-                return count
-            time.sleep(0.02)  # polling interval, not synchronisation: the deadline bounds the wait
+        with reader.connect() as connection:
+            count = connection.exec_driver_sql("SELECT COUNT(*) FROM results WHERE run_id = 1").scalar()
+            state = connection.exec_driver_sql("SELECT state FROM runs WHERE id = 1").scalar()
+    except DBAPIError:  # tables not created yet
+        return 0, None
     finally:
         reader.dispose()
-    raise AssertionError("no result was stored before the deadline")
+    return int(count or 0), None if state is None else str(state)
+
+
+def pause_in_the_middle(db: Path | str, process: subprocess.Popen[str], workers: WorkerPause) -> int:
+    """Pause the workers of a :data:`LONG` run once it stored a result, where it can no longer reach
+    its end: a paused pool delivers at most the batches it holds (:data:`LONG_IN_FLIGHT`), so the
+    run counts fewer than its :data:`LONG_BATCHES` (and no SPRT decides before its budget: the
+    tests check that the uninterrupted run ends there). The results stored then."""
+
+    def ready() -> bool:
+        assert process.poll() is None, "the coordinator ended before its workers were paused"
+        count, state = stored(db)
+        if count == 0:
+            return False
+        assert state == "running", f"run 1 is {state} after {count} results"
+        assert count + LONG_IN_FLIGHT < LONG_BATCHES, f"the run stored {count} results before the pause"
+        return True
+
+    pause_when(workers, ready, CLI_TIMEOUT, "a stored result")
+    return stored(db)[0]
 
 
 def test_kill_9_then_resume_equals_an_uninterrupted_run(
@@ -133,6 +149,7 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(
     reference = run_cli(*sprt_args(files, reference_store, *budget))
     assert reference.returncode == 0, reference.stderr
     expected = status_json(reference_store, 1)
+    assert (expected["decision"], expected["counted_batches"]) == ("budget", LONG_BATCHES), expected
 
     db = store_urls()
     process = subprocess.Popen(
@@ -142,11 +159,13 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(
         text=True,
         start_new_session=True,
     )
+    workers = WorkerPause(process.pid)
     try:
-        wait_for_results(db, process, time.monotonic() + CLI_TIMEOUT)
+        pause_in_the_middle(db, process, workers)
     finally:
-        os.killpg(process.pid, signal.SIGKILL)  # the coordinator and its worker processes
+        os.killpg(process.pid, signal.SIGKILL)  # the coordinator and its worker processes, paused or not
         process.wait(timeout=30)
+        workers.resume()
     killed = status_json(db, 1)
     assert killed["state"] == "running"
     assert killed["games"] < expected["games"]
@@ -187,22 +206,33 @@ def test_sigint_stops_cleanly_and_resume_finishes(files: dict[str, Path], tmp_pa
         stderr=subprocess.PIPE,
         text=True,
     )
+    workers = WorkerPause(process.pid)
     try:
-        wait_for_results(db, process, time.monotonic() + CLI_TIMEOUT)
+        pause_in_the_middle(db, process, workers)
         process.send_signal(signal.SIGINT)
+        # The coordinator stops between two steps (storing what its workers sent before they were
+        # paused) and kills its workers, then marks the run; only then does the rest of what was
+        # paused go on (the pool's helper processes, which its exit may wait for).
+        wait_until(
+            lambda: process.poll() is not None or stored(db)[1] != "running",
+            CLI_TIMEOUT,
+            "the coordinator to stop the run",
+        )
+        workers.resume()
         _, stderr = process.communicate(timeout=CLI_TIMEOUT)
     finally:
+        workers.resume()
         if process.poll() is None:
             process.kill()
             process.wait(timeout=30)
-    if process.returncode == 0:
-        pytest.skip("the run finished before the interrupt arrived")
     assert process.returncode == 130, stderr
     assert "arbiter resume 1" in stderr
     assert status_json(db, 1)["state"] == "interrupted"
     resumed = run_cli("resume", "1", "--store", store_arg(db))
     assert resumed.returncode == 0, resumed.stderr
-    assert status_json(db, 1)["state"] == "finished"
+    final = status_json(db, 1)
+    assert final["state"] == "finished"
+    assert final["decision"] == "budget"  # what made the interruption land before the end
 
 
 def bad_input_cases(files: dict[str, Path], tmp_path: Path) -> dict[str, list[str]]:

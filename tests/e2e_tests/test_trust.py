@@ -4,6 +4,11 @@ Each test runs a small SPRT on an honest worker and a liar (``forging_worker``, 
 or a client that writes crafted results straight into the result backend). In every case the run
 ends with the counts of an honest run on the local pool, the liar's work is discarded and played
 again by the honest worker, the coordinator never crashes, and ``arbiter status`` names the cheat.
+
+The cheat always gets its chance, whatever the speed of the machine: the honest worker starts only
+once the liar is quarantined or the crafted results are refused (an idle worker cannot be held
+back by stopping it: Redis still hands it a batch), and the peer test stops its honest workers
+until the liar has a batch.
 """
 
 from __future__ import annotations
@@ -14,13 +19,17 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from celery_testkit import RedisServer, WorkerPool, waiting_tasks
+from celery_testkit import NODE_HOST, RedisServer, WorkerPool, WorkerProcess, wait_until, waiting_tasks
+from process_testkit import CommandPause, PauseAll
 from sprt_testkit import run_cli
-from test_celery_faults import counts, make_config, new_run, play, reference
+from test_celery_faults import RUN_TIMEOUT, Background, counts, make_config, new_run, play, reference
 
+from coordinator.executors.base import Executor
 from coordinator.executors.celery.executor import CeleryExecutor
 from coordinator.executors.checking import CheckingExecutor
 from coordinator.executors.local import LocalExecutor
+from coordinator.sprt.config import SprtConfig
+from coordinator.sprt.runner import Progress
 from coordinator.store import Store
 from worker.sealing import seal
 
@@ -32,6 +41,33 @@ def checked_run(redis_url: str, db: Path) -> tuple[Store, int, Any, CheckingExec
     run_id = new_run(store, config)
     executor = CheckingExecutor(CeleryExecutor(redis_url), LocalExecutor(1), fraction=0.02)
     return store, run_id, config, executor
+
+
+def play_with_honest_joining(
+    store: Store,
+    run_id: int,
+    config: SprtConfig,
+    executor: Executor,
+    workers: WorkerPool,
+    liar: WorkerProcess,
+    **honest: Any,
+) -> Progress:
+    """Play the run with the liar as the only worker until it is quarantined (so it gets batches,
+    whatever the speed of the machine), then start an honest worker (``honest``: its
+    :meth:`WorkerPool.start` options) and play the run to its end."""
+    watcher = Store(store.url)
+    run = Background(lambda: play(store, run_id, config, executor))
+
+    def caught() -> bool:
+        assert not run.done(), "the run ended with only a lying worker"
+        return any(q.worker == liar.node for q in watcher.quarantines(run_id))
+
+    try:
+        wait_until(caught, RUN_TIMEOUT, f"{liar.node} to be quarantined")
+    finally:
+        watcher.close()
+    workers.start("honest", **honest)
+    return run.result()
 
 
 def status_of(db: Path, run_id: int) -> tuple[dict[str, Any], str]:
@@ -56,11 +92,10 @@ def test_a_lying_worker_is_quarantined_and_its_work_played_again(
     mode: str, caught_by: str, redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
 ) -> None:
     liar = workers.start(f"liar-{mode.replace('_', '-')}", app="forging_worker", env={"FORGE": mode})
-    workers.start("honest")
     db = tmp_path / f"{mode}.db"
     store, run_id, config, executor = checked_run(redis_server.url, db)
     with executor:
-        progress = play(store, run_id, config, executor)
+        progress = play_with_honest_joining(store, run_id, config, executor, workers, liar)
     assert counts(progress) == reference(config)
     quarantined = {q.worker: q.reason for q in store.quarantines(run_id)}
     assert liar.node in quarantined, quarantined
@@ -111,17 +146,35 @@ class CraftingClient:
 
 
 def crafted_run(
-    server: RedisServer, db: Path, meta: dict[str, Any], secret: bytes | None = None
+    server: RedisServer,
+    db: Path,
+    meta: dict[str, Any],
+    workers: WorkerPool,
+    secret: bytes | None = None,
+    **honest: Any,
 ) -> tuple[Store, int, CheckingExecutor]:
     """A run played while a :class:`CraftingClient` writes ``meta`` for every task it sees: it
-    must end with the honest counts. The store, run and executor."""
+    must end with the honest counts. No worker is up until the client has crafted results and the
+    coordinator has refused them (a worker would replace a crafted value with its own first);
+    then an honest worker (``honest``: its :meth:`WorkerPool.start` options) plays the run. The
+    store, run and executor."""
     store, run_id, config, executor = checked_run(server.url, db)
+    watcher = Store(store.url)
     crafter = CraftingClient(server, meta, secret=secret)
     try:
         with executor:
-            progress = play(store, run_id, config, executor)
+            run = Background(lambda: play(store, run_id, config, executor))
+
+            def refused() -> bool:
+                assert not run.done(), "the run ended with no worker"
+                return bool(crafter.forged) and bool(watcher.refusals(run_id))
+
+            wait_until(refused, RUN_TIMEOUT, "crafted results to be refused")
+            workers.start("honest", **honest)
+            progress = run.result()
     finally:
         crafter.close()
+        watcher.close()
     assert crafter.forged, "the client never saw a task waiting"
     assert counts(progress) == reference(config)
     return store, run_id, executor
@@ -153,9 +206,8 @@ FORGED_WIN = {
 def test_results_written_straight_into_the_backend_count_for_nothing(
     meta: dict[str, Any], redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
 ) -> None:
-    workers.start("honest")
     db = tmp_path / "crafted.db"
-    _, run_id, _ = crafted_run(redis_server, db, meta)
+    _, run_id, _ = crafted_run(redis_server, db, meta, workers)
     data, _ = status_of(db, run_id)
     assert data["state"] == "finished"
     assert data["refused"], "the crafted results were refused"
@@ -172,14 +224,28 @@ def test_workers_check_each_other_and_this_machine_decides(
     config = make_config()
     store = Store(f"sqlite:///{tmp_path / 'peers.db'}")
     run_id = new_run(store, config)
+    inner = CeleryExecutor(redis_server.url)
     executor = CheckingExecutor(
-        CeleryExecutor(redis_server.url),
+        inner,
         LocalExecutor(1),
         fraction=0.02,
         peers=CeleryExecutor(redis_server.url),
     )
     with executor:
-        progress = play(store, run_id, config, executor)
+        # The run knows all three as its workers (and peers); inspect's replies have a deadline.
+        fleet = {liar.node, *(h.node for h in honest)}
+        wait_until(lambda: set(inner.discover_workers()) == fleet, RUN_TIMEOUT, "the run to see its fleet")
+        # The liar gets batches whatever the speed of the machine: the honest workers wait (stopped)
+        # until it has received one. Idle, each may still be handed one batch while it is stopped
+        # (a stopped worker's request to Redis is answered all the same): that batch waits with it.
+        honest_pause = PauseAll(*(CommandPause(h.process.pid) for h in honest))
+        assert honest_pause.pause() > 0
+        try:
+            run = Background(lambda: play(store, run_id, config, executor))
+            wait_until(lambda: "received" in liar.output(), RUN_TIMEOUT, "the liar to receive a batch")
+        finally:
+            honest_pause.resume()
+        progress = run.result()
     assert counts(progress) == reference(config)
     assert set(executor.quarantined) == {liar.node}, executor.quarantined
     assert executor.checks_passed >= 1  # honest workers proved by a peer or by this machine
@@ -193,13 +259,13 @@ def test_a_worker_that_lies_after_its_first_batches_loses_all_it_gave(
     With every batch checked, the first lie quarantines it, and everything it gave the run, honest
     or not, is discarded and played again: the counts are the honest ones."""
     liar = workers.start("liar-adaptive", app="forging_worker", env={"FORGE": "adaptive"})
-    workers.start("honest")
     config = make_config()
     store = Store(f"sqlite:///{tmp_path / 'adaptive.db'}")
     run_id = new_run(store, config)
     executor = CheckingExecutor(CeleryExecutor(redis_server.url), LocalExecutor(1), fraction=1.0)
     with executor:
-        progress = play(store, run_id, config, executor)
+        # Alone, the liar answers every batch until it lies (its third answer) and is quarantined.
+        progress = play_with_honest_joining(store, run_id, config, executor, workers, liar)
     assert counts(progress) == reference(config)
     [quarantine] = store.quarantines(run_id)
     assert quarantine.worker == liar.node  # the name its stored results carry: they were found
@@ -223,9 +289,16 @@ def test_with_a_fleet_secret_a_redis_writer_can_neither_forge_nor_blame(
     quarantined: its values are refused as not a worker's answers, and the run ends honestly."""
     secret = "fleet-secret-for-the-test"
     monkeypatch.setenv("ARBITER_SECRET", secret)
-    honest = workers.start("honest", env={"ARBITER_SECRET": secret})
-    claim = {"status": "SUCCESS", "result": {**FORGED_WIN, "worker": honest.node}}
-    store, run_id, executor = crafted_run(redis_server, tmp_path / "sealed.db", claim, secret=b"a-guess")
+    honest = f"honest@{NODE_HOST}"  # the node name of the worker crafted_run starts
+    claim = {"status": "SUCCESS", "result": {**FORGED_WIN, "worker": honest}}
+    store, run_id, executor = crafted_run(
+        redis_server,
+        tmp_path / "sealed.db",
+        claim,
+        workers,
+        secret=b"a-guess",
+        env={"ARBITER_SECRET": secret},
+    )
     assert store.quarantines(run_id) == [] and not executor.quarantined  # nobody blamed
     refusals = [r.reason for r in store.refusals(run_id)]
     assert refusals and all("not a worker's answer" in reason for reason in refusals), refusals

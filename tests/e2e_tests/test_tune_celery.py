@@ -5,17 +5,21 @@ redis-server (the fixtures of ``conftest.py``), on SQLite and on PostgreSQL, and
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
-from celery_testkit import RedisServer, WorkerPool
+from celery_testkit import RedisServer, WorkerPool, pause_a_playing_worker, wait_until
 from pg_testkit import StoreUrls
 from test_tune_cli import (
     FLAT,
     GAME,
+    TIMEOUT,
     arbiter,
     assert_champions_chain,
     assert_counted_once,
+    command,
     decided,
+    environment,
     status,
     url,
 )
@@ -39,10 +43,32 @@ def test_tiny_tuning_run_over_two_celery_workers(
     second = workers.start("tune2")
     db, out = store_urls("tune"), tmp_path / "champion.json"
 
-    done = arbiter(
-        *("tune", GAME, *TINY, "--broker", redis_server.url, "--store", url(db), "--output", str(out)),
+    process = subprocess.Popen(
+        command("tune", GAME, *TINY, "--broker", redis_server.url, "--store", url(db), "--output", str(out)),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
         cwd=tmp_path,
+        env=environment(),
     )
+    try:
+        # Both workers play, whatever the speed of the machine: the first seen playing a batch is
+        # stopped while it plays it (it takes no other) until the other has received one.
+        def running() -> None:
+            assert process.poll() is None, "the run ended before both workers played"
+
+        playing, pause = pause_a_playing_worker(redis_server, [first, second], running, TIMEOUT)
+        other = second if playing is first else first
+        try:
+            wait_until(lambda: running() or "received" in other.output(), TIMEOUT, f"{other.name} to play")
+        finally:
+            pause.resume()
+        stdout, stderr = process.communicate(timeout=TIMEOUT)
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+    done = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
     assert done.returncode == 0, done.stderr
     assert "Traceback" not in done.stderr
     lines = done.stdout.splitlines()

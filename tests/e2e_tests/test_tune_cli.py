@@ -17,17 +17,20 @@ import os
 import signal
 import subprocess
 import sys
-import time
 from collections import Counter
+from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 import optuna
 import pytest
+from celery_testkit import wait_until
 from optuna.trial import TrialState
 from pg_testkit import StoreUrls
+from process_testkit import WorkerPause, pause_when
 from sprt_testkit import write_weights
-from sqlalchemy import create_engine, select
+from sqlalchemy import Engine, create_engine, select
 from sqlalchemy.exc import DBAPIError
 
 import engine
@@ -60,6 +63,11 @@ SLOW = (
     *("--nodes", "1000", "--accept-max-games", "200", "--accept-elo1", "30", "--prune-los", "0.25"),
     *("--parallel-trials", "2", "--concurrency", "2"),
 )
+#: Games of one batch of a :data:`SLOW` run (2 pairs).
+SLOW_BATCH_GAMES = 4
+#: How long a tuning run may go on past its time limit (seconds): the step under way when the
+#: limit is reached, then the trials failed and the pool stopped (about 0.1 s on an idle machine).
+TIME_LIMIT_OVERRUN = 15
 
 
 def command(*args: str) -> list[str]:
@@ -239,35 +247,102 @@ def test_tiny_tuning_run(tmp_path: Path, store_urls: StoreUrls) -> None:
     assert len(told) == counted["complete"] + counted["pruned"]
 
 
-def trial_states(db: Path | str) -> list[str]:
-    """The states of the store's trials, read without creating anything: a SQLite file read-only
-    (opening a Store would create missing tables, racing with the coordinator doing the same);
-    [] while there is no store or no table yet."""
+def reader_of(db: Path | str) -> Engine | None:
+    """An engine that reads the store without creating anything: a SQLite file read-only (opening
+    a Store would create missing tables, racing with the coordinator doing the same); None while
+    there is no SQLite file yet."""
     if isinstance(db, Path):
-        if not db.exists():
-            return []
-        reader = create_engine(f"sqlite:///file:{db}?mode=ro&uri=true")
-    else:
-        reader = create_engine(engine_url(db))
+        return create_engine(f"sqlite:///file:{db}?mode=ro&uri=true") if db.exists() else None
+    return create_engine(engine_url(db))
+
+
+@dataclass(frozen=True)
+class Trials:
+    """Where tuning run 1 and its trials stand, as the store says."""
+
+    #: The tuning run's state (None before it exists).
+    state: str | None
+    #: The state of each trial asked, by number.
+    states: dict[int, str]
+    #: For each trial still running: how far its counted batches can reach with what was sent, the
+    #: batches from the first on that are stored or sent (nothing else can be counted before more
+    #: is sent).
+    reach: dict[int, int]
+
+
+def trials_of(db: Path | str) -> Trials:
+    """Tuning run 1 and its trials (nothing while there is no store or no table yet)."""
+    reader = reader_of(db)
+    if reader is None:
+        return Trials(None, {}, {})
     try:
-        with reader.connect() as connection:
-            return [row[0] for row in connection.exec_driver_sql("SELECT state FROM tune_trials")]
+        with reader.connect() as c:
+            state = c.exec_driver_sql("SELECT state FROM runs WHERE id = 1").scalar()
+            rows = c.exec_driver_sql(
+                "SELECT trial_number, trial_run_id, state FROM tune_trials WHERE tune_run_id = 1"
+            ).all()
+            sent = c.exec_driver_sql(
+                "SELECT run_id, batch_index FROM batches WHERE state IN ('running', 'done')"
+            ).all()
     except DBAPIError:  # tables not created yet
-        return []
+        return Trials(None, {}, {})
     finally:
         reader.dispose()
+    batches = {(int(run), int(index)) for run, index in sent}
+    reach = {}
+    for number, run, trial_state in rows:
+        if trial_state == "running":
+            reach[int(number)] = next(i for i in itertools.count() if (int(run), i) not in batches)
+    return Trials(state, {int(n): str(st) for n, _, st in rows}, reach)
 
 
-def wait_for_running_trials(db: Path | str, process: subprocess.Popen[str], deadline: float) -> None:
-    """Poll the store until the tuning run has asked at least three trials, one of them running
-    (with two open at once, trial 0 has then ended and been told)."""
-    while time.monotonic() < deadline:
-        assert process.poll() is None, "the coordinator ended before it could be killed"
-        found = trial_states(db)
-        if len(found) >= 3 and "running" in found:
-            return
-        time.sleep(0.02)  # polling interval, not synchronisation: the deadline bounds the wait
-    raise AssertionError("no three trials before the deadline")
+def pause_with_a_trial_running(
+    db: Path | str, process: subprocess.Popen[str], workers: WorkerPause, lengths: dict[int, int]
+) -> Trials:
+    """Pause the workers of a :data:`SLOW` run once it asked three trials (with two open at once,
+    trial 0 has then ended and been told), at a moment when one of them is running and cannot end
+    with what the paused pool may still deliver: the batches it was sent, fewer than the trial
+    counts in the same run played alone (``lengths``: batches counted by each trial; the trials'
+    course does not depend on the timing). The store's trials then."""
+
+    def ready() -> bool:
+        assert process.poll() is None, "the coordinator ended before its workers were paused"
+        found = trials_of(db)
+        assert found.state in (None, "running"), f"tuning run 1 is {found.state}"
+        return len(found.states) >= 3 and any(
+            reach < lengths[number] for number, reach in found.reach.items()
+        )
+
+    pause_when(workers, ready, TIMEOUT, "three trials, one running and far from its end")
+    return trials_of(db)
+
+
+@dataclass(frozen=True)
+class Reference:
+    """A :data:`SLOW` run played alone to its end."""
+
+    decided: dict[str, Any]
+    #: Batches counted by each trial, by number.
+    lengths: dict[int, int]
+
+
+@pytest.fixture(scope="module")
+def slow_reference(tmp_path_factory: pytest.TempPathFactory) -> Callable[[int], Reference]:
+    """The :data:`SLOW` run of a seed played alone (once per seed and module)."""
+    cache: dict[int, Reference] = {}
+
+    def reference(seed: int) -> Reference:
+        if seed not in cache:
+            folder = tmp_path_factory.mktemp(f"slow-reference-{seed}")
+            db = folder / "reference.db"
+            done = arbiter(*tune_args(db, folder / "reference.json", *SLOW, seed=seed), cwd=folder)
+            assert done.returncode == 0, done.stderr
+            data = status(db, 1, folder)
+            lengths = {t["number"]: t["games"] // SLOW_BATCH_GAMES for t in data["trials"]}
+            cache[seed] = Reference(decided(data, db), lengths)
+        return cache[seed]
+
+    return reference
 
 
 def test_one_process_or_three_play_the_same_trials(tmp_path: Path) -> None:
@@ -289,19 +364,21 @@ def test_one_process_or_three_play_the_same_trials(tmp_path: Path) -> None:
     assert (tmp_path / "1.json").read_text() == (tmp_path / "3.json").read_text()
 
 
-def test_kill_9_then_resume_ends_as_if_never_killed(tmp_path: Path, store_urls: StoreUrls) -> None:
-    reference_db = tmp_path / "reference.db"
-    done = arbiter(*tune_args(reference_db, tmp_path / "reference.json", *SLOW, seed=3), cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
-    reference = decided(status(reference_db, 1, tmp_path), reference_db)
+def test_kill_9_then_resume_ends_as_if_never_killed(
+    tmp_path: Path, store_urls: StoreUrls, slow_reference: Callable[[int], Reference]
+) -> None:
+    alone = slow_reference(3)
+    reference = alone.decided
 
     db, out = store_urls("tune"), tmp_path / "champion.json"
     process = start_to_kill(tune_args(db, out, *SLOW, seed=3), tmp_path)
+    workers = WorkerPause(process.pid)
     try:
-        wait_for_running_trials(db, process, time.monotonic() + TIMEOUT)
+        pause_with_a_trial_running(db, process, workers, alone.lengths)
     finally:
-        os.killpg(process.pid, signal.SIGKILL)  # the coordinator and its pool processes
+        os.killpg(process.pid, signal.SIGKILL)  # the coordinator and its pool processes, paused or not
         process.wait(timeout=30)
+        workers.resume()
     assert not out.exists()
 
     killed = status(db, 1, tmp_path)
@@ -360,9 +437,11 @@ def test_same_command_again_after_completion_resumes(tmp_path: Path) -> None:
     assert "champion" in again.stdout
 
 
-def test_same_command_again_after_an_interruption_resumes(tmp_path: Path) -> None:
+def test_same_command_again_after_an_interruption_resumes(
+    tmp_path: Path, slow_reference: Callable[[int], Reference]
+) -> None:
     db, out = tmp_path / "tune.db", tmp_path / "champion.json"
-    args = tune_args(db, out, *SLOW, seed=5)
+    args = tune_args(db, out, *SLOW, seed=3)
     process = subprocess.Popen(
         command(*args),
         stdout=subprocess.PIPE,
@@ -371,11 +450,22 @@ def test_same_command_again_after_an_interruption_resumes(tmp_path: Path) -> Non
         cwd=tmp_path,
         env=environment(),
     )
+    workers = WorkerPause(process.pid)
     try:
-        wait_for_running_trials(db, process, time.monotonic() + TIMEOUT)
+        pause_with_a_trial_running(db, process, workers, slow_reference(3).lengths)
         process.send_signal(signal.SIGINT)
+        # The coordinator stops between two steps (counting what its workers sent before they were
+        # paused, which cannot end the trial found running) and kills its workers, then marks the
+        # run; only then does the rest of what was paused go on.
+        wait_until(
+            lambda: process.poll() is not None or trials_of(db).state != "running",
+            TIMEOUT,
+            "the coordinator to stop the run",
+        )
+        workers.resume()
         _, stderr = process.communicate(timeout=TIMEOUT)
     finally:
+        workers.resume()
         if process.poll() is None:
             process.kill()
             process.wait(timeout=30)
@@ -466,11 +556,19 @@ def test_bad_input_exits_2_with_one_line_and_leaves_the_store_unchanged(tmp_path
 def test_time_limit_stops_a_long_run_and_writes_the_champion(tmp_path: Path) -> None:
     db, out = tmp_path / "tune.db", tmp_path / "champion.json"
     args = tune_args(db, out, *tiny(max_trials=1000), "--time-limit", "5s", seed=6)
-    started = time.monotonic()
     done = arbiter(*args, cwd=tmp_path)
-    elapsed = time.monotonic() - started
     assert done.returncode == 0, done.stderr
-    assert elapsed < 45, f"a 5 s time limit took {elapsed:.0f} s"
+    # From the run's creation to its end, as the store has them: the driver's clock starts in
+    # between, and the interpreter's start and the imports before it, which a busy machine slows
+    # at will, are no part of the limit.
+    store = Store(url(db))
+    try:
+        run = store.get_run(1)
+    finally:
+        store.close()
+    assert run is not None and run.finished_at is not None
+    elapsed = (run.finished_at - run.created_at).total_seconds()
+    assert elapsed < 5 + TIME_LIMIT_OVERRUN, f"a 5 s time limit took {elapsed:.0f} s"
     written = json.loads(out.read_text())
     assert engine.validate_weights(GAME, written) == written
     data = status(db, 1, tmp_path)

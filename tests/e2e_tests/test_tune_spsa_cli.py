@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 import os
 import signal
-import time
 from pathlib import Path
 from typing import Any
 
+from process_testkit import WorkerPause, pause_when
 from sqlalchemy import create_engine
 from sqlalchemy.exc import DBAPIError
 from test_tune_cli import (
@@ -28,6 +28,7 @@ from test_tune_cli import (
 )
 
 import engine
+from coordinator.executors.local import IN_FLIGHT_PER_WORKER
 from coordinator.store import Store
 
 #: 100 iterations of 2 pairs at 300 nodes, theta to an acceptance SPRT every 200 games and at the
@@ -38,26 +39,31 @@ SPSA = (
     *("--r-end", "0.02", "--accept-every", "200", "--accept-max-games", "40", "--accept-elo1", "30"),
     *("--concurrency", "2", "--seed", "9"),
 )
+#: Batches the local pool of :data:`SPSA` holds at most (sent, not yet delivered).
+SPSA_IN_FLIGHT = IN_FLIGHT_PER_WORKER * 2
 
 
 def spsa_args(db: Path, out: Path) -> list[str]:
     return ["tune", GAME, *SPSA, "--store", url(db), "--output", str(out)]
 
 
-def applied_iterations(db: Path) -> int:
-    """SPSA iterations applied so far, read without creating anything (0 before the tables exist)."""
+def applied_iterations(db: Path) -> tuple[int, str | None]:
+    """SPSA iterations applied so far and the tuning run's state, read without creating anything
+    ((0, None) before the tables exist)."""
     if not db.exists():
-        return 0
+        return 0, None
     reader = create_engine(f"sqlite:///file:{db}?mode=ro&uri=true")
     try:
         with reader.connect() as c:
-            return int(
-                c.exec_driver_sql("SELECT count(*) FROM spsa_iterations WHERE theta IS NOT NULL").scalar_one()
-            )
+            applied = c.exec_driver_sql(
+                "SELECT count(*) FROM spsa_iterations WHERE theta IS NOT NULL"
+            ).scalar_one()
+            state = c.exec_driver_sql("SELECT state FROM runs WHERE id = 1").scalar()
     except DBAPIError:
-        return 0
+        return 0, None
     finally:
         reader.dispose()
+    return int(applied), None if state is None else str(state)
 
 
 def acceptances(db: Path, data: dict[str, Any]) -> list[tuple[Any, ...]]:
@@ -113,15 +119,24 @@ def test_spsa_run_resumes_after_kill_9_on_the_same_theta(tmp_path: Path) -> None
     assert [p["theta"] for p in data["spsa"]["path"][1:]] == [s[3] for s in steps]
 
     process = start_to_kill(spsa_args(killed, tmp_path / "killed.json"), tmp_path)
+    workers = WorkerPause(process.pid)
+
+    def twenty_applied() -> bool:
+        """At least 20 iterations applied, and (once the workers are paused) too few for the run to
+        end with what its pool may still deliver: the batches in flight."""
+        assert process.poll() is None, "the run ended before it could be killed"
+        applied, state = applied_iterations(killed)
+        if applied < 20:
+            return False
+        assert state == "running" and applied + SPSA_IN_FLIGHT < 100, (applied, state)
+        return True
+
     try:
-        deadline = time.monotonic() + TIMEOUT
-        while applied_iterations(killed) < 20:
-            assert process.poll() is None, "the run ended before it could be killed"
-            assert time.monotonic() < deadline, "no 20 iterations before the deadline"
-            time.sleep(0.02)  # polling interval, not synchronisation: the deadline bounds the wait
+        pause_when(workers, twenty_applied, TIMEOUT, "20 iterations applied")
     finally:
-        os.killpg(process.pid, signal.SIGKILL)  # the coordinator and its pool processes
+        os.killpg(process.pid, signal.SIGKILL)  # the coordinator and its pool processes, paused or not
         process.wait(timeout=30)
+        workers.resume()
     before = stored_results(killed)
     at_kill = status(killed, 1, tmp_path)
     assert at_kill["state"] == "running" and 20 <= at_kill["spsa"]["applied"] < 100

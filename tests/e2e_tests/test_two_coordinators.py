@@ -10,11 +10,12 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from celery_testkit import RedisServer, WorkerPool
+from celery_testkit import RedisServer, WorkerPool, wait_until, waiting_tasks
 from pg_testkit import PostgresServer
 from sprt_testkit import CLI_TIMEOUT, cli_command, run_cli, write_book, write_weights
 from sqlalchemy import func, select
 
+from coordinator.executors.celery.executor import MIN_SLOTS
 from coordinator.store import Store
 from coordinator.store.schema import results
 
@@ -62,9 +63,9 @@ def test_two_coordinators_share_one_store_and_one_fleet(
 ) -> None:
     runs = {"a": person_a(tmp_path), "b": person_b(tmp_path)}
     expected = {name: solo(args, tmp_path / f"solo-{name}.db") for name, args in runs.items()}
+    # Both runs play their whole budget (16 and 12 batches): neither can end after its first ones.
+    assert all(e["decision"] == "budget" for e in expected.values()), expected
 
-    workers.start("fleet1")
-    workers.start("fleet2")
     url = pg_server.url(pg_server.database("two_coordinators"))
     env = {k: v for k, v in os.environ.items() if k not in ("ARBITER_STORE", "ARBITER_BROKER")}
     # Both start at once, on an empty database: each creates the tables (under the schema lock)
@@ -79,6 +80,26 @@ def test_two_coordinators_share_one_store_and_one_fleet(
         )
         for name, args in runs.items()
     }
+    try:
+        # No worker is up while both fill the queue (with none known, each keeps MIN_SLOTS batches
+        # waiting): the fleet then takes the first batches of both runs before the later ones of
+        # either, so the two runs are played side by side whatever the speed of the machine and of
+        # the coordinators' start.
+        queue = redis_server.client()
+
+        def both_waiting() -> bool:
+            for name, process in processes.items():
+                assert process.poll() is None, (name, process.communicate(timeout=30)[1])
+            return len(waiting_tasks(queue)) >= MIN_SLOTS * len(processes)
+
+        wait_until(both_waiting, CLI_TIMEOUT, "both coordinators' first batches in the queue")
+        workers.start("fleet1")
+        workers.start("fleet2")
+    except BaseException:
+        for process in processes.values():
+            process.kill()
+            process.wait(timeout=30)
+        raise
     outputs = {}
     try:
         for name, process in processes.items():

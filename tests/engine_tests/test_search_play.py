@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import pickle
 import threading
+import time
 from collections import Counter
 from pathlib import Path
 from typing import Any
@@ -109,7 +110,11 @@ def test_searches_in_two_threads_complete() -> None:
         (engine.Position.start("congo"), 6),
         (engine.Position.start("congress"), 7),
     ]
+    started = time.monotonic()
     expected = [stable(engine.search(pos, depth=depth)) for pos, depth in jobs]
+    # Bound on the two threads: a hang guard, scaled by how long the same searches took one after
+    # the other on this machine now (a busy machine is slow at both alike).
+    bound = 60 + 10 * (time.monotonic() - started)
     results: list[dict[str, Any] | None] = [None, None]
     errors: list[BaseException] = []
 
@@ -124,7 +129,7 @@ def test_searches_in_two_threads_complete() -> None:
     for t in threads:
         t.start()
     for t in threads:
-        t.join(timeout=60)
+        t.join(timeout=bound)
     assert not any(t.is_alive() for t in threads)
     assert errors == []
     assert [stable(r) for r in results if r is not None] == expected
