@@ -21,9 +21,9 @@ from typing import Any
 from celery import Celery
 
 from worker.celeryconfig import settings
-from worker.games import worker_name
+from worker.games import answer_task, worker_name
 from worker.protocol import TASK_NAME, BatchPayload
-from worker.sealing import fleet_secret, seal
+from worker.sealing import worker_keys
 
 CACHE_ENV = "ARBITER_CAPACITY_CACHE"
 
@@ -54,6 +54,6 @@ def answer(data: dict[str, Any], worker: str | None = None) -> dict[str, Any]:
 
 
 @app.task(name=TASK_NAME, shared=False, bind=True)
-def cached_batch(task: Any, payload: dict[str, Any]) -> dict[str, Any]:
+def cached_batch(task: Any, message: Any) -> dict[str, Any]:
     """Answer a batch from the cache, sealed like any worker's answer."""
-    return seal(answer(payload, task.request.hostname), task.request.id, fleet_secret())
+    return answer_task(message, task.request.id, task.request.hostname, worker_keys(), answer)

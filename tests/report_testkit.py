@@ -169,6 +169,8 @@ def one_game_run(store: Store, game: str) -> int:
     record = {k: played[k] for k in ("opening", "result", "reason")} | {
         "moves": " ".join(played["moves"]),
         "candidate_color": "white",
+        "budgets": "",
+        "times": "",
     }
     won, drawn = played["result"] == "1-0", played["result"] == "1/2-1/2"
     stamp = now()

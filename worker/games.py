@@ -14,9 +14,11 @@ import time
 from collections.abc import Callable
 from typing import Any
 
+import orjson
+
 import engine
-from worker.protocol import PAIR_COLORS, BatchPayload, BatchResult, Color, GameRecord
-from worker.sealing import refusal
+from worker.protocol import PAIR_COLORS, BatchPayload, BatchResult, Color, GameRecord, number_list
+from worker.sealing import WorkerKeys, digest, refusal, seal
 from worker.tally import tally
 
 PlayGame = Callable[..., dict[str, Any]]
@@ -30,10 +32,14 @@ def worker_name() -> str:
     return f"{socket.gethostname()}:{os.getpid()}"
 
 
+class OtherEngine(ValueError):
+    """The payload asks for an engine this worker does not have."""
+
+
 def check_engine_version(payload: BatchPayload) -> None:
-    """ValueError unless this worker has the engine version the payload asks for."""
+    """:class:`OtherEngine` unless this worker has the engine version the payload asks for."""
     if payload.engine_version != engine.ENGINE_VERSION:
-        raise ValueError(
+        raise OtherEngine(
             f"batch payload: engine version {payload.engine_version!r} was requested but this worker "
             f"has {engine.ENGINE_VERSION!r}"
         )
@@ -77,6 +83,7 @@ def play_batch(
             white_nodes, black_nodes = (int(n) for n in played.get("nodes", (0, 0)))
             nodes[white] += white_nodes
             nodes[black] += black_nodes
+            timed = not limits.deterministic  # a timed game states how to repeat it, and its times
             records.append(
                 GameRecord(
                     opening=opening,
@@ -84,6 +91,8 @@ def play_batch(
                     result=played["result"],
                     reason=played["reason"],
                     candidate_color=candidate_color,
+                    budgets=" ".join(map(str, played["budgets"])) if timed else "",
+                    times=" ".join(map(str, played["times_ms"])) if timed else "",
                 )
             )
     pentanomial, wdl = tally(records)
@@ -114,5 +123,66 @@ def answer_batch(data: Any, worker: str) -> dict[str, Any]:
     refusal of a batch it cannot play (a malformed payload, another engine version)."""
     try:
         return run_batch(data, worker=worker)
+    except OtherEngine as e:
+        return refusal(str(e), worker, kind="version")
     except ValueError as e:
-        return refusal(str(e), worker)
+        return refusal(str(e), worker, kind="payload")
+
+
+Answer = Callable[[Any, str], dict[str, Any]]
+
+
+def answer_task(
+    message: Any, task_id: str, worker: str, keys: WorkerKeys | None, answer: Answer | None = None
+) -> dict[str, Any]:
+    """A Celery worker's sealed answer for a batch's task message (the payload's JSON text and the
+    coordinator's signature of it for this task): with keys, a payload whose signature does not
+    verify is refused unplayed (nobody's fault but a forger's); the answer binds the digest of the
+    payload played, and is sealed with this worker's key. ``answer`` turns the JSON payload into
+    the body (default :func:`answer_batch`; test workers that lie pass their own)."""
+    key = keys.key_for(worker) if keys is not None else None
+    text = message.get("payload") if isinstance(message, dict) else None
+    if not isinstance(text, str):
+        return seal(refusal("not a batch message", worker), task_id, worker, "", key)
+    played = digest(text)
+    if keys is not None and not keys.verify(task_id, text, message.get("signature")):
+        why = "the payload is not signed by this fleet's coordinator for this task"
+        return seal(refusal(why, worker, kind="unsigned"), task_id, worker, played, key)
+    try:
+        data = orjson.loads(text)
+    except orjson.JSONDecodeError:
+        return seal(refusal("the payload is not JSON", worker), task_id, worker, played, key)
+    return seal((answer or answer_batch)(data, worker), task_id, worker, played, key)
+
+
+def replay_budgets(data: Any) -> dict[str, Any]:
+    """The check of a timed batch (the coordinator's pool runs it): ``data`` holds the payload and
+    each game's node budgets, as a worker recorded them; every game is played again with each move
+    searched under exactly its budget, by searchers set up as the worker's were. The answer has
+    the moves so found, game by game, to be compared with the worker's."""
+    payload = BatchPayload.from_json(data["payload"])
+    budgets = data["budgets"]
+    sides = {"candidate": payload.candidate, "baseline": payload.baseline}
+    games = []
+    for i, opening in enumerate(index_openings(payload)):
+        pair, candidate_color = divmod(i, 2)
+        limits = pair_limits(payload.limits, payload.seed, pair)
+        white, black = ("candidate", "baseline") if candidate_color == 0 else ("baseline", "candidate")
+        moves = engine.moves_for_budgets(
+            payload.game, sides[white], sides[black], opening, limits, number_list(budgets[i])
+        )
+        games.append({"moves": " ".join(moves)})
+    return {"games": games}
+
+
+def check_batch(data: Any) -> dict[str, Any]:
+    """The coordinator's own check of a batch (its verifier pool runs this): ``data`` is a payload
+    to play again, or a payload with the node budgets of a timed batch's games to repeat."""
+    if isinstance(data, dict) and "budgets" in data:
+        return replay_budgets(data)
+    return run_batch(data)
+
+
+def index_openings(payload: BatchPayload) -> list[str]:
+    """The opening of each game of a batch in game order (each pair's opening twice)."""
+    return [opening for opening in payload.openings for _ in PAIR_COLORS]

@@ -14,9 +14,12 @@ payload asks for) is decided by the coordinator, which replays every record; see
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any, NamedTuple
+
+import orjson
 
 import engine
 from worker.fields import (
@@ -43,7 +46,12 @@ MAX_MOVES_TEXT = 1_000_000
 MAX_OPENING = 256
 MAX_REASON = 32
 #: The fields of a game record.
-RECORD_FIELDS = ("opening", "moves", "result", "reason", "candidate_color")
+RECORD_FIELDS = ("opening", "moves", "result", "reason", "candidate_color", "budgets", "times")
+#: The fields that two plays of the same batch must agree on (a move's time is the machine's).
+COMPARED_FIELDS = RECORD_FIELDS[:5]
+#: The longest list of per-move numbers of one record (budgets, times).
+MAX_NUMBERS_TEXT = 2_000_000
+_NUMBERS = re.compile(r"(?:0|[1-9][0-9]{0,17})(?: (?:0|[1-9][0-9]{0,17}))*")
 
 
 class Color(StrEnum):
@@ -95,6 +103,10 @@ class BatchPayload:
             "engine_version": self.engine_version,
         }
 
+    def to_text(self) -> str:
+        """The payload's JSON text, as it is sent, signed, and digested in the answer."""
+        return orjson.dumps(self.to_json()).decode()
+
     @classmethod
     def from_json(cls, data: Any) -> BatchPayload:
         """A payload from its JSON object; ValueError naming the first missing or bad field."""
@@ -137,6 +149,20 @@ def _spaced_badly(moves: str) -> bool:
     return moves[0] == " " or moves[-1] == " " or "  " in moves
 
 
+def check_numbers(value: Any, name: str) -> str:
+    """Per-move whole numbers of a record (node budgets, milliseconds) as one string, separated by
+    single spaces (none: the empty string)."""
+    text = check_str(value, name, max_length=MAX_NUMBERS_TEXT)
+    if text and not _NUMBERS.fullmatch(text):
+        raise ValueError(f"{name}: expected whole numbers separated by single spaces")
+    return text
+
+
+def number_list(text: str) -> list[int]:
+    """A record's per-move numbers one by one."""
+    return [int(n) for n in text.split(" ")] if text else []
+
+
 def check_moves(value: Any, name: str) -> str:
     """A record's moves: one string of moves separated by single spaces (none: the empty string).
     Whether each is a move at all, and legal, is for the replay to say."""
@@ -152,7 +178,9 @@ class GameRecord(NamedTuple):
     ``moves`` is one string, the moves in the rules' compact notation separated by single spaces
     (``"d2d3 e6e5 b1d3f5"``): one JSON string per game instead of one per move keeps a result cheap
     to decode and check, and the rules core replays it as it is. (A named tuple: a coordinator
-    makes tens of thousands of records a second.)
+    makes tens of thousands of records a second.) A timed game also states, per move, the node
+    budget under which its search repeats exactly (``budgets``, what makes it checkable) and the
+    milliseconds it took (``times``); both are empty for node- and depth-limited games.
     """
 
     opening: str
@@ -160,11 +188,17 @@ class GameRecord(NamedTuple):
     result: str
     reason: str
     candidate_color: Color
+    budgets: str = ""
+    times: str = ""
 
     @property
     def plies(self) -> int:
         """Plies played."""
         return ply_count(self.moves)
+
+    def budget_list(self) -> list[int]:
+        """The node budget of each move (empty for a game without a clock)."""
+        return number_list(self.budgets)
 
     def to_json(self) -> dict[str, Any]:
         """The record as a JSON object (also the form the store keeps): plain strings only."""
@@ -174,6 +208,8 @@ class GameRecord(NamedTuple):
             "result": self.result,
             "reason": self.reason,
             "candidate_color": str(self.candidate_color),
+            "budgets": self.budgets,
+            "times": self.times,
         }
 
     @classmethod
@@ -195,7 +231,9 @@ class GameRecord(NamedTuple):
             check_str(reason, f"{name}: reason", max_length=MAX_REASON)
         if type(moves) is not str or len(moves) > MAX_MOVES_TEXT or (moves and _spaced_badly(moves)):
             check_moves(moves, f"{name}: moves")
-        return cls(opening, moves, result, reason, color)
+        budgets = check_numbers(data["budgets"], f"{name}: budgets")
+        times = check_numbers(data["times"], f"{name}: times")
+        return cls(opening, moves, result, reason, color, budgets, times)
 
 
 def records_from_json(games: list[Any]) -> list[GameRecord]:
@@ -207,7 +245,7 @@ def records_from_json(games: list[Any]) -> list[GameRecord]:
     for i, data in enumerate(games):
         if type(data) is dict and data.keys() == keys:
             opening, moves, result, reason = data["opening"], data["moves"], data["result"], data["reason"]
-            color = data["candidate_color"]
+            color, budgets, times = data["candidate_color"], data["budgets"], data["times"]
             if (
                 result in results
                 and type(color) is str
@@ -219,6 +257,8 @@ def records_from_json(games: list[Any]) -> list[GameRecord]:
                 and type(moves) is str
                 and len(moves) <= MAX_MOVES_TEXT
                 and not (moves and (moves[0] == " " or moves[-1] == " " or "  " in moves))
+                and budgets == ""
+                and times == ""
             ):
                 records.append(make(opening, moves, result, reason, colors[color]))
                 continue

@@ -1,67 +1,262 @@
-"""Sealing answers: a worker's answer for a task (its result, or the reason it refuses the batch)
-as one JSON text with an HMAC of the task id and that text, so that a coordinator can tell its
-workers' answers from anything else written into the result backend."""
+"""The fleet's keys: payloads signed by the coordinator, answers sealed by each worker under a key
+of its own, so that nobody without a key can change what is played or counted, and no worker can
+answer in another's name.
+
+- A coordinator holds the fleet's master secret (``$ARBITER_SECRET``). From it come the key that
+  signs every payload it sends (Ed25519: workers verify with the public half and cannot sign
+  themselves) and, for each worker, that worker's own key, ``HMAC(master, node name)``.
+- A worker holds only its own credential (``$ARBITER_WORKER_KEY``, printed by ``arbiter
+  worker-key NODE``): its node name, its key and the coordinator's public key. It plays a payload
+  only when the coordinator's signature over the payload and the task id verifies, and seals its
+  answer (result or refusal) with its key, binding the task id, its name and a digest of the
+  payload it played. An insider can then sign only as itself.
+- A single-owner fleet may instead give every worker the master secret itself (the simpler mode):
+  each worker derives its own key from it and its name, the same way the coordinator does; any
+  worker could then sign as any other.
+
+Without any secret nothing is signed or sealed, and a name in an answer is only a claim.
+"""
 
 from __future__ import annotations
 
+import base64
 import hashlib
 import hmac
 import os
-from collections.abc import Mapping
+import re
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
+from cryptography.exceptions import InvalidSignature
+from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from worker.fields import check_object, check_str
 
-#: The longest reason of a worker's refusal kept.
-MAX_REASON_TEXT = 300
-
-
-#: The fleet's shared secret (any text; set on the coordinator and on every worker, never printed).
+#: The fleet's master secret (any text; on coordinators, and on the workers of a single-owner
+#: fleet; never printed).
 SECRET_ENV = "ARBITER_SECRET"
+#: A worker's own credential (see :func:`FleetKeys.credential`).
+WORKER_KEY_ENV = "ARBITER_WORKER_KEY"
 #: The longest sealed body (a batch of the largest size, with long games, fits many times over).
 MAX_SEALED_BODY = 200_000_000
+#: The longest reason of a worker's refusal kept.
+MAX_REASON_TEXT = 300
+#: The prefix of a worker credential's text.
+CREDENTIAL_PREFIX = "arbiter-worker-1:"
+#: A node name a key can be made for: Celery's ``name@host``, nothing expanded later.
+NODE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}@[A-Za-z0-9_.-]{1,150}$")
+
+_SIGNING_LABEL = b"arbiter payload signing key 1"
+_WORKER_LABEL = b"arbiter worker key 1\n"
 
 
-def fleet_secret(environ: Mapping[str, str] | None = None) -> bytes | None:
-    """``$ARBITER_SECRET`` as the key that seals results, or None when it is not set."""
+def digest(text: str) -> str:
+    """The SHA-256 of a payload's JSON text, as an answer binds it."""
+    return hashlib.sha256(text.encode()).hexdigest()
+
+
+def _worker_key(master: bytes, node: str) -> bytes:
+    return hmac.new(master, _WORKER_LABEL + node.encode(), hashlib.sha256).digest()
+
+
+def _mac(key: bytes, task_id: str, worker: str, payload: str, body: str) -> str:
+    message = "\n".join((task_id, worker, payload, body)).encode()
+    return hmac.new(key, message, hashlib.sha256).hexdigest()
+
+
+def check_node_name(node: str) -> str:
+    """``node`` if a key can be made for it; ValueError saying what a node name looks like."""
+    if not NODE_NAME.match(node):
+        raise ValueError(
+            f"worker name {node!r}: expected a Celery node name like w1@host (letters, digits, '_.-', "
+            "one '@', nothing to expand such as %h)"
+        )
+    return node
+
+
+class FleetKeys:
+    """What a coordinator holds: the master secret, and all that comes from it."""
+
+    def __init__(self, master: bytes) -> None:
+        self._master = master
+        seed = hmac.new(master, _SIGNING_LABEL, hashlib.sha256).digest()
+        self._signer = Ed25519PrivateKey.from_private_bytes(seed)
+        self.public_key = self._signer.public_key().public_bytes_raw()
+
+    def worker_key(self, node: str) -> bytes:
+        """The key of worker ``node``."""
+        return _worker_key(self._master, node)
+
+    def sign(self, task_id: str, payload: str) -> str:
+        """The coordinator's signature of ``payload`` (its JSON text) sent as task ``task_id``."""
+        return self._signer.sign(f"{task_id}\n{payload}".encode()).hex()
+
+    def credential(self, node: str) -> str:
+        """What worker ``node`` needs and nothing more: its name, its key, and the coordinator's
+        public key, as one line for ``$ARBITER_WORKER_KEY``."""
+        check_node_name(node)
+        data = {"node": node, "key": self.worker_key(node).hex(), "coordinator": self.public_key.hex()}
+        return CREDENTIAL_PREFIX + base64.urlsafe_b64encode(orjson.dumps(data)).decode()
+
+    def worker_keys(self) -> WorkerKeys:
+        """A worker's keys in the single-owner mode (the master itself, any node name)."""
+        return WorkerKeys(public_key=self.public_key, node=None, master=self._master)
+
+
+@dataclass(frozen=True)
+class WorkerKeys:
+    """What a worker holds: the coordinator's public key, and its own key (for ``node``), or in
+    the single-owner mode the master secret (any node)."""
+
+    public_key: bytes
+    node: str | None
+    key: bytes | None = None
+    master: bytes | None = None
+
+    def key_for(self, node: str) -> bytes:
+        """This worker's key when it runs as ``node``; ValueError for another name."""
+        if self.master is not None:
+            return _worker_key(self.master, node)
+        if node != self.node or self.key is None:
+            raise ValueError(f"this worker's key is for {self.node}, not {node}")
+        return self.key
+
+    def verify(self, task_id: str, payload: str, signature: Any) -> bool:
+        """True when ``signature`` is the coordinator's for ``payload`` sent as ``task_id``."""
+        if not isinstance(signature, str):
+            return False
+        try:
+            Ed25519PublicKey.from_public_bytes(self.public_key).verify(
+                bytes.fromhex(signature), f"{task_id}\n{payload}".encode()
+            )
+        except (ValueError, InvalidSignature):
+            return False
+        return True
+
+
+def fleet_keys(environ: Mapping[str, str] | None = None) -> FleetKeys | None:
+    """The coordinator's keys from ``$ARBITER_SECRET``, or None without one."""
     text = (os.environ if environ is None else environ).get(SECRET_ENV, "")
-    return text.encode() if text else None
+    return FleetKeys(text.encode()) if text else None
 
 
-def seal(body: Mapping[str, Any], task_id: str, secret: bytes | None) -> dict[str, Any]:
-    """What a Celery worker returns for task ``task_id``: its answer (a result, or the reason it
-    refused the batch) as one JSON text, and an HMAC-SHA256 of the task id and that text under the
-    fleet's secret (None without one). Whoever can write to the result backend but has no secret
-    cannot make a sealed answer, nor move one to another task."""
-    text = orjson.dumps(body).decode()
-    mac = hmac.new(secret, f"{task_id}\n{text}".encode(), hashlib.sha256).hexdigest() if secret else None
-    return {"body": text, "mac": mac}
+def worker_keys(environ: Mapping[str, str] | None = None) -> WorkerKeys | None:
+    """A worker's keys: from its credential (``$ARBITER_WORKER_KEY``), else from the master secret
+    (the single-owner mode), else None; ValueError for a credential that does not read."""
+    env = os.environ if environ is None else environ
+    credential = env.get(WORKER_KEY_ENV, "").strip()
+    if credential:
+        return read_credential(credential)
+    fleet = fleet_keys(env)
+    return None if fleet is None else fleet.worker_keys()
 
 
-def unseal(value: Any, task_id: str, secret: bytes | None) -> Any:
-    """The answer inside a sealed value of task ``task_id``; with a secret, ValueError unless it was
-    sealed with that secret for that task. (Without one nothing can be proved: the body is taken.)"""
-    d = check_object(value, "sealed result", ("body", "mac"))
-    text = check_str(d["body"], "sealed result: body", max_length=MAX_SEALED_BODY)
-    if secret is not None:
-        expected = hmac.new(secret, f"{task_id}\n{text}".encode(), hashlib.sha256).hexdigest()
-        if not isinstance(d["mac"], str) or not hmac.compare_digest(d["mac"], expected):
-            raise ValueError(f"sealed result: not sealed with this fleet's {SECRET_ENV} for this task")
+def read_credential(text: str) -> WorkerKeys:
+    """A worker's keys from its credential line; ValueError naming what is wrong (never the key)."""
+    bad = ValueError(f"{WORKER_KEY_ENV}: not a worker credential (make one with: arbiter worker-key NODE)")
+    if not text.startswith(CREDENTIAL_PREFIX):
+        raise bad
     try:
-        return orjson.loads(text)
+        data = orjson.loads(base64.urlsafe_b64decode(text[len(CREDENTIAL_PREFIX) :].encode()))
+        d = check_object(data, "credential", ("node", "key", "coordinator"))
+        node = check_node_name(check_str(d["node"], "node", max_length=300))
+        key, public = bytes.fromhex(d["key"]), bytes.fromhex(d["coordinator"])
+    except (ValueError, TypeError, orjson.JSONDecodeError):
+        raise bad from None
+    if len(key) != 32 or len(public) != 32:
+        raise bad
+    return WorkerKeys(public_key=public, node=node, key=key)
+
+
+# what crosses the broker ----------------------------------------------------------------------
+
+
+def task_message(payload: str, keys: FleetKeys | None, task_id: str) -> dict[str, Any]:
+    """The argument of a batch's task: the payload's JSON text and the coordinator's signature of
+    it for this task (None without keys)."""
+    return {"payload": payload, "signature": keys.sign(task_id, payload) if keys else None}
+
+
+def seal(
+    body: Mapping[str, Any], task_id: str, worker: str, payload: str, key: bytes | None
+) -> dict[str, Any]:
+    """A worker's answer for task ``task_id``: its body (a result, or the reason it refused the
+    batch) as one JSON text, its name, the digest of the payload it played (``payload``: the hex
+    digest, or "" when it could not read one), and an HMAC of all of them under its key (None
+    without one)."""
+    text = orjson.dumps(body).decode()
+    mac = _mac(key, task_id, worker, payload, text) if key is not None else None
+    return {"worker": worker, "payload": payload, "body": text, "mac": mac}
+
+
+@dataclass(frozen=True)
+class Answer:
+    """An answer as the coordinator reads it: the body, the worker it names, the digest of the
+    payload it was played from, and whether its seal proves that worker sent it."""
+
+    body: Any
+    worker: str | None
+    payload: str
+    authenticated: bool
+
+
+def unseal(value: Any, task_id: str, keys: FleetKeys | None) -> Answer:
+    """The answer inside a sealed value of task ``task_id``; with keys, ValueError unless it was
+    sealed for that task under the key of the worker it names (checked before the body is even
+    parsed). Without keys nothing can be proved: the body is taken, as a claim."""
+    d = check_object(value, "sealed answer", ("worker", "payload", "body", "mac"))
+    worker = check_str(d["worker"], "sealed answer: worker", max_length=300)
+    payload = check_str(d["payload"], "sealed answer: payload", max_length=64)
+    text = check_str(d["body"], "sealed answer: body", max_length=MAX_SEALED_BODY)
+    authenticated = False
+    if keys is not None:
+        mac = d["mac"]
+        expected = _mac(keys.worker_key(worker), task_id, worker, payload, text)
+        if not isinstance(mac, str) or not hmac.compare_digest(mac, expected):
+            raise ValueError(f"sealed answer: not sealed for this task by worker {worker!r} under its key")
+        authenticated = True
+    try:
+        body = orjson.loads(text)
     except orjson.JSONDecodeError:
-        raise ValueError("sealed result: the body is not JSON") from None
+        raise ValueError("sealed answer: the body is not JSON") from None
+    return Answer(body, worker, payload, authenticated)
 
 
-def refusal(reason: str, worker: str | None) -> dict[str, Any]:
-    """A worker's answer for a batch it will not play (another engine version, a bad payload)."""
-    return {"refused": " ".join(reason.split())[:MAX_REASON_TEXT], "worker": worker}
+def sealed_by(value: Any, task_id: str, keys: FleetKeys, candidates: Iterable[str]) -> str | None:
+    """Which of the ``candidates`` (workers) sealed ``value`` for task ``task_id`` under its own key
+    although the value names another worker: an insider answering in someone else's name is
+    caught by its own key. None when no candidate's key fits."""
+    try:
+        d = check_object(value, "sealed answer", ("worker", "payload", "body", "mac"))
+        claimed = check_str(d["worker"], "worker", max_length=300)
+        payload = check_str(d["payload"], "payload", max_length=64)
+        text = check_str(d["body"], "body", max_length=MAX_SEALED_BODY)
+    except ValueError:
+        return None
+    mac = d["mac"]
+    if not isinstance(mac, str):
+        return None
+    for node in candidates:
+        if node != claimed and hmac.compare_digest(
+            mac, _mac(keys.worker_key(node), task_id, claimed, payload, text)
+        ):
+            return node
+    return None
 
 
-def refusal_reason(body: Any) -> str | None:
-    """The reason of a refusal answer (see :func:`refusal`), or None for any other answer."""
+def refusal(reason: str, worker: str | None, kind: str = "payload") -> dict[str, Any]:
+    """A worker's answer for a batch it will not play, and why: ``kind`` says whose doing that is
+    (``unsigned``: the payload's signature did not verify, nobody's fault but a forger's;
+    ``version``: another engine; ``payload``: a payload it cannot read; ``program``: it cannot
+    run an engine the payload names)."""
+    return {"refused": " ".join(reason.split())[:MAX_REASON_TEXT], "kind": kind, "worker": worker}
+
+
+def refusal_reason(body: Any) -> tuple[str, str] | None:
+    """The (reason, kind) of a refusal answer (see :func:`refusal`), or None for any other answer."""
     if isinstance(body, dict) and "refused" in body:
-        return str(body["refused"])[:MAX_REASON_TEXT]
+        kind = body.get("kind")
+        return str(body["refused"])[:MAX_REASON_TEXT], kind if isinstance(kind, str) else "payload"
     return None

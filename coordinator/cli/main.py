@@ -34,6 +34,7 @@ COMMANDS = {
     "games": "coordinator.cli.games:games",
     "serve": "coordinator.cli.serve:serve",
     "worker": "coordinator.cli.worker:worker",
+    "worker-key": "coordinator.cli.worker:worker_key",
 }
 
 

@@ -353,11 +353,11 @@ def open_executor(options: ExecutorOptions) -> Executor:
     if where:
         click.echo(f"arbiter: {where}", err=True)
         from worker.connectivity import exposure_warning
-        from worker.sealing import fleet_secret
+        from worker.sealing import fleet_keys
 
         urls = {options.broker_url, os.environ.get(RESULT_BACKEND_ENV, "").strip()}
         for url in sorted(urls - {""}):
-            warning = exposure_warning(url, sealed=fleet_secret() is not None)
+            warning = exposure_warning(url, sealed=fleet_keys() is not None)
             if warning:
                 click.echo(f"arbiter: warning: {warning}", err=True)
     return executor

@@ -3,6 +3,10 @@
 Before it starts, the command checks that the broker answers (an unreachable broker is one line
 and exit status 2 within seconds, instead of Celery's endless retries) and prints the engine
 version with its bench speed, so that a slow or out-of-date machine shows at a glance.
+
+``arbiter worker-key NODE`` prints the credential of worker NODE, made from the fleet's master
+secret on the machine that holds it: the worker runs with it as ``$ARBITER_WORKER_KEY`` and signs
+its answers as NODE and nobody else (docs/deploy.md, Security).
 """
 
 from __future__ import annotations
@@ -23,7 +27,7 @@ from worker.celeryconfig import (
     versioned_queue,
 )
 from worker.connectivity import check_reachable, exposure_warning, safe_url
-from worker.sealing import fleet_secret
+from worker.sealing import SECRET_ENV, WORKER_KEY_ENV, check_node_name, fleet_keys, worker_keys
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 #: Depth of the start-up bench: shallower than the engine's signature depth (engine.BENCH_DEPTH) so
@@ -88,11 +92,22 @@ def worker(
     url = broker.strip() if broker and broker.strip() else broker_url()
     names = [versioned_queue(name, engine.ENGINE_VERSION) for name in queue_names(queues)]
     processes = concurrency or os.cpu_count() or 1
+    try:
+        keys = worker_keys()
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+    if keys is not None and keys.node is not None:  # a credential names the one node it signs as
+        if name is not None and name != keys.node:
+            raise click.BadParameter(
+                f"{name!r}: this worker's credential ({WORKER_KEY_ENV}) is for {keys.node}",
+                param_hint="'--name'",
+            )
+        name = keys.node
     node = name or f"arbiter-{os.getpid()}@%h"
     app = create_app(broker=url)
     check_reachable(app, CONNECT_TIMEOUT)
     for endpoint in {url, str(app.conf.result_backend)}:
-        warning = exposure_warning(endpoint, sealed=fleet_secret() is not None)
+        warning = exposure_warning(endpoint, sealed=keys is not None)
         if warning:
             click.echo(f"arbiter worker: warning: {warning}", err=True)
     click.echo(f"arbiter worker: {bench_line()}")
@@ -104,4 +119,25 @@ def worker(
     return int(exit_code or 0)
 
 
-COMMANDS = [worker]
+@click.command("worker-key")
+@click.argument("node", metavar="NODE")
+def worker_key(node: str) -> None:
+    """Print worker NODE's credential, from the fleet's master secret ($ARBITER_SECRET).
+
+    NODE is the worker's Celery node name, such as w1@host. Give the printed line to that worker
+    only, as its environment ($ARBITER_WORKER_KEY): it then plays only payloads this fleet's
+    coordinators signed, and signs its answers as NODE and nobody else.
+    """
+    keys = fleet_keys()
+    if keys is None:
+        raise click.UsageError(
+            f"worker-key makes a worker's key from the fleet's master secret: set {SECRET_ENV}"
+        )
+    try:
+        credential = keys.credential(check_node_name(node))
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="NODE") from None
+    click.echo(f"{WORKER_KEY_ENV}={credential}")
+
+
+COMMANDS = [worker, worker_key]

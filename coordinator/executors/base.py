@@ -31,6 +31,14 @@ class BatchOutcome:
     #: True when ``error`` is the worker's own refusal of the batch (it cannot play it), False
     #: when it is anything else (a crash, or the coordinator refusing the worker's answer).
     refused_by_worker: bool = False
+    #: Why the worker refused, in a word (see :func:`worker.sealing.refusal`).
+    refusal_kind: str | None = None
+    #: True when the answer's seal proves that ``worker`` sent it (under its own key).
+    authenticated: bool = False
+    #: The digest of the payload a sealed answer says it was played from.
+    played: str | None = None
+    #: True when ``worker`` (proved by its key) sealed an answer naming another worker: a lie.
+    impostor: bool = False
 
 
 class Executor(ABC):
@@ -38,15 +46,18 @@ class Executor(ABC):
 
     #: How many batches to keep in flight so that every worker stays busy.
     slots: int
+    #: True when every answer's seal can prove which worker sent it (a fleet with keys).
+    answers_sealed: bool = False
 
     @abstractmethod
     def submit(self, payload: BatchPayload) -> None:
         """Queue one batch payload for execution (returns at once)."""
 
-    def retry(self, payload: BatchPayload) -> None:
-        """Play ``payload`` again because the outcome delivered for it could not count. Called
-        before the next :meth:`completed`, so that an executor may go on watching the batch's
-        earlier attempts too (by default the batch is simply submitted again)."""
+    def retry(self, payload: BatchPayload, avoid: str | None = None) -> None:
+        """Play ``payload`` again because the outcome delivered for it could not count, preferably
+        on another worker than ``avoid`` (one that refused it). Called before the next
+        :meth:`completed`, so that an executor may go on watching the batch's earlier attempts
+        too (by default the batch is simply submitted again)."""
         self.submit(payload)
 
     @abstractmethod
@@ -74,6 +85,15 @@ class Executor(ABC):
 
     def quarantine(self, worker: str | None, reason: str) -> None:  # noqa: B027 - optional hook
         """Believe nothing more from ``worker`` (a no-op where every worker is this machine's)."""
+
+    def unsettled(self, run_id: int) -> bool:
+        """True while checks of results already delivered for ``run_id`` are under way (a run
+        must not end before they tell whether what it counted stands)."""
+        return False
+
+    def set_check_key(self, run_id: int, key: bytes) -> None:  # noqa: B027 - optional hook
+        """The secret that chooses which of run ``run_id``'s batches are spot-checked (a no-op
+        where nothing is checked)."""
 
     def live_workers(self) -> set[str] | None:
         """The workers known to be up; None where they are this machine's own processes (whose

@@ -1,25 +1,49 @@
 """The spot-checking executor: wraps the executor of untrusted workers, holds the results chosen
 for a check until another worker (and, where they disagree, this machine) has played the same
-batch, and quarantines whoever lied (see :mod:`coordinator.trust.spotcheck` for what a check
-decides).
+batch, or this machine has repeated a timed batch move by move with its recorded node budgets,
+and quarantines whoever lied (see :mod:`coordinator.trust.spotcheck` for what a check decides).
+
+Which batches are checked: every worker's first; a share chosen by each run's secret key (never
+sent: no worker can tell which); and every batch of a worker under suspicion, one whose results
+differ from the other workers' in the same run more than chance allows (fishtest's residual at
+its yellow level, or a mean pair score apart from the others' at 5%, Bonferroni-corrected), for as
+long as they do; its latest results delivered unchecked are then checked after all, and a run
+does not end while such checks are under way.
 """
 
 from __future__ import annotations
 
 import logging
+import os
+from collections import defaultdict, deque
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
 from coordinator.defaults import VERIFY_FRACTION
 from coordinator.executors.base import BatchOutcome, Executor
-from coordinator.trust.spotcheck import checkable, chosen_for_check, first_difference, games_of, plausible
-from worker.protocol import BatchPayload
+from coordinator.stats.residuals import score_outliers, worker_chi2
+from coordinator.trust.spotcheck import (
+    checkable_by_replaying,
+    chosen_for_check,
+    first_difference,
+    games_of,
+    plausible,
+)
+from worker.protocol import BatchPayload, BatchResult
+from worker.sealing import digest
+from worker.tally import tally
 
 log = logging.getLogger(__name__)
 
 #: How a result without a worker name is named.
 UNNAMED = "(unnamed worker)"
+#: The two-sided level at which a worker's mean pair score apart from the others' makes it a
+#: suspect (Bonferroni-corrected: a suspect only costs checks, so the level is generous).
+SUSPICION_LEVEL = 0.05
+#: The unchecked results of each worker kept per run, to be checked after all if it falls under
+#: suspicion (a liar is caught by one lie: its latest results are the likeliest to hold one).
+AUDITED_RECENT = 8
 
 
 @dataclass
@@ -31,6 +55,23 @@ class _Held:
     worker: str
     peer: str | None = None
     peer_games: list[dict[str, Any]] | None = None
+    #: A timed batch: checked by repeating its moves with their budgets (moves compared).
+    timed: bool = False
+
+
+def only_moves(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Games reduced to their moves (what repeating a timed game with its budgets can compare)."""
+    return [{"moves": g.get("moves")} for g in games]
+
+
+class Verifier(Protocol):
+    """This machine's pool, as checks use it: a payload played again, or a check's data run."""
+
+    def submit(self, payload: BatchPayload) -> None: ...
+    def submit_job(self, run_id: int, batch_index: int, data: dict[str, Any]) -> None: ...
+    def completed(self, timeout: float | None = None) -> Iterator[BatchOutcome]: ...
+    def cancel(self) -> None: ...
+    def close(self) -> None: ...
 
 
 class Peers(Protocol):
@@ -48,13 +89,15 @@ class CheckingExecutor(Executor):
     def __init__(
         self,
         inner: Executor,
-        verifier: Executor,
+        verifier: Verifier,
         fraction: float = VERIFY_FRACTION,
         peers: Peers | None = None,
     ) -> None:
-        """Check ``fraction`` of the batches (and each worker's first) by playing them again on
-        another worker through ``peers`` (when given and another worker is up), and on
-        ``verifier``, the coordinator's own pool, to decide a disagreement or where no peer is."""
+        """Check ``fraction`` of the batches (and each worker's first, and all of a suspect's) by
+        playing them again on another worker through ``peers`` (when given and another worker is
+        up), and on ``verifier``, the coordinator's own pool (a task that plays a payload or
+        repeats a timed batch: :func:`worker.games.check_batch`), to decide a disagreement or
+        where no peer is."""
         if not 0.0 <= fraction <= 1.0:
             raise ValueError(f"verify fraction: expected a number from 0 to 1, got {fraction}")
         self.inner = inner
@@ -66,6 +109,14 @@ class CheckingExecutor(Executor):
         self._held: dict[tuple[int, int], _Held] = {}
         self._proven: set[str] = set()
         self._quarantined: dict[str, str] = {}
+        self._keys: dict[int, bytes] = {}
+        self._fallback_key = os.urandom(32)  # for runs that gave none: still nobody else's
+        #: Pentanomial counts of each run's plausible results, per worker, and who is suspect.
+        self._counts: dict[int, dict[str, list[int]]] = defaultdict(dict)
+        self._suspects: dict[int, set[str]] = defaultdict(set)
+        #: Each worker's latest results delivered unchecked, per run, and those checked after all.
+        self._recent: dict[tuple[int, str], deque[tuple[BatchPayload, BatchResult, BatchOutcome]]] = {}
+        self._audits: dict[tuple[int, int], _Held] = {}
         #: Spot checks passed and failed (for reports and tests).
         self.checks_passed = 0
         self.checks_failed = 0
@@ -77,19 +128,28 @@ class CheckingExecutor(Executor):
         """As many batches in flight as the workers take."""
         return self.inner.slots
 
+    @property
+    def answers_sealed(self) -> bool:  # type: ignore[override]
+        """Whether the workers' answers are sealed under their keys."""
+        return self.inner.answers_sealed
+
     def submit(self, payload: BatchPayload) -> None:
         """Send the batch to the workers, remembering it for a possible check."""
         self._payloads[(payload.run_id, payload.batch_index)] = payload
         self.inner.submit(payload)
 
-    def retry(self, payload: BatchPayload) -> None:
+    def retry(self, payload: BatchPayload, avoid: str | None = None) -> None:
         """Send a refused batch again (the workers' executor may go on watching its attempts)."""
         self._payloads[(payload.run_id, payload.batch_index)] = payload
-        self.inner.retry(payload)
+        self.inner.retry(payload, avoid)
 
     def in_flight(self) -> int:
-        """Batches sent and not delivered, held ones included."""
-        return self.inner.in_flight() + len(self._held)
+        """Batches sent and not delivered, held ones and checks of delivered ones included."""
+        return self.inner.in_flight() + len(self._held) + len(self._audits)
+
+    def unsettled(self, run_id: int) -> bool:
+        """True while delivered results of ``run_id`` are being checked after all."""
+        return any(run == run_id for run, _ in self._audits)
 
     def completed(self, timeout: float | None = None) -> Iterator[BatchOutcome]:
         """Outcomes of the workers that need no check, and held ones whose check agreed."""
@@ -106,6 +166,7 @@ class CheckingExecutor(Executor):
         if self.peers is not None:
             self.peers.cancel()
         self._held.clear()
+        self._audits.clear()
         self._payloads.clear()
 
     def close(self) -> None:
@@ -120,7 +181,10 @@ class CheckingExecutor(Executor):
         """The workers' line, and the share of batches checked."""
         where = self.inner.describe()
         by = "by another worker (this machine decides a disagreement)" if self.peers else "on this machine"
-        check = f"spot checks {by}: each worker's first batch and {100 * self.fraction:g}% of the others"
+        check = (
+            f"spot checks {by}: each worker's first batch, {100 * self.fraction:g}% of the others "
+            "(chosen by a key no worker sees) and all of a suspect's"
+        )
         return f"{where}; {check}" if where else check
 
     def live_workers(self) -> set[str] | None:
@@ -138,6 +202,59 @@ class CheckingExecutor(Executor):
         """Believe nothing more from ``worker`` (its held results become refusals)."""
         self._quarantined.setdefault(worker or UNNAMED, reason)
 
+    def set_check_key(self, run_id: int, key: bytes) -> None:
+        """The secret that chooses which of run ``run_id``'s batches are checked."""
+        self._keys[run_id] = key
+
+    def suspects(self, run_id: int) -> set[str]:
+        """The workers of ``run_id`` whose every batch is checked for now."""
+        return set(self._suspects[run_id])
+
+    def _observe(self, run_id: int, worker: str, result: BatchResult) -> None:
+        """Count a plausible result of ``worker`` in ``run_id`` and say again who is suspect: a
+        worker whose residual reaches fishtest's yellow level among the run's workers."""
+        pentanomial, _ = tally(result.games)
+        counts = self._counts[run_id]
+        counts[worker] = [a + b for a, b in zip(counts.get(worker, [0] * 5), pentanomial, strict=True)]
+        believed = {w: c for w, c in counts.items() if w not in self._quarantined}
+        check = worker_chi2(believed)
+        suspects = {r.worker for r in check.residuals if check.level(r.residual) in ("yellow", "red")}
+        suspects |= set(score_outliers(believed, SUSPICION_LEVEL))
+        for worker_name in sorted(suspects - self._suspects[run_id]):
+            log.warning(
+                "arbiter: worker %s's results in run %s differ from the others' beyond chance: "
+                "every batch of it is checked until they do not, and its latest ones now",
+                worker_name,
+                run_id,
+            )
+            self._audit(run_id, worker_name)
+        self._suspects[run_id] = suspects
+
+    def _audit(self, run_id: int, worker: str) -> None:
+        """Check after all the latest results ``worker`` delivered unchecked in ``run_id``."""
+        for payload, result, outcome in self._recent.pop((run_id, worker), ()):
+            key = (payload.run_id, payload.batch_index)
+            if key in self._held or key in self._audits:
+                continue
+            audit = self._audits[key] = _Held(outcome, worker, timed=not checkable_by_replaying(payload))
+            self._verify(payload, result, audit)
+
+    def _verify(self, payload: BatchPayload, result: BatchResult, held: _Held) -> None:
+        """Have this machine's pool play ``payload`` again (or repeat a timed one's moves)."""
+        if held.timed:
+            budgets = [record.budgets for record in result.games]
+            data = {"payload": payload.to_json(), "budgets": budgets}
+            self.verifier.submit_job(payload.run_id, payload.batch_index, data)
+        else:
+            self.verifier.submit(payload)
+
+    def _must_check(self, payload: BatchPayload, worker: str) -> bool:
+        """Whether ``worker``'s result for ``payload`` is checked before it counts."""
+        if worker not in self._proven or worker in self._suspects[payload.run_id]:
+            return True
+        key = self._keys.get(payload.run_id, self._fallback_key)
+        return chosen_for_check(key, payload, self.fraction)
+
     def _admit(self, outcome: BatchOutcome) -> list[BatchOutcome]:
         """What to deliver now for an outcome of the workers."""
         key = (outcome.run_id, outcome.batch_index)
@@ -147,20 +264,22 @@ class CheckingExecutor(Executor):
             return []  # a second delivery of a batch under check: the check decides
         if worker in self.quarantined:
             return [self._refused(outcome, worker)]
-        if outcome.error is not None or payload is None or not plausible(payload, outcome.result):
+        result = None if outcome.error is not None or payload is None else plausible(payload, outcome.result)
+        if result is None or payload is None:
             self._payloads.pop(key, None)
             return [outcome]  # the runner refuses it, naming why, and quarantines its worker
-        if not checkable(payload) or (
-            worker in self._proven and not chosen_for_check(payload, self.fraction)
-        ):
+        self._observe(payload.run_id, worker, result)
+        if not self._must_check(payload, worker):
             self._payloads.pop(key, None)
+            recent = self._recent.setdefault((payload.run_id, worker), deque(maxlen=AUDITED_RECENT))
+            recent.append((payload, result, outcome))
             return [outcome]
-        held = self._held[key] = _Held(outcome, worker)
-        held.peer = self._peer_for(worker)
+        held = self._held[key] = _Held(outcome, worker, timed=not checkable_by_replaying(payload))
+        held.peer = None if held.timed else self._peer_for(worker)
         if held.peer is not None and self.peers is not None:
             self.peers.submit_to(payload, held.peer)
         else:
-            self.verifier.submit(payload)
+            self._verify(payload, result, held)
         return []
 
     def _peer_for(self, worker: str) -> str | None:
@@ -179,7 +298,7 @@ class CheckingExecutor(Executor):
         if self.peers is not None:
             for check in self.peers.completed(timeout=0):
                 delivered += self._peer_checked(check)
-        for replay in self.verifier.completed(timeout=timeout if self._held else 0):
+        for replay in self.verifier.completed(timeout=timeout if self._held or self._audits else 0):
             delivered += self._judged(replay)
         return delivered
 
@@ -192,7 +311,10 @@ class CheckingExecutor(Executor):
             return []
         if held.worker in self.quarantined:
             return self._release(key, self._refused(held.outcome, held.worker))
-        games = games_of(check.result) if check.error is None else None
+        payload = self._payloads[key]
+        from_peer = check.worker == held.peer and (check.authenticated or not self.answers_sealed)
+        of_payload = check.played is None or check.played == digest(payload.to_text())
+        games = games_of(check.result) if check.error is None and from_peer and of_payload else None
         if games is not None and held.peer not in self.quarantined and games == games_of(held.outcome.result):
             return self._passed(key, held)
         if check.error is not None:
@@ -204,7 +326,7 @@ class CheckingExecutor(Executor):
                 check.error,
             )
         held.peer_games = games or []
-        self.verifier.submit(self._payloads[key])
+        self.verifier.submit(payload)
         return []
 
     def _judged(self, replay: BatchOutcome) -> list[BatchOutcome]:
@@ -212,13 +334,16 @@ class CheckingExecutor(Executor):
         key = (replay.run_id, replay.batch_index)
         held = self._held.get(key)
         if held is None:
+            self._audited(key, replay)
             return []
         if held.worker in self.quarantined:
             return self._release(key, self._refused(held.outcome, held.worker))
         if replay.error is not None:
             return self._release(key, held.outcome)  # our own pool failed: no evidence either way
-        truth = games_of(replay.result)
         where = f"batch {held.outcome.batch_index} of run {held.outcome.run_id}"
+        if held.timed:
+            return self._judged_timed(key, held, replay, where)
+        truth = games_of(replay.result)
         if held.peer is not None and held.peer_games and held.peer_games != truth:
             why = first_difference({"games": held.peer_games}, replay.result)
             self.quarantine(held.peer, f"spot check of {held.worker}'s {where}: {why}")
@@ -228,6 +353,42 @@ class CheckingExecutor(Executor):
         why = first_difference(held.outcome.result, replay.result)
         self.quarantine(held.worker, f"spot check of {where}: {why}")
         return self._release(key, self._refused(held.outcome, held.worker))
+
+    def _judged_timed(
+        self, key: tuple[int, int], held: _Held, replay: BatchOutcome, where: str
+    ) -> list[BatchOutcome]:
+        """A timed batch repeated with its budgets: every game's moves must be the worker's."""
+        claimed = [g["moves"] for g in games_of(held.outcome.result) or []]
+        found = (
+            [g.get("moves") for g in replay.result.get("games", [])]
+            if isinstance(replay.result, dict)
+            else []
+        )
+        if claimed == found:
+            return self._passed(key, held)
+        self.checks_failed += 1
+        why = first_difference(
+            {"games": [{"moves": m} for m in claimed]}, {"games": [{"moves": m} for m in found]}
+        )
+        self.quarantine(held.worker, f"timed check of {where} (each move searched with its budget): {why}")
+        return self._release(key, self._refused(held.outcome, held.worker))
+
+    def _audited(self, key: tuple[int, int], replay: BatchOutcome) -> None:
+        """The coordinator's own play of a batch delivered unchecked: a difference quarantines its
+        worker (its runs then discard all it gave them and count again)."""
+        audit = self._audits.pop(key, None)
+        if audit is None or replay.error is not None:
+            return
+        claimed, truth = games_of(audit.outcome.result) or [], games_of(replay.result) or []
+        if audit.timed:  # a timed batch repeated: its moves are what can be compared
+            claimed, truth = only_moves(claimed), only_moves(truth)
+        if claimed == truth:
+            self.checks_passed += 1
+            return
+        self.checks_failed += 1
+        what = "timed check" if audit.timed else "check"
+        why = first_difference({"games": claimed}, {"games": truth})
+        self.quarantine(audit.worker, f"{what} of batch {key[1]} of run {key[0]}, once it was suspect: {why}")
 
     def _passed(self, key: tuple[int, int], held: _Held) -> list[BatchOutcome]:
         """A check agreed: the worker is proven and its result delivered."""

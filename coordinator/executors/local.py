@@ -85,14 +85,18 @@ class LocalExecutor(Executor):
 
     def submit(self, payload: BatchPayload) -> None:
         """Queue one batch on the pool (replacing a broken pool first)."""
+        self.submit_job(payload.run_id, payload.batch_index, payload.to_json())
+
+    def submit_job(self, run_id: int, batch_index: int, data: dict[str, Any]) -> None:
+        """Queue the task on ``data`` as the work of batch ``batch_index`` of run ``run_id`` (the
+        task decides what ``data`` is: a payload, or a check of one)."""
         pool = self._ensure_pool()
-        data = payload.to_json()
         try:
             future = pool.submit(self.task, data)
         except RuntimeError:  # BrokenProcessPool: a worker died; start afresh
             self._terminate()
             future = self._ensure_pool().submit(self.task, data)
-        self._futures[future] = (payload.run_id, payload.batch_index)
+        self._futures[future] = (run_id, batch_index)
 
     def in_flight(self) -> int:
         """Batches submitted and not yet delivered."""

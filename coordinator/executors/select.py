@@ -29,4 +29,6 @@ def make_executor(options: ExecutorOptions) -> Executor:
     except BaseException:
         workers.close()
         raise
-    return CheckingExecutor(workers, LocalExecutor(1), options.verify_fraction, peers=peers)
+    from worker.games import check_batch
+
+    return CheckingExecutor(workers, LocalExecutor(1, task=check_batch), options.verify_fraction, peers=peers)

@@ -26,14 +26,19 @@ from coordinator.runs import Decision, RunState
 from coordinator.sprt.config import BatchPlan, SprtConfig
 from coordinator.stats import SprtState, update_sprt, wdl_to_ldw
 from coordinator.store import Store, StoredResult
-
-#: A batch refused this many times fails the run (it would block the prefix), once every live
 from coordinator.trust.answers import check_matches_payload
 from coordinator.trust.replay import ResultCheck, replay_check
 from worker.protocol import BatchPayload, BatchResult
+from worker.sealing import digest
 
-#: worker has itself refused it: one stale or lying worker in a fleet never fails a run.
+#: On this machine's pool, a batch refused this many times fails the run (it would block the
+#: prefix). On a fleet, a batch fails the run only once this many distinct workers, each proved by
+#: its own key, refused it for the same reason (or every live worker did, in a smaller fleet, but
+#: never fewer than :data:`MIN_REFUSERS`): a payload nobody can play. One lying worker, or anyone's
+#: forged refusals, never fail a run; a fleet of one that refuses a batch makes the run wait for
+#: another worker.
 MAX_ATTEMPTS = 3
+MIN_REFUSERS = 2
 #: How long to wait for a result before reporting progress anyway (seconds).
 POLL_SECONDS = 0.5
 #: The counted prefix is saved at most this often while it grows (seconds).
@@ -149,11 +154,15 @@ class SprtRunner:
         self.prefix = PrefixCounter(config, stop)
         self.in_flight: dict[int, BatchPayload] = {}  # batches sent, by index: what was sent
         self.retry: list[int] = []
-        self.refusers: dict[int, set[str]] = {}
+        #: Per batch, per reason: the workers that refused it so (proved by their keys).
+        self.refusers: dict[int, dict[str, set[str]]] = {}
+        #: Per batch: a worker that refused it, which its next attempt avoids.
+        self.avoid: dict[int, str] = {}
         self.quarantines_seen: set[str] = set()
         for quarantine in store.quarantines(run_id):  # a resumed run believes them no more than before
             self.quarantines_seen.add(quarantine.worker)
             executor.quarantine(quarantine.worker, quarantine.reason)
+        executor.set_check_key(run_id, store.check_key(run_id))
         self.cursor = 0
         self.started = time.monotonic()
         self.games_played_here = 0
@@ -210,7 +219,7 @@ class SprtRunner:
             self.store.start_batch(self.run_id, index, payload.openings, payload.seed)
             self.in_flight[index] = payload
             if again:
-                self.executor.retry(payload)
+                self.executor.retry(payload, self.avoid.pop(index, None))
             else:
                 self.executor.submit(payload)
 
@@ -222,12 +231,18 @@ class SprtRunner:
         """The result of ``outcome`` (the answer to ``payload``) and the counts it adds, if it can
         count, else why not (a one-line reason). A result that fails the checks quarantines its
         worker: a worker that lies once is not believed."""
+        if outcome.impostor:  # proved by its own key to have answered in another's name
+            self.executor.quarantine(
+                outcome.worker, f"batch {outcome.batch_index} of run {self.run_id}: {outcome.error}"
+            )
         if outcome.error is not None:
             return outcome.error  # a worker's refusal or failure, or an answer refused on the way
         try:
             result = BatchResult.from_json(outcome.result)
             if outcome.worker is not None and result.worker != outcome.worker:
                 raise ValueError(f"worker: the result names {result.worker!r}, its answer {outcome.worker!r}")
+            if outcome.played is not None and outcome.played != digest(payload.to_text()):
+                raise ValueError("the answer is for another payload than the one sent")
             pentanomial, wdl = check_matches_payload(result, payload)
             self.check(payload, result)
         except ValueError as e:
@@ -240,16 +255,28 @@ class SprtRunner:
 
     def _unplayable(self, index: int, attempts: int) -> bool:
         """True when refusals show that batch ``index`` cannot be played: refused
-        :data:`MAX_ATTEMPTS` times, by this machine's own pool or by every live worker itself. A
-        result refused here (a lie, a quarantined worker's, anyone's unsealed write) says nothing
-        of the batch, and no refusal that names nobody counts: while no live worker has refused
-        it, the batch is sent again (and the run waits for a worker when none is up)."""
-        if attempts < MAX_ATTEMPTS:
-            return False
+        :data:`MAX_ATTEMPTS` times by this machine's own pool, or, on a fleet, for one same reason
+        by :data:`MAX_ATTEMPTS` distinct workers proved by their keys (by every live worker when
+        fewer are up, but at least :data:`MIN_REFUSERS`). A result refused here (a lie, a
+        quarantined worker's, anyone's forged write), a refusal that names nobody, and a worker's
+        refusal of a payload whose signature failed (a forger's doing) say nothing of the batch:
+        it is sent again (and the run waits for a worker when none is up)."""
         live = self.executor.live_workers()
         if live is None:
-            return True
-        return bool(live) and live <= self.refusers.get(index, set())
+            return attempts >= MAX_ATTEMPTS
+        needed = max(MIN_REFUSERS, min(MAX_ATTEMPTS, len(live)))
+        return any(len(who) >= needed for who in self.refusers.get(index, {}).values())
+
+    def _note_refusal(self, index: int, outcome: BatchOutcome, reason: str) -> None:
+        """Remember a worker's own refusal of batch ``index``: the next attempt avoids it, and it
+        counts toward failing the run only when its seal proves who sent it (or nothing can be
+        proved on this fleet) and its payload was the coordinator's."""
+        if not outcome.refused_by_worker or outcome.worker is None:
+            return
+        self.avoid[index] = outcome.worker
+        proved = outcome.authenticated or not self.executor.answers_sealed
+        if proved and outcome.refusal_kind != "unsigned":
+            self.refusers.setdefault(index, {}).setdefault(reason, set()).add(outcome.worker)
 
     def receive(self, outcome: BatchOutcome) -> None:
         """Check and store one outcome of this run (duplicates and strays are ignored); queue a
@@ -265,8 +292,7 @@ class SprtRunner:
                 return  # a stale copy of an attempt already refused; the retry is under way
             name = outcome.worker or "(unnamed worker)"
             self.store.refuse_batch(self.run_id, index, f"{name}: {checked}", worker=outcome.worker)
-            if outcome.refused_by_worker and outcome.worker is not None:
-                self.refusers.setdefault(index, set()).add(outcome.worker)  # the worker refused it
+            self._note_refusal(index, outcome, checked)
             attempts = self.store.batch_attempts(self.run_id, index)
             if self._unplayable(index, attempts):
                 message = f"batch {index} refused {attempts} times; last reason: {checked}"
@@ -299,8 +325,10 @@ class SprtRunner:
 
     @property
     def decided(self) -> bool:
-        """True once the SPRT has decided, the budget is used up or ``stop`` ended the run."""
-        return self.prefix.done
+        """True once the SPRT has decided, the budget is used up or ``stop`` ended the run, and no
+        check of what it counted is still under way (a worker found lying by one is discarded,
+        and the run goes on)."""
+        return self.prefix.done and not self.executor.unsettled(self.run_id)
 
     def _discard_quarantined(self) -> bool:
         """Discard what newly quarantined workers gave this run and count again; True if any."""

@@ -187,3 +187,41 @@ def worker_residuals(per_worker: Mapping[str, Sequence[float]]) -> list[WorkerRe
     """``(worker, residual, flagged)`` for every worker of ``{worker: pentanomial counts}``: the
     residuals of :func:`worker_chi2`, flagged beyond fishtest's red threshold."""
     return worker_chi2(per_worker).residuals
+
+
+#: A worker's pair scores are compared with the others' from this many pairs on.
+MIN_SCORE_PAIRS = 4
+#: The smallest variance of a pair score taken (a worker whose pairs all scored alike).
+_MIN_PAIR_VARIANCE = 0.01
+
+
+def _pair_mean_var(pentanomial: Sequence[float]) -> tuple[float, float, float]:
+    """Pairs, mean pair score (0 to 1) and its per-pair variance, of pentanomial counts."""
+    pairs = float(sum(pentanomial))
+    if pairs <= 0:
+        return 0.0, 0.0, 0.0
+    mean = sum(count * slot / 4 for slot, count in enumerate(pentanomial)) / pairs
+    var = sum(count * (slot / 4 - mean) ** 2 for slot, count in enumerate(pentanomial)) / pairs
+    return pairs, mean, var
+
+
+def score_outliers(per_worker: Mapping[str, Sequence[float]], p: float = 0.01) -> dict[str, float]:
+    """The workers whose mean pair score differs from the other workers' beyond chance, with the
+    z of the difference: a two-sample test of each worker against all the others together, at
+    two-sided level ``p`` corrected for the number of workers (Bonferroni). Unlike the chi-squared
+    check it needs only a few pairs per worker, so that a worker whose games favour one side is
+    seen early. Workers with fewer than :data:`MIN_SCORE_PAIRS` pairs are not tested."""
+    tested = {w: counts for w, counts in per_worker.items() if sum(counts) >= MIN_SCORE_PAIRS}
+    if len(tested) < 2:
+        return {}
+    threshold = _z_of_p(p / (2 * len(tested)))
+    out: dict[str, float] = {}
+    for worker, counts in tested.items():
+        others = [sum(col) for col in zip(*(c for w, c in tested.items() if w != worker), strict=True)]
+        n1, m1, v1 = _pair_mean_var(counts)
+        n2, m2, v2 = _pair_mean_var(others)
+        se = math.sqrt(max(v1, _MIN_PAIR_VARIANCE) / n1 + max(v2, _MIN_PAIR_VARIANCE) / n2)
+        z = (m1 - m2) / se
+        if abs(z) >= threshold:
+            out[worker] = z
+    return out

@@ -25,11 +25,20 @@ from coordinator.store.schema import (
     runs,
 )
 from worker.protocol import RECORD_FIELDS, BatchResult
-
-#: Batches of game records read from the database at a time while streaming them.
 from worker.tally import tally
 
+#: Batches of game records read from the database at a time while streaming them.
 STREAM_BATCHES = 16
+#: What the fields added to a record since 0.1.0 (budgets, times) hold in a record stored before.
+_ADDED_FIELDS = ("", "")
+
+
+def stored_record(values: list[Any]) -> dict[str, Any]:
+    """A record kept as an array (in :data:`RECORD_FIELDS` order) as its JSON object; an array
+    stored before the per-move fields existed gets them empty."""
+    if len(values) < len(RECORD_FIELDS):
+        values = [*values, *_ADDED_FIELDS[: len(RECORD_FIELDS) - len(values)]]
+    return dict(zip(RECORD_FIELDS, values, strict=True))
 
 
 class ResultStore(Database):
@@ -154,9 +163,7 @@ class ResultStore(Database):
             query = query.where(results.c.worker == worker)
         with self.engine.connect() as c:
             for row in c.execution_options(yield_per=STREAM_BATCHES).execute(query):
-                records = [
-                    dict(zip(RECORD_FIELDS, record, strict=True)) for record in orjson.loads(row.games)
-                ]
+                records = [stored_record(record) for record in orjson.loads(row.games)]
                 yield BatchGames(row.batch_index, row.worker, row.created_at, records)
 
     def quarantine_worker(self, run_id: int, worker: str, reason: str) -> list[int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import secrets
 from collections.abc import Sequence
 from typing import Any
 
@@ -42,11 +43,25 @@ class RunStore(Database):
                     counted_batches=0,
                     created_at=stamp,
                     updated_at=stamp,
+                    check_key=secrets.token_hex(32),
                 )
             )
             key = inserted.inserted_primary_key
             assert key is not None
             return int(key[0])
+
+    def check_key(self, run_id: int) -> bytes:
+        """The secret that chooses which of the run's batches are spot-checked, made on first use
+        (runs stored before it existed get one when resumed). Never sent to a worker."""
+        with self.transaction() as c:
+            key = c.execute(select(runs.c.check_key).where(runs.c.id == run_id)).scalar()
+            if key is None:
+                key = secrets.token_hex(32)
+                c.execute(
+                    update(runs).where(runs.c.id == run_id, runs.c.check_key.is_(None)).values(check_key=key)
+                )
+                key = c.execute(select(runs.c.check_key).where(runs.c.id == run_id)).scalar()
+        return bytes.fromhex(str(key))
 
     def get_run(self, run_id: int) -> Run | None:
         """The run with ``run_id``, or None."""

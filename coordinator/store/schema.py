@@ -82,8 +82,8 @@ results = Table(
 
 #: The game records of a batch, as one JSON array (in game order) of records, each an array of the
 #: wire record's fields in :data:`worker.protocol.RECORD_FIELDS` order (opening, moves, result,
-#: reason, candidate colour): one row per batch, and no key repeated per game, keep storing a
-#: result cheap.
+#: reason, candidate colour, per-move budgets and times; records stored by 0.1.0 have only the
+#: first five): one row per batch, and no key repeated per game, keep storing a result cheap.
 batch_games = Table(
     "batch_games",
     metadata,

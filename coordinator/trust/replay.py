@@ -17,9 +17,17 @@ from worker.protocol import BatchPayload, BatchResult, GameRecord
 ResultCheck = Callable[[BatchPayload, BatchResult], None]
 
 
-def check_records(game: str, records: Sequence[GameRecord], adjudication: engine.Adjudication) -> None:
+#: What a loss on time must say: the side to move at the end lost, the other won.
+_ON_TIME = {("w", True): "0-1", ("w", False): "1-0", ("b", True): "1-0", ("b", False): "0-1"}
+
+
+def check_records(
+    game: str, records: Sequence[GameRecord], adjudication: engine.Adjudication, limits: engine.Limits
+) -> None:
     """ValueError unless every record replays legally to its stated result and reason (all of
-    them in one call to the rules core)."""
+    them in one call to the rules core). A game the moves leave unfinished can only have been
+    resigned (where the run allows resigning) or lost on time (under a clock, by the side to move,
+    whose time the spot checks cannot see but whose moves they do)."""
     replayed = engine.replay_games(game, [(r.opening, r.moves) for r in records], adjudication)
     for i, (record, (result, reason, plies, error)) in enumerate(zip(records, replayed, strict=True)):
         name = f"games[{i}]"
@@ -29,6 +37,11 @@ def check_records(game: str, records: Sequence[GameRecord], adjudication: engine
         if reason is None:
             if record.reason == "resign" and adjudication.resign_score is not None:
                 continue
+            if record.reason == "time_forfeit" and limits.time_control is not None:
+                first = record.opening.rsplit(" ", 1)[-1]
+                if record.result == _ON_TIME.get((first, plies % 2 == 0)):
+                    continue
+                raise ValueError(f"{name}: {stated}, yet the side to move after {plies} plies is the other")
             raise ValueError(f"{name}: the game has not ended after {plies} plies, yet it says {stated}")
         actual = f"{result} ({reason})"
         if actual != stated:
@@ -37,4 +50,4 @@ def check_records(game: str, records: Sequence[GameRecord], adjudication: engine
 
 def replay_check(payload: BatchPayload, result: BatchResult) -> None:
     """Replay every record of ``result`` (see :func:`check_records`)."""
-    check_records(payload.game, result.games, payload.adjudication)
+    check_records(payload.game, result.games, payload.adjudication, payload.limits)

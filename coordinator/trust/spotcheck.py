@@ -1,50 +1,51 @@
-"""What a spot check decides, as pure functions: which batches are checked, and whether two plays
-of a batch are the same games (the executor that sends and compares them is
-:mod:`coordinator.executors.checking`).
+"""What a spot check decides, as pure functions: which batches are checked, whether a result is
+plausible at all, and whether two plays of a batch are the same games (the executor that sends
+and compares them is :mod:`coordinator.executors.checking`).
 
-Deterministic spot checks are the proof that a worker plays the games it was sent.
+Deterministic spot checks are the proof that a worker plays the games it was sent. Under node and
+depth limits the same payload always gives the same games, move for move, so a batch is checked by
+playing it again: by another worker of the fleet (sent to it alone), and by the coordinator's own
+pool where the two disagree or no other worker is up. Timed games are not the same twice, but
+every move's search stopped at a node, and the worker records that node count (its budget) for
+every move: searching each move again with exactly its budget must give the same move, which the
+coordinator's pool checks (:func:`worker.games.replay_budgets`).
 
-Games are deterministic under node and depth limits: the same payload always gives the same games,
-move for move. So the coordinator can check a worker by having some of its batches played again:
-the first batch of every worker, and a fraction of all batches chosen from the run's seed. The
-check is played by another worker of the fleet, sent to it alone (its direct queue), so that checks
-scale with the fleet; when the two disagree, or no other worker is up, the coordinator's own pool
-plays the batch too and decides, and whoever differs from it is the liar. A result held for a
-check is delivered only once a check agrees; a mismatch quarantines the worker: its held and later
-results become refusals (their batches are played again elsewhere), and the runs are told
-(:attr:`CheckingExecutor.quarantined`) so that they discard what they stored from it and count
-again. A peer whose check was wrong is quarantined the same way.
-
-A result that fails the checks every result must pass (a forged record, an illegal move) also
-quarantines its worker (:meth:`CheckingExecutor.quarantine`): a worker that lies once is not
-believed again.
-
-Worker names are what results say they are. Whoever can write to the result backend can claim a
-name, so a name proves nothing; what the spot checks prove is that the games are the right ones.
-(Two workers that lie alike, or a liar that also writes the result backend and copies the result it
-checks, pass a check by peers: the coordinator's own pool is the one judge no worker can sway.)
+Which batches are checked is chosen with a key of the run's that only the coordinator holds (the
+store's ``runs.check_key``): a worker cannot tell which of its batches will be checked, and a
+checked batch is, to the worker that played it, like any other. Every worker's first batch is
+checked, and every batch of a worker under suspicion: one whose results differ from the other
+workers' more than chance allows (fishtest's residual, :mod:`coordinator.stats.residuals`).
 """
 
 from __future__ import annotations
 
 import hashlib
+import hmac
 from typing import Any
 
 from coordinator.trust.answers import check_matches_payload
 from coordinator.trust.replay import replay_check
-from worker.protocol import RECORD_FIELDS, BatchPayload, BatchResult, move_list
+from worker.protocol import COMPARED_FIELDS, BatchPayload, BatchResult, move_list
+
+#: In a timed batch, neither side may have searched more than this many times as many nodes as
+#: the other (both have the same clock): a worker claiming small budgets for one side, to weaken
+#: it in the check, is refused.
+MAX_BUDGET_RATIO = 3.0
+#: Below this many nodes per side in a batch the ratio says nothing (a very short batch).
+MIN_BUDGET_NODES = 10_000
 
 
-def checkable(payload: BatchPayload) -> bool:
+def checkable_by_replaying(payload: BatchPayload) -> bool:
     """Whether a batch's games are the same every time it is played (node and depth limits): a
-    time limit's are not, so such batches are checked by replay alone, never played again."""
+    time limit's are not, so such batches are checked move by move with their recorded budgets."""
     return payload.limits.deterministic
 
 
-def chosen_for_check(payload: BatchPayload, fraction: float) -> bool:
-    """Whether batch ``payload`` is in the checked fraction: a pure function of its seed."""
-    digest = hashlib.sha256(f"spot-check:{payload.run_id}:{payload.seed}".encode()).digest()
-    return int.from_bytes(digest[:8], "big") / 2**64 < fraction
+def chosen_for_check(key: bytes, payload: BatchPayload, fraction: float) -> bool:
+    """Whether batch ``payload`` is in its run's checked fraction: chosen by the run's secret
+    ``key`` (nothing a worker sees tells it which batches are chosen)."""
+    mac = hmac.new(key, f"spot-check:{payload.run_id}:{payload.batch_index}".encode(), hashlib.sha256)
+    return int.from_bytes(mac.digest()[:8], "big") / 2**64 < fraction
 
 
 def games_of(result: Any) -> list[dict[str, Any]] | None:
@@ -54,19 +55,42 @@ def games_of(result: Any) -> list[dict[str, Any]] | None:
     games = result["games"]
     if not all(isinstance(g, dict) for g in games):
         return None
-    return [{k: g.get(k) for k in RECORD_FIELDS} for g in games]
+    return [{k: g.get(k) for k in COMPARED_FIELDS} for g in games]
 
 
-def plausible(payload: BatchPayload, result: Any) -> bool:
-    """Whether ``result`` passes the checks every result must pass (no replay is spent on the
+def check_budgets(payload: BatchPayload, result: BatchResult) -> None:
+    """ValueError unless a timed result's budgets fit its games: one per move, and neither side
+    credited with far fewer nodes than the other (see :data:`MAX_BUDGET_RATIO`)."""
+    if payload.limits.deterministic:
+        return
+    per_side = {"candidate": 0, "baseline": 0}
+    for i, record in enumerate(result.games):
+        budgets = record.budget_list()
+        if len(budgets) != record.plies:
+            raise ValueError(f"games[{i}]: {len(budgets)} node budgets for {record.plies} moves")
+        first = "white" if record.opening.endswith(" w") else "black"  # who moves at ply 0
+        for ply, budget in enumerate(budgets):
+            side = "candidate" if (ply % 2 == 0) == (record.candidate_color == first) else "baseline"
+            per_side[side] += budget
+    low, high = sorted(per_side.values())
+    if high >= MIN_BUDGET_NODES and high > MAX_BUDGET_RATIO * max(low, 1):
+        raise ValueError(
+            f"budgets: the candidate searched {per_side['candidate']} nodes and the baseline "
+            f"{per_side['baseline']} under the same clock"
+        )
+
+
+def plausible(payload: BatchPayload, result: Any) -> BatchResult | None:
+    """``result`` parsed, if it passes the checks every result must pass (no check is spent on the
     others: the runner refuses them with the reason)."""
     try:
         checked = BatchResult.from_json(result)
         check_matches_payload(checked, payload)
         replay_check(payload, checked)
+        check_budgets(payload, checked)
     except ValueError:
-        return False
-    return True
+        return None
+    return checked
 
 
 def first_difference(sent: Any, replayed: Any) -> str:

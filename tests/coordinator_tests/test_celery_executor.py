@@ -7,6 +7,7 @@ is in ``tests/e2e_tests/test_celery_faults.py``.
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import pytest
@@ -22,7 +23,7 @@ from coordinator.executors.local import LocalExecutor
 from coordinator.executors.options import ExecutorOptions
 from coordinator.executors.select import make_executor
 from worker.protocol import BatchPayload
-from worker.sealing import refusal, seal
+from worker.sealing import FleetKeys, refusal, seal
 
 
 class FakeClock:
@@ -130,7 +131,7 @@ def result(index: int) -> dict[str, Any]:
 
 
 def succeed(app: FakeApp, task_id: str, index: int) -> None:
-    app.backend.metas[task_id] = {"status": "SUCCESS", "result": seal(result(index), task_id, None)}
+    app.backend.metas[task_id] = {"status": "SUCCESS", "result": seal(result(index), task_id, "w1", "", None)}
 
 
 def test_sends_json_tasks_by_name_to_the_queue(clock: FakeClock) -> None:
@@ -142,7 +143,8 @@ def test_sends_json_tasks_by_name_to_the_queue(clock: FakeClock) -> None:
     assert sent["priority"] == 9  # --priority 0: Redis's last level
     # What workers log: not the whole payload.
     assert sent["argsrepr"] == f"(run 1, batch 0, {payload(0).pairs} pairs)"
-    assert sent["payload"] == payload(0).to_json() and sent["expires"] == ce.EXPIRY_LEASES * 10.0
+    assert sent["payload"] == {"payload": payload(0).to_text(), "signature": None}  # no fleet secret
+    assert sent["expires"] == ce.EXPIRY_LEASES * 10.0
     assert ex.in_flight() == 1
     assert app.conf.result_backend.endswith("PolledRedisBackend+redis://fake:6379/0")
 
@@ -232,9 +234,14 @@ def test_watched_attempts_are_bounded(clock: FakeClock) -> None:
     assert gone <= set(app.control.revoked) | set(app.backend.forgotten)
 
 
-def success(task_id: str, index: int, worker: str = "w1", secret: bytes | None = None) -> dict[str, Any]:
-    """A worker's stored answer: its result, sealed for the task."""
-    return {"status": "SUCCESS", "result": seal({"batch_index": index, "worker": worker}, task_id, secret)}
+def success(
+    task_id: str, index: int, worker: str = "w1", secret: bytes | None = None, signer: str | None = None
+) -> dict[str, Any]:
+    """A worker's stored answer: its result, sealed for the task under the key that ``signer``
+    (default: ``worker``) gets from the master ``secret`` (None: not sealed)."""
+    key = FleetKeys(secret).worker_key(signer or worker) if secret is not None else None
+    body = {"batch_index": index, "worker": worker}
+    return {"status": "SUCCESS", "result": seal(body, task_id, worker, "", key)}
 
 
 def test_a_refused_outcome_leaves_earlier_attempts_watched(clock: FakeClock) -> None:
@@ -243,7 +250,7 @@ def test_a_refused_outcome_leaves_earlier_attempts_watched(clock: FakeClock) -> 
     ex, app = executor()
     ex.submit(payload(0))
     first = app.sent[0]["task_id"]
-    app.backend.metas[first] = {"status": "SUCCESS", "result": seal({"forged": True}, first, None)}
+    app.backend.metas[first] = {"status": "SUCCESS", "result": seal({"forged": True}, first, "w1", "", None)}
     [forged] = list(ex.completed(timeout=1))
     assert forged.result == {"forged": True} and ex.in_flight() == 0
     ex.retry(payload(0))  # refused by the runner: sent again
@@ -276,7 +283,7 @@ def test_repeated_refusals_back_off(clock: FakeClock) -> None:
 def test_retry_of_a_batch_not_delivered_here_submits_it(clock: FakeClock) -> None:
     ex, app = executor()
     ex.retry(payload(3))
-    assert ex.in_flight() == 1 and app.sent[0]["payload"]["batch_index"] == 3
+    assert ex.in_flight() == 1 and json.loads(app.sent[0]["payload"]["payload"])["batch_index"] == 3
 
 
 def test_cancel_revokes_everything_and_close_is_idempotent(clock: FakeClock) -> None:
@@ -341,8 +348,9 @@ def test_make_executor_is_local_without_a_broker(monkeypatch: pytest.MonkeyPatch
 def test_answers_are_unsealed_and_name_their_worker(
     clock: FakeClock, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    """With a fleet secret, only answers sealed with it for their own task count as a worker's:
-    anything else is refused and names nobody, whatever name it claims."""
+    """With a fleet secret, only answers sealed for their own task under the key of the worker they
+    name count as that worker's: anything else is refused and names nobody, whatever name it
+    claims; and every payload goes out signed by the coordinator."""
     monkeypatch.setenv("ARBITER_SECRET", "s3cret")
     ex, app = executor()
     for index in range(5):
@@ -352,18 +360,50 @@ def test_answers_are_unsealed_and_name_their_worker(
     app.backend.metas[ids[1]] = success(ids[1], 1, "honest@a")  # no seal: written by anyone
     app.backend.metas[ids[2]] = success(ids[2], 2, "honest@a", secret=b"guess")
     app.backend.metas[ids[3]] = success(ids[0], 3, "honest@a", secret=b"s3cret")  # another task's seal
-    app.backend.metas[ids[4]] = {
-        "status": "SUCCESS",
-        "result": seal(
-            refusal("batch payload: engine version 'x' was requested", "old@b"), ids[4], b"s3cret"
-        ),
-    }
+    refused = refusal("batch payload: engine version 'x' was requested", "old@b", kind="version")
+    old_key = FleetKeys(b"s3cret").worker_key("old@b")
+    app.backend.metas[ids[4]] = {"status": "SUCCESS", "result": seal(refused, ids[4], "old@b", "", old_key)}
     outcomes = {o.batch_index: o for o in ex.completed(timeout=1)}
     assert outcomes[0].result == {"batch_index": 0, "worker": "honest@a"} and outcomes[0].worker == "honest@a"
+    assert outcomes[0].authenticated
     for forged in (1, 2, 3):
         assert outcomes[forged].error is not None and "not a worker's answer" in outcomes[forged].error
         assert outcomes[forged].worker is None  # a claimed name blames nobody
     assert outcomes[4].error.startswith("batch payload: engine version") and outcomes[4].worker == "old@b"
+    assert (
+        outcomes[4].refused_by_worker and outcomes[4].refusal_kind == "version" and outcomes[4].authenticated
+    )
+    # Every payload went out signed for its own task, and only the coordinator's key verifies.
+    keys = FleetKeys(b"s3cret").worker_keys()
+    for sent in app.sent:
+        message = sent["payload"]
+        assert keys.verify(sent["task_id"], message["payload"], message["signature"])
+        assert not keys.verify(
+            ids[0] if sent["task_id"] != ids[0] else ids[1], message["payload"], message["signature"]
+        )
+        assert (
+            not FleetKeys(b"guess")
+            .worker_keys()
+            .verify(sent["task_id"], message["payload"], message["signature"])
+        )
+
+
+def test_an_insider_cannot_answer_in_another_workers_name(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A worker holding its own key seals an answer naming another worker: it is refused, and the
+    name it used is not blamed (nothing proves who wrote it)."""
+    monkeypatch.setenv("ARBITER_SECRET", "s3cret")
+    ex, app = executor()
+    ex.submit(payload(0))
+    task_id = app.sent[0]["task_id"]
+    app.backend.metas[task_id] = success(task_id, 0, "honest@a", secret=b"s3cret", signer="insider@c")
+    (outcome,) = ex.completed(timeout=1)
+    assert (
+        outcome.worker is None
+        and not outcome.authenticated
+        and "not a worker's answer" in (outcome.error or "")
+    )
 
 
 def test_a_failure_names_nobody(clock: FakeClock) -> None:

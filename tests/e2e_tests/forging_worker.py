@@ -12,25 +12,35 @@ name as the real worker (``worker.tasks`` is not imported, so the names do not c
 - ``other_weights``: plays real games with other weights than the payload's (legal, consistent,
   and wrong: only a deterministic replay shows it);
 - ``adaptive``: plays its first batches honestly (so that its first one passes the check), then
-  lies as ``other_weights``.
+  lies as ``other_weights``;
+- ``cripple``: plays its first batches honestly (``$HONEST_BATCHES``, 1 by default), then every
+  later one against a crippled baseline (every weight the least its range allows): real, legal
+  games whose counts favour the candidate; timed batches carry the budgets of the crippled play;
+- ``impostor``: plays honestly, but answers in the name of ``$IMPOSTOR_AS`` (sealed with its own
+  key: it has no other);
+- ``refuse``: refuses every batch, for one same reason.
 
-Every answer is sealed with the fleet's secret, as a worker's: these liars are insiders.
+Every answer is sealed like a worker's (with the fleet's secret or the worker's own key): these
+liars are insiders.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import json
 import os
 from typing import Any
 
 from celery import Celery
 
+import engine
 from worker import games
 from worker.celeryconfig import settings
+from worker.games import answer_task
 from worker.protocol import BatchPayload
 
 #: Must equal ``worker.protocol.TASK_NAME`` (the tests check it).
-from worker.sealing import fleet_secret, seal
+from worker.sealing import digest, refusal, seal, worker_keys
 from worker.tally import tally
 
 TASK_NAME = "arbiter.play_batch"
@@ -51,6 +61,13 @@ def candidate_wins(result: dict[str, Any]) -> None:
 ANSWERED = [0]
 #: How many batches ``adaptive`` plays honestly before it lies.
 HONEST_FIRST = 2
+IMPOSTOR_ENV = "IMPOSTOR_AS"
+REFUSAL = "this worker refuses every batch"
+
+
+def crippled(game: str) -> dict[str, int]:
+    """The weights of a hopeless engine: every weight at the bottom of its range."""
+    return {w.name: w.min for w in engine.weights(game)}
 
 
 def forge(mode: str, data: dict[str, Any], worker: str) -> dict[str, Any]:
@@ -59,6 +76,12 @@ def forge(mode: str, data: dict[str, Any], worker: str) -> dict[str, Any]:
     ANSWERED[0] += 1
     if mode == "adaptive":
         mode = "other_weights" if ANSWERED[0] > HONEST_FIRST else "honest"
+    if mode == "refuse":
+        return refusal(REFUSAL, worker)
+    if mode == "cripple":
+        if ANSWERED[0] > int(os.environ.get("HONEST_BATCHES", "1")):
+            payload = dataclasses.replace(payload, baseline=crippled(payload.game))
+        return games.play_batch(payload, worker=worker).to_json()
     if mode == "no_moves":
         played = games.play_batch(
             payload,
@@ -88,9 +111,26 @@ def forge(mode: str, data: dict[str, Any], worker: str) -> dict[str, Any]:
 
 # Not shared: other apps in a test process keep the real task.
 @app.task(name=TASK_NAME, shared=False, bind=True)
-def forged_batch(task: Any, payload: dict[str, Any]) -> dict[str, Any]:
-    """A forged result for ``payload``, sealed like any worker's (a liar holds the fleet's secret)."""
-    node = task.request.hostname
-    return seal(
-        forge(os.environ.get(FORGE_ENV, "extra_pair"), payload, node), task.request.id, fleet_secret()
+def forged_batch(task: Any, message: Any) -> dict[str, Any]:
+    """A forged result for the batch of ``message``, sealed like any worker's answer (a liar holds
+    its own key, or the fleet's secret)."""
+    mode = os.environ.get(FORGE_ENV, "extra_pair")
+    if mode == "impostor":
+        return impostor(message, task.request.id, task.request.hostname)
+    return answer_task(
+        message,
+        task.request.id,
+        task.request.hostname,
+        worker_keys(),
+        lambda data, node: forge(mode, data, node),
     )
+
+
+def impostor(message: dict[str, Any], task_id: str, node: str) -> dict[str, Any]:
+    """An honest answer in another worker's name, sealed with this worker's own key."""
+    claimed = os.environ[IMPOSTOR_ENV]
+    keys = worker_keys()
+    assert keys is not None, "an impostor holds a key of its own"
+    text = message["payload"]
+    body = games.answer_batch(json.loads(text), claimed)
+    return seal(body, task_id, claimed, digest(text), keys.key_for(node))

@@ -9,9 +9,9 @@ from typing import Any
 from celery import Celery
 
 from worker.celeryconfig import settings
-from worker.games import answer_batch
+from worker.games import answer_task
 from worker.protocol import TASK_NAME
-from worker.sealing import fleet_secret, seal
+from worker.sealing import worker_keys
 
 STALE_VERSION = "0.0.0+stale"
 
@@ -20,6 +20,6 @@ app.conf.update(settings(engine_version=STALE_VERSION))
 
 
 @app.task(name=TASK_NAME, shared=False, bind=True)
-def stale_batch(task: Any, payload: dict[str, Any]) -> dict[str, Any]:
+def stale_batch(task: Any, message: Any) -> dict[str, Any]:
     """Answer a batch like a worker (this build would refuse every batch of the current one)."""
-    return seal(answer_batch(payload, task.request.hostname), task.request.id, fleet_secret())
+    return answer_task(message, task.request.id, task.request.hostname, worker_keys())

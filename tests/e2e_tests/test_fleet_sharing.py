@@ -76,7 +76,7 @@ def test_higher_priority_batches_are_played_first(
     # played them in.
     played = [
         int(run)
-        for run in re.findall(r"""succeeded in [^:]*: \{'body': '\{"run_id":(\d+)""", single.output())
+        for run in re.findall(r"""succeeded in [^:]*: \{[^\n]*?'body': '\{"run_id":(\d+)""", single.output())
     ]
     assert played[:4] == [urgent_id] * 4 and background_id in played[4:], played
 

@@ -31,7 +31,7 @@ from coordinator.executors.local import LocalExecutor
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.runner import Progress
 from coordinator.store import Store
-from worker.sealing import seal
+from worker.sealing import FleetKeys, seal
 
 
 def checked_run(redis_url: str, db: Path) -> tuple[Store, int, Any, CheckingExecutor]:
@@ -136,7 +136,10 @@ class CraftingClient:
                     self.forged.add(task_id)
                     meta = {**self.meta, "task_id": task_id}
                     if meta["status"] == "SUCCESS":  # a worker's answer is sealed for its task
-                        meta["result"] = seal(meta["result"], task_id, self.secret)
+                        body = meta["result"]
+                        worker = str(body.get("worker") or "forger@nowhere")
+                        key = FleetKeys(self.secret).worker_key(worker) if self.secret else None
+                        meta["result"] = seal(body, task_id, worker, "", key)
                     self.client.set(f"celery-task-meta-{task_id}", json.dumps(meta))
 
     def close(self) -> None:

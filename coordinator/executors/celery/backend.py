@@ -18,9 +18,12 @@ from celery.backends.redis import RedisBackend
 UNDECODABLE = "UNDECODABLE"
 #: Longest text kept of a worker's error message or name.
 MAX_TEXT = 300
-#: The largest stored answer decoded: a batch of the largest size (1,000 pairs) at the default ply
-#: limit takes about 6 MB.
+#: The largest stored answer fetched and decoded: a batch of the largest size (1,000 pairs) at the
+#: default ply limit takes about 6 MB (timed games, with per-move budgets and times, about 12 MB).
 MAX_META_BYTES = 32_000_000
+#: The most stored answers one poll fetches (bytes): what a poll holds in memory at most, however
+#: many answers are waiting and whoever wrote them (the others wait for the next polls).
+MAX_POLL_BYTES = 64_000_000
 
 
 class PolledRedisBackend(RedisBackend):  # type: ignore[misc]  # celery ships no type hints
@@ -48,12 +51,29 @@ def _one_line(value: Any) -> str:
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
 
 
+def value_sizes(backend: Backend, keys: list[str]) -> list[int] | None:
+    """The stored size of each key's value (0: none), asked in one round trip before anything is
+    fetched; None for a backend that cannot say (then every value is fetched)."""
+    client = getattr(backend, "client", None) if isinstance(backend, RedisBackend) else None
+    if client is None:
+        return None
+    pipe = client.pipeline(transaction=False)
+    for key in keys:
+        pipe.strlen(key)
+    return [int(n) for n in pipe.execute()]
+
+
+def too_large(size: int) -> dict[str, Any]:
+    """The meta of a value larger than any answer can be: refused without being fetched."""
+    return {"status": UNDECODABLE, "result": f"result of {size:,} bytes, more than any answer"}
+
+
 def decode_meta(backend: Backend, value: Any) -> dict[str, Any]:
     """A task's stored meta as plain JSON data; a value that is not a JSON object with a string
     status, or is larger than any answer can be (:data:`MAX_META_BYTES`: decoding it would cost the
     coordinator many times its size in memory), becomes ``{"status": UNDECODABLE, "result": why}``."""
     if isinstance(value, bytes | str) and len(value) > MAX_META_BYTES:
-        return {"status": UNDECODABLE, "result": f"result of {len(value):,} bytes, more than any answer"}
+        return too_large(len(value))
     try:
         # The backend's serializer is JSON (worker/celeryconfig.py); orjson reads it several times
         # faster than the standard library, which matters at tens of thousands of games a second.

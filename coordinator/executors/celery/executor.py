@@ -58,11 +58,15 @@ from kombu.exceptions import OperationalError
 import engine
 from coordinator.executors.base import BatchOutcome, Executor
 from coordinator.executors.celery.backend import (
+    MAX_META_BYTES,
+    MAX_POLL_BYTES,
     UNDECODABLE,
     decode_meta,
     describe_failure,
     polled_backend_url,
     reported_worker,
+    too_large,
+    value_sizes,
 )
 from coordinator.executors.celery.leases import LeasePolicy, lease_from_env
 from worker.celery_app import create_app
@@ -75,7 +79,7 @@ from worker.celeryconfig import (
 )
 from worker.connectivity import check_reachable, safe_url
 from worker.protocol import MAX_WORKER_NAME, TASK_NAME, BatchPayload
-from worker.sealing import fleet_secret, refusal_reason, unseal
+from worker.sealing import digest, fleet_keys, refusal_reason, sealed_by, task_message, unseal
 
 log = logging.getLogger(__name__)
 
@@ -142,6 +146,20 @@ class _Job:
     refusals: int = 0
     #: The one worker the batch is for (a spot check), or None for any worker of its version.
     node: str | None = None
+    #: A worker the next attempt goes to first (another than one that refused the batch).
+    prefer: str | None = None
+    #: The payload's JSON text as sent (and signed), and its digest, which answers must bind.
+    text: str = ""
+    played: str = ""
+
+    def __post_init__(self) -> None:
+        self.load(self.payload)
+
+    def load(self, payload: BatchPayload) -> None:
+        """Make ``payload`` the one this job sends."""
+        self.payload = payload
+        self.text = payload.to_text()
+        self.played = digest(self.text)
 
     @property
     def key(self) -> tuple[int, int]:
@@ -188,10 +206,13 @@ class CeleryExecutor(Executor):
             raise
         self.queue = queue or queue_names()[0]
         self.priority = message_priority(priority)
-        self.secret = fleet_secret()
+        self.keys = fleet_keys()
+        self.answers_sealed = self.keys is not None
         self.concurrency = concurrency
         self.leases = LeasePolicy(lease_seconds if lease_seconds is not None else lease_from_env())
         self.workers: dict[str, int] = {}
+        #: Workers on this queue that run another engine build: their versions (none take a batch).
+        self.other_builds: dict[str, list[str]] = {}
         self._discovered_at = -math.inf
         self._jobs: dict[int, _Job] = {}
         self._delivered: OrderedDict[tuple[int, int], _Job] = OrderedDict()
@@ -212,6 +233,8 @@ class CeleryExecutor(Executor):
         refresh = WORKER_REFRESH if self.workers else WORKER_REFRESH_IDLE
         if time.monotonic() - self._discovered_at >= refresh:
             self.discover_workers()
+        if not self.workers and self.other_builds:
+            return 0  # workers are up, none of this engine: nothing is sent (describe says so)
         return max(MIN_SLOTS, IN_FLIGHT_PER_PROCESS * sum(self.workers.values()))
 
     @slots.setter
@@ -227,22 +250,34 @@ class CeleryExecutor(Executor):
         except CONNECTION_ERRORS as e:
             self._note_outage(e)
             return self.workers
+        consumers = self._consumers()
         self.workers = {
             name: int((stats.get("pool") or {}).get("max-concurrency") or 1)
             for name, stats in replies.items()
-            if name in self._consumers()
+            if name in consumers
         }
         return self.workers
 
     def _consumers(self) -> set[str]:
-        """The workers that consume this engine version's queue (others never take its batches)."""
+        """The workers that consume this engine version's queue (others never take its batches);
+        the workers of this queue that run another engine are kept in :attr:`other_builds`."""
         ours = versioned_queue(self.queue, engine.ENGINE_VERSION)
+        prefix = versioned_queue(self.queue, "")
         try:
             replies = self.app.control.inspect(timeout=INSPECT_TIMEOUT).active_queues() or {}
         except CONNECTION_ERRORS as e:
             self._note_outage(e)
             return set(self.workers)
-        return {name for name, queues in replies.items() if any(q.get("name") == ours for q in queues or [])}
+        names = {
+            node: [str(q.get("name")) for q in queues or [] if isinstance(q, dict)]
+            for node, queues in replies.items()
+        }
+        self.other_builds = {
+            node: sorted(q.removeprefix(prefix) for q in queues if q.startswith(prefix) and q != ours)
+            for node, queues in names.items()
+            if ours not in queues and any(q.startswith(prefix) for q in queues)
+        }
+        return {node for node, queues in names.items() if ours in queues}
 
     def in_flight(self) -> int:
         """Batches submitted and not yet delivered."""
@@ -275,22 +310,30 @@ class CeleryExecutor(Executor):
         self._watch(job)
         self._send(job)
 
-    def retry(self, payload: BatchPayload) -> None:
+    def retry(self, payload: BatchPayload, avoid: str | None = None) -> None:
         """Send a batch again whose delivered outcome was refused, still watching the attempts
         sent for it before (one of them may yet bring the worker's own result). The new attempt
-        goes out at once after a first refusal, then after :data:`RETRY_DELAY`, doubling."""
+        goes out at once after a first refusal, then after :data:`RETRY_DELAY`, doubling; to
+        another live worker than ``avoid`` when there is one (a batch a worker refused goes to
+        another), else to any."""
+        if self._closed:
+            raise RuntimeError("retry: the executor is closed")
         job = self._delivered.pop((payload.run_id, payload.batch_index), None)
-        if job is None or self._closed:
-            self.submit(payload)
-            return
-        job.payload = payload
-        job.refusals += 1
+        fresh = job is None
+        if job is None:
+            job = _Job(payload=payload, lease=self.leases.lease(payload))
+        else:
+            job.load(payload)
+            job.refusals += 1
+        if avoid is not None:
+            others = sorted(set(self.live_workers() or ()) - {avoid})
+            job.prefer = others[(payload.batch_index + job.refusals) % len(others)] if others else None
         self._watch(job)
         if job.refusals > 1:
             delay = min(job.lease / 8, MAX_RETRY_DELAY, RETRY_DELAY * 2 ** (job.refusals - 2))
             now = time.monotonic()
             job.attempts.append(_Attempt(task_id="", sent_at=now, deadline=now + delay, sent=False))
-        else:
+        elif fresh or job.refusals == 1:
             self._send(job)
 
     def _watch(self, job: _Job) -> None:
@@ -305,13 +348,14 @@ class CeleryExecutor(Executor):
         expires = EXPIRY_LEASES * job.lease
         run_id, index = job.key
         attempt = _Attempt(task_id=task_id, sent_at=now, deadline=now + job.lease, expires_at=now + expires)
+        node, job.prefer = job.node or job.prefer, None  # a preference holds for one attempt
         try:
             self.app.send_task(
                 TASK_NAME,
-                args=[job.payload.to_json()],
+                args=[task_message(job.text, self.keys, task_id)],
                 task_id=task_id,
-                queue=worker_direct(job.node)
-                if job.node
+                queue=worker_direct(node)
+                if node
                 else versioned_queue(self.queue, job.payload.engine_version),
                 priority=self.priority,
                 expires=expires,
@@ -356,18 +400,35 @@ class CeleryExecutor(Executor):
 
         Values are only deserialized (JSON), never turned into Python objects by Celery: a FAILURE
         naming any class stays a dict, and a value that does not decode becomes a meta of its own
-        with status :data:`UNDECODABLE`.
+        with status :data:`UNDECODABLE`. Sizes are asked first: a value larger than any answer is
+        refused unfetched, and one poll fetches at most :data:`MAX_POLL_BYTES` (the rest waits for
+        the next polls), so that nobody who can write to the backend can fill the coordinator's
+        memory.
         """
         if not task_ids:
             return {}
         backend = self.app.backend
+        keys = [backend.get_key_for_task(task_id) for task_id in task_ids]
+        metas: dict[str, dict[str, Any]] = {}
         try:
-            values = backend.mget([backend.get_key_for_task(task_id) for task_id in task_ids])
+            sizes = value_sizes(backend, keys)
+            if sizes is not None:
+                wanted: list[tuple[str, str]] = []
+                budget = MAX_POLL_BYTES
+                for task_id, key, size in zip(task_ids, keys, sizes, strict=True):
+                    if size > MAX_META_BYTES:
+                        metas[task_id] = too_large(size)
+                    elif size > 0 and (size <= budget or not wanted):
+                        wanted.append((task_id, key))
+                        budget -= size
+                task_ids, keys = [t for t, _ in wanted], [k for _, k in wanted]
+            values = backend.mget(keys) if keys else []
         except CONNECTION_ERRORS as e:
             self._note_outage(e)
             return {}
         self._note_recovery()
-        return {t: decode_meta(backend, v) for t, v in zip(task_ids, values, strict=True) if v}
+        metas.update({t: decode_meta(backend, v) for t, v in zip(task_ids, values, strict=True) if v})
+        return metas
 
     def _poll(self) -> list[BatchOutcome]:
         """Outcomes now available; attempts whose lease ran out are sent again."""
@@ -425,20 +486,35 @@ class CeleryExecutor(Executor):
         return None
 
     def _answer(self, job: _Job, attempt: _Attempt, value: Any) -> BatchOutcome:
-        """The outcome of a task's stored answer: unsealed with the fleet's secret (an answer that
-        is not sealed for this task, when there is a secret, is refused and names nobody), then a
-        result or a worker's refusal, named by the worker the sealed answer names."""
+        """The outcome of a task's stored answer: unsealed with the fleet's keys (an answer that
+        is not sealed for this task under the key of the worker it names is refused and names
+        nobody), then a result or a worker's refusal, named by the worker that sealed it, with the
+        digest of the payload it says it played."""
         run_id, index = job.key
         try:
-            body = unseal(value, attempt.task_id, self.secret)
+            answer = unseal(value, attempt.task_id, self.keys)
         except ValueError as e:
+            impostor = sealed_by(value, attempt.task_id, self.keys, self.workers) if self.keys else None
+            if impostor is not None:  # a worker of the fleet sealed it, in another's name
+                why = f"sealed an answer in another worker's name ({e})"
+                return BatchOutcome(
+                    run_id, index, error=why, worker=impostor, authenticated=True, impostor=True
+                )
             return BatchOutcome(run_id, index, error=f"not a worker's answer: {e}")
-        worker = body.get("worker") if isinstance(body, dict) else None
-        name = str(worker)[:MAX_WORKER_NAME] if isinstance(worker, str) else None
-        reason = refusal_reason(body)
-        if reason is not None:
-            return BatchOutcome(run_id, index, error=reason, worker=name, refused_by_worker=True)
-        return BatchOutcome(run_id, index, result=body, worker=name)
+        name = answer.worker[:MAX_WORKER_NAME] if answer.worker else None
+        refused = refusal_reason(answer.body)
+        reason, kind = refused if refused is not None else (None, None)
+        return BatchOutcome(
+            run_id,
+            index,
+            result=None if refused is not None else answer.body,
+            error=reason,
+            worker=name,
+            refused_by_worker=refused is not None,
+            refusal_kind=kind,
+            authenticated=answer.authenticated,
+            played=answer.payload,
+        )
 
     def completed(self, timeout: float | None = None) -> Iterator[BatchOutcome]:
         """Outcomes as they arrive: polls until one is there or ``timeout`` seconds passed."""
@@ -513,5 +589,18 @@ class CeleryExecutor(Executor):
             else f"{len(self.workers)} workers with {processes} processes"
         )
         queue = versioned_queue(self.queue, engine.ENGINE_VERSION)
-        sealed = "results sealed" if self.secret else "results not sealed (no ARBITER_SECRET)"
-        return f"Celery on {self.broker}, queue {queue}: {known}, {slots} batches in flight, {sealed}"
+        sealed = (
+            "payloads signed, answers sealed under each worker's key"
+            if self.keys
+            else "payloads not signed, answers not sealed (no ARBITER_SECRET)"
+        )
+        line = f"Celery on {self.broker}, queue {queue}: {known}, {slots} batches in flight, {sealed}"
+        if not self.workers and self.other_builds:
+            others = sorted(
+                {v.removeprefix("v") for versions in self.other_builds.values() for v in versions}
+            )
+            line += (
+                f"; no worker runs this engine ({engine.ENGINE_VERSION}): the {len(self.other_builds)} "
+                f"up run {', '.join(others)}, so nothing is sent until one of this build joins"
+            )
+        return line

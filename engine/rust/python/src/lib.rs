@@ -27,7 +27,8 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InvalidPositionError", py.get_type::<InvalidPositionError>())?;
     m.add("InvalidMoveError", py.get_type::<InvalidMoveError>())?;
     m.add("IllegalMoveError", py.get_type::<IllegalMoveError>())?;
-    m.add("ENGINE_VERSION", arbiter_core::ENGINE_VERSION)?;
+    // The version that gates batches: the core's, with a hash of all that decides a worker's games.
+    m.add("ENGINE_VERSION", concat!(env!("CARGO_PKG_VERSION"), "+", env!("ARBITER_BUILD_HASH")))?;
     m.add("GAMES", arbiter_core::GameKind::ALL.map(|g| g.name()))?;
     m.add_class::<position::Position>()?;
     m.add_class::<position::Outcome>()?;

@@ -1,0 +1,51 @@
+//! Stamps the engine version Python sees with a hash of everything that decides the games a
+//! worker plays from a payload: the core's sources, this binding's, and the Python code on the way
+//! from a payload to `play_game` (parsing, pair limits, the batch loop). Two builds that could play
+//! differently never share a version: workers take only the batches of their own version, and a
+//! coordinator whose version no worker shares sends nothing instead of blaming the fleet.
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// The Python files on the path from a payload to `play_game`, from the workspace root.
+const PYTHON: &[&str] = &[
+    "engine/__init__.py",
+    "engine/weights.py",
+    "worker/fields.py",
+    "worker/games.py",
+    "worker/protocol.py",
+];
+
+fn visit(dir: &Path, files: &mut Vec<PathBuf>) {
+    let Ok(entries) = fs::read_dir(dir) else { return };
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.is_dir() {
+            visit(&path, files);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            files.push(path);
+        }
+    }
+}
+
+fn main() {
+    let root = Path::new("../../..");
+    let mut files = Vec::new();
+    visit(Path::new("../core/src"), &mut files);
+    visit(Path::new("src"), &mut files);
+    files.sort();
+    files.extend(PYTHON.iter().map(|p| root.join(p)));
+    // FNV-1a over every file's path and contents.
+    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
+    for file in &files {
+        println!("cargo:rerun-if-changed={}", file.display());
+        let name = file.to_string_lossy().replace('\\', "/");
+        for byte in name.bytes().chain(fs::read(file).unwrap_or_default()) {
+            hash ^= u64::from(byte);
+            hash = hash.wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+    println!("cargo:rerun-if-changed=../core/src");
+    println!("cargo:rerun-if-changed=src");
+    println!("cargo:rustc-env=ARBITER_BUILD_HASH={:08x}", hash >> 32);
+}
