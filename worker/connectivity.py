@@ -11,9 +11,9 @@ import ipaddress
 from urllib.parse import urlsplit
 
 from celery import Celery
-from kombu.utils.url import maybe_sanitize_url
 
 from worker.celeryconfig import CONNECT_TIMEOUT
+from worker.masking import mask_url, scrub
 from worker.sealing import SECRET_ENV
 
 
@@ -22,12 +22,13 @@ class Unreachable(ValueError):
 
 
 def safe_url(url: object) -> str:
-    """``url`` with any password masked (and without a ``package.module:Class+`` backend prefix)."""
+    """``url`` with every password masked (:func:`worker.masking.mask_url`), and without a
+    ``package.module:Class+`` backend prefix."""
     text = str(url)
     scheme = text.partition("://")[0]
     if "+" in scheme and ":" in scheme.split("+", 1)[0]:
         text = text.split("+", 1)[1]
-    return str(maybe_sanitize_url(text))
+    return mask_url(text)
 
 
 def _reason(error: BaseException) -> str:
@@ -45,14 +46,15 @@ def check_reachable(app: Celery, timeout: float = CONNECT_TIMEOUT) -> None:
                 max_retries=1, interval_start=0, interval_step=0.2, interval_max=0.2, timeout=timeout
             )
     except Exception as e:  # kombu, redis-py and the socket layer all raise their own types
-        raise Unreachable(f"broker {safe_url(broker)} is unreachable: {_reason(e)}") from None
+        raise Unreachable(f"broker {safe_url(broker)} is unreachable: {scrub(_reason(e), broker)}") from None
     try:
         client = getattr(app.backend, "client", None)
         if client is not None and hasattr(client, "ping"):
             client.ping()
     except Exception as e:
         raise Unreachable(
-            f"result backend {safe_url(app.conf.result_backend)} is unreachable: {_reason(e)}"
+            f"result backend {safe_url(app.conf.result_backend)} is unreachable: "
+            f"{scrub(_reason(e), app.conf.result_backend)}"
         ) from None
 
 

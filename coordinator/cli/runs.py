@@ -19,6 +19,7 @@ from coordinator.cli.options import (
     store_option,
     verify_option,
 )
+from coordinator.escape import terminal
 from coordinator.executors.options import ExecutorOptions
 from coordinator.runs import RunKind, RunState, decision_label
 from coordinator.sprt.config import SprtConfig
@@ -79,9 +80,9 @@ def show_match_run(store: Store, run: Run, as_json: bool) -> None:
     for key in ("id", "kind", "game", "state", "decision", "games", "pentanomial", "wdl"):
         if key in data:
             value = decision_label(data[key]) if key == "decision" else data[key]
-            click.echo(f"{key}: {value}")
+            click.echo(f"{key}: {terminal(value)}")
     if "statistics_error" in data:
-        click.echo(f"statistics: {data['statistics_error']}")
+        click.echo(f"statistics: {terminal(data['statistics_error'])}")
     else:
         click.echo(
             f"llr: {data['llr']:.2f} [{data['lower_bound']:.2f}, {data['upper_bound']:.2f}]\n"
@@ -89,21 +90,23 @@ def show_match_run(store: Store, run: Run, as_json: bool) -> None:
             f"batches: {data['counted_batches']} counted, {data['stored_batches']} stored"
         )
     if run.error:
-        click.echo(f"error: {run.error}")
+        click.echo(f"error: {terminal(run.error)}")
     for q in data["quarantined"]:
         click.echo(
-            f"quarantined worker {q['worker']}: {q['reason']} ({q['discarded_batches']} batches discarded)"
+            f"quarantined worker {terminal(q['worker'])}: {terminal(q['reason'])} "
+            f"({q['discarded_batches']} batches discarded)"
         )
     for refusal in data["refused"]:
         click.echo(
             f"refused batch {refusal['batch']} ({refusal['attempts']} attempts, {refusal['state']}): "
-            f"{refusal['reason']}"
+            f"{terminal(refusal['reason'])}"
         )
     check = data["worker_check"]
     for w in check["workers"]:
         if w["flagged"]:
             click.echo(
-                f"outlier worker {w['worker']}: residual {w['residual']:+.2f} over {w['games']} games "
+                f"outlier worker {terminal(w['worker'])}: residual {w['residual']:+.2f} "
+                f"over {w['games']} games "
                 f"(chi² p = {check['chi2']['p']:.3g}; a warning, not a proof)"
             )
 

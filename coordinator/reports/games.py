@@ -19,6 +19,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TextIO
 
+from coordinator.escape import pgn_tag
 from coordinator.reports.match import ADJUDICATION_REASONS, REASONS
 from coordinator.runs import RunKind
 from coordinator.store import Run, Store
@@ -87,19 +88,38 @@ def match_runs(store: Store, run: Run) -> list[Run]:
     return [r for r in (store.get_run(i) for i in children) if r is not None]
 
 
-def iter_games(store: Store, run: Run, wanted: GameFilter | None = None) -> Iterator[ExportedGame]:
-    """The counted games of ``run`` that pass ``wanted``, in run, batch and game order, streamed."""
+def iter_games(
+    store: Store, run: Run, wanted: GameFilter | None = None, skip: int = 0
+) -> Iterator[ExportedGame]:
+    """The counted games of ``run`` that pass ``wanted``, in run, batch and game order, streamed,
+    after the first ``skip`` of them. Without a filter on the games themselves, whole batches are
+    skipped by their counts, never decoded (a page far into a run costs what its own games do)."""
     wanted = wanted or GameFilter()
     left = wanted.limit
+    by_counts = (
+        wanted.result is None and wanted.reason is None and wanted.batch is None and wanted.worker is None
+    )
     for match in match_runs(store, run):
+        start = None
+        if by_counts and skip > 0:
+            for index, count in store.game_counts(match.id, match.counted_batches):
+                if skip < count:
+                    start = index
+                    break
+                skip -= count
+            else:
+                continue  # every game of this run lies before the wanted ones
         batches = store.iter_batch_games(
-            match.id, below=match.counted_batches, batch=wanted.batch, worker=wanted.worker
+            match.id, below=match.counted_batches, batch=wanted.batch, worker=wanted.worker, start=start
         )
         for batch in batches:
             for number, record in enumerate(batch.records):
                 if left is not None and left <= 0:
                     return
                 if not wanted.keeps(record):
+                    continue
+                if skip > 0:
+                    skip -= 1
                     continue
                 yield ExportedGame(match, batch.batch_index, number, batch.worker, batch.stored_at, record)
                 if left is not None:
@@ -109,9 +129,8 @@ def iter_games(store: Store, run: Run, wanted: GameFilter | None = None) -> Iter
 
 
 def _tag(name: str, value: Any) -> str:
-    """A PGN tag pair, its value escaped (backslash and quote)."""
-    text = str(value).replace("\\", "\\\\").replace('"', '\\"')
-    return f'[{name} "{text}"]'
+    """A PGN tag pair, its value one line with backslash and quote escaped."""
+    return f'[{name} "{pgn_tag(value)}"]'
 
 
 def termination(reason: str) -> str:

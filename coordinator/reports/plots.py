@@ -15,8 +15,8 @@ from __future__ import annotations
 
 import io
 import re
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+import threading
+from collections.abc import Sequence
 from typing import Any
 
 import matplotlib
@@ -26,6 +26,8 @@ matplotlib.use("Agg")  # no display: figures are only ever written to SVG
 from matplotlib.axes import Axes
 from matplotlib.figure import Figure
 from matplotlib.ticker import MaxNLocator
+
+from coordinator.escape import terminal
 
 #: Points a line plot keeps at most (a long run's series is thinned evenly, its last point kept).
 MAX_POINTS = 600
@@ -52,6 +54,8 @@ COLORS = {
 }
 
 _STYLE: dict[str, Any] = {
+    # Text is text: a stored name such as "$x^{$" is never read as mathtext.
+    "text.parse_math": False,
     "svg.fonttype": "none",
     "svg.hashsalt": "arbiter-report",
     "font.size": 9,
@@ -64,18 +68,17 @@ _STYLE: dict[str, Any] = {
 }
 
 
-@contextmanager
-def style() -> Iterator[None]:
-    """The report's matplotlib settings, for the figures drawn inside."""
-    with matplotlib.rc_context(_STYLE):  # type: ignore[arg-type]
-        yield
+# The report's settings, set once for the process: nothing changes matplotlib's global settings
+# while a figure is drawn, so reports of different runs can be drawn at once (the dashboard).
+matplotlib.rcParams.update(_STYLE)  # type: ignore[arg-type]  # keys are checked at run time
+#: Optuna's slice plot goes through pyplot, whose state is global: one at a time.
+_PYPLOT = threading.Lock()
 
 
 def to_svg(fig: Figure, name: str, label: str) -> str:
     """``fig`` as one ``<svg>`` element whose ids are prefixed with ``name`` (unique in a page)."""
     buffer = io.StringIO()
-    with style():
-        fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
+    fig.savefig(buffer, format="svg", bbox_inches="tight", metadata={"Date": None, "Creator": None})
     text = buffer.getvalue()
     text = text[text.index("<svg") :]
     text = re.sub(r"\s*<metadata>.*?</metadata>", "", text, flags=re.DOTALL)  # RDF boilerplate
@@ -105,9 +108,8 @@ def thin(xs: Sequence[Any], *ys: Sequence[Any]) -> tuple[list[Any], ...]:
 
 def figure(rows: int = 1, cols: int = 1, height: float = HEIGHT, width: float = WIDTH) -> tuple[Figure, Any]:
     """A new figure (no pyplot: nothing global is kept) with its axes."""
-    with style():
-        fig = Figure(figsize=(width, height), layout="constrained")
-        axes = fig.subplots(rows, cols, squeeze=False)
+    fig = Figure(figsize=(width, height), layout="constrained")
+    axes = fig.subplots(rows, cols, squeeze=False)
     return fig, axes
 
 
@@ -127,24 +129,23 @@ def llr_plot(data: dict[str, Any]) -> str:
     fig, axes = figure()
     ax = axes[0][0]
     h, s = data["hypothesis"], data["series"]
-    with style():
-        ax.axhline(
-            h["upper_bound"], color=COLORS["win"], ls="--", lw=1, label=f"accept H1 ({h['upper_bound']:.2f})"
-        )
-        ax.axhline(
-            h["lower_bound"], color=COLORS["loss"], ls="--", lw=1, label=f"accept H0 ({h['lower_bound']:.2f})"
-        )
-        ax.axhline(0, color=COLORS["bound"], lw=0.6)
-        if s["games"]:
-            xs, ys = thin([0, *s["games"]], [0.0, *s["llr"]])
-            ax.plot(xs, ys, color=COLORS["candidate"], lw=1.5, label="LLR")
-            ax.plot(xs[-1:], ys[-1:], "o", color=COLORS["candidate"])
-        else:
-            ax.text(0.5, 0.5, "no games counted yet", ha="center", transform=ax.transAxes, color="#555555")
-        ax.set_xlabel("games")
-        ax.set_ylabel("log-likelihood ratio")
-        ax.set_title(f"LLR: H0 {h['elo0']:g} vs H1 {h['elo1']:g} ({h['elo_model']} Elo)")
-        ax.legend(loc="upper left", fontsize=8)
+    ax.axhline(
+        h["upper_bound"], color=COLORS["win"], ls="--", lw=1, label=f"accept H1 ({h['upper_bound']:.2f})"
+    )
+    ax.axhline(
+        h["lower_bound"], color=COLORS["loss"], ls="--", lw=1, label=f"accept H0 ({h['lower_bound']:.2f})"
+    )
+    ax.axhline(0, color=COLORS["bound"], lw=0.6)
+    if s["games"]:
+        xs, ys = thin([0, *s["games"]], [0.0, *s["llr"]])
+        ax.plot(xs, ys, color=COLORS["candidate"], lw=1.5, label="LLR")
+        ax.plot(xs[-1:], ys[-1:], "o", color=COLORS["candidate"])
+    else:
+        ax.text(0.5, 0.5, "no games counted yet", ha="center", transform=ax.transAxes, color="#555555")
+    ax.set_xlabel("games")
+    ax.set_ylabel("log-likelihood ratio")
+    ax.set_title(f"LLR: H0 {h['elo0']:g} vs H1 {h['elo1']:g} ({h['elo_model']} Elo)")
+    ax.legend(loc="upper left", fontsize=8)
     return to_svg(fig, "llr", "LLR over games with both bounds")
 
 
@@ -154,36 +155,33 @@ def elo_plot(data: dict[str, Any]) -> str:
     ax = axes[0][0]
     s = data["series"]
     points = [(g, e, w) for g, e, w in zip(s["games"], s["elo"], s["elo95"], strict=True) if e is not None]
-    with style():
-        if not points:
-            empty(ax, "no game pairs counted yet")
-        else:
-            games, elo, half = thin(*zip(*points, strict=True))
-            low = [e - w for e, w in zip(elo, half, strict=True)]
-            high = [e + w for e, w in zip(elo, half, strict=True)]
-            ax.fill_between(
-                games, low, high, color=COLORS["band"], alpha=0.6, lw=0, label="95% (fixed sample)"
+    if not points:
+        empty(ax, "no game pairs counted yet")
+    else:
+        games, elo, half = thin(*zip(*points, strict=True))
+        low = [e - w for e, w in zip(elo, half, strict=True)]
+        high = [e + w for e, w in zip(elo, half, strict=True)]
+        ax.fill_between(games, low, high, color=COLORS["band"], alpha=0.6, lw=0, label="95% (fixed sample)")
+        ax.plot(games, elo, color=COLORS["candidate"], lw=1.5, label="Elo (fixed sample)")
+        ax.axhline(0, color=COLORS["bound"], lw=0.6)
+        stats = data.get("stats")
+        if stats is not None and data["run"]["finished_at"] is not None:
+            lo, hi = stats["sprt_elo_ci"]
+            x = games[-1]
+            ax.errorbar(
+                [x],
+                [stats["sprt_elo"]],
+                yerr=[[stats["sprt_elo"] - lo], [hi - stats["sprt_elo"]]],
+                fmt="D",
+                color=COLORS["sprt"],
+                capsize=4,
+                label="SPRT-aware Elo at the end (95%)",
             )
-            ax.plot(games, elo, color=COLORS["candidate"], lw=1.5, label="Elo (fixed sample)")
-            ax.axhline(0, color=COLORS["bound"], lw=0.6)
-            stats = data.get("stats")
-            if stats is not None and data["run"]["finished_at"] is not None:
-                lo, hi = stats["sprt_elo_ci"]
-                x = games[-1]
-                ax.errorbar(
-                    [x],
-                    [stats["sprt_elo"]],
-                    yerr=[[stats["sprt_elo"] - lo], [hi - stats["sprt_elo"]]],
-                    fmt="D",
-                    color=COLORS["sprt"],
-                    capsize=4,
-                    label="SPRT-aware Elo at the end (95%)",
-                )
-            ax.set_ylim(*_clip_limits(low, high))
-            ax.set_xlabel("games")
-            ax.set_ylabel("Elo (logistic)")
-            ax.legend(loc="best", fontsize=8)
-        ax.set_title("Elo over games")
+        ax.set_ylim(*_clip_limits(low, high))
+        ax.set_xlabel("games")
+        ax.set_ylabel("Elo (logistic)")
+        ax.legend(loc="best", fontsize=8)
+    ax.set_title("Elo over games")
     return to_svg(fig, "elo", "Elo with its 95% band over games")
 
 
@@ -199,16 +197,15 @@ def outcomes_plot(data: dict[str, Any]) -> str:
     """The pentanomial histogram of game pairs and the W/D/L of games, with their numbers."""
     fig, axes = figure(1, 2)
     t = data["totals"]
-    with style():
-        penta, wdl = axes[0][0], axes[0][1]
-        labels = ["LL", "LD", "DD/WL", "WD", "WW"]
-        colors = [COLORS["loss"], "#ff9896", COLORS["draw"], "#98df8a", COLORS["win"]]
-        bars = penta.bar(labels, t["pentanomial"], color=colors)
-        penta.bar_label(bars, fontsize=8)
-        penta.set_title(f"game pairs ({t['pairs']})")
-        bars = wdl.bar(["W", "D", "L"], t["wdl"], color=[COLORS["win"], COLORS["draw"], COLORS["loss"]])
-        wdl.bar_label(bars, fontsize=8)
-        wdl.set_title(f"games, candidate's view ({t['games']})")
+    penta, wdl = axes[0][0], axes[0][1]
+    labels = ["LL", "LD", "DD/WL", "WD", "WW"]
+    colors = [COLORS["loss"], "#ff9896", COLORS["draw"], "#98df8a", COLORS["win"]]
+    bars = penta.bar(labels, t["pentanomial"], color=colors)
+    penta.bar_label(bars, fontsize=8)
+    penta.set_title(f"game pairs ({t['pairs']})")
+    bars = wdl.bar(["W", "D", "L"], t["wdl"], color=[COLORS["win"], COLORS["draw"], COLORS["loss"]])
+    wdl.bar_label(bars, fontsize=8)
+    wdl.set_title(f"games, candidate's view ({t['games']})")
     return to_svg(fig, "outcomes", "pentanomial and W/D/L histograms")
 
 
@@ -217,32 +214,31 @@ def endings_plot(data: dict[str, Any]) -> str:
     rows = data["endings"]
     fig, axes = figure(height=max(2.2, 0.45 * 2 * len(rows) + 1.0))
     ax = axes[0][0]
-    with style():
-        if not rows:
-            empty(ax, "no games counted yet")
-        else:
-            labels, w, d, l = [], [], [], []  # noqa: E741
-            for row in reversed(rows):
-                for color in ("black", "white"):
-                    cell = row[f"candidate_{color}"]
-                    labels.append(f"{row['reason']} ({row['kind']}), cand. {color}")
-                    w.append(cell["W"])
-                    d.append(cell["D"])
-                    l.append(cell["L"])
-            y = range(len(labels))
-            ax.barh(y, w, color=COLORS["win"], label="candidate won")
-            ax.barh(y, d, left=w, color=COLORS["draw"], label="draw")
-            ax.barh(
-                y,
-                l,
-                left=[a + b for a, b in zip(w, d, strict=True)],
-                color=COLORS["loss"],
-                label="candidate lost",
-            )
-            ax.set_yticks(list(y), labels)
-            ax.set_xlabel("games")
-            ax.legend(loc="lower right", fontsize=8)
-        ax.set_title("how games ended, per reason and candidate colour")
+    if not rows:
+        empty(ax, "no games counted yet")
+    else:
+        labels, w, d, l = [], [], [], []  # noqa: E741
+        for row in reversed(rows):
+            for color in ("black", "white"):
+                cell = row[f"candidate_{color}"]
+                labels.append(f"{row['reason']} ({row['kind']}), cand. {color}")
+                w.append(cell["W"])
+                d.append(cell["D"])
+                l.append(cell["L"])
+        y = range(len(labels))
+        ax.barh(y, w, color=COLORS["win"], label="candidate won")
+        ax.barh(y, d, left=w, color=COLORS["draw"], label="draw")
+        ax.barh(
+            y,
+            l,
+            left=[a + b for a, b in zip(w, d, strict=True)],
+            color=COLORS["loss"],
+            label="candidate lost",
+        )
+        ax.set_yticks(list(y), labels)
+        ax.set_xlabel("games")
+        ax.legend(loc="lower right", fontsize=8)
+    ax.set_title("how games ended, per reason and candidate colour")
     return to_svg(fig, "endings", "game endings per reason and colour")
 
 
@@ -251,28 +247,27 @@ def length_plot(data: dict[str, Any]) -> str:
     fig, axes = figure()
     ax = axes[0][0]
     hist = {int(k): v for k, v in data["length"]["histogram"].items()}
-    with style():
-        if not hist:
-            empty(ax, "no games counted yet")
-        else:
-            lo, hi = min(hist), max(hist)
-            width = max(1, -(-(hi - lo + 1) // 40))
-            bins: dict[int, int] = {}
-            for plies, count in hist.items():
-                start = lo + (plies - lo) // width * width
-                bins[start] = bins.get(start, 0) + count
-            ax.bar(list(bins), list(bins.values()), width=width, align="edge", color=COLORS["candidate"])
-            ax.axvline(
-                data["length"]["mean"],
-                color=COLORS["sprt"],
-                ls="--",
-                lw=1,
-                label=f"mean {data['length']['mean']:.1f}",
-            )
-            ax.set_xlabel("plies")
-            ax.set_ylabel("games")
-            ax.legend(fontsize=8)
-        ax.set_title("game length")
+    if not hist:
+        empty(ax, "no games counted yet")
+    else:
+        lo, hi = min(hist), max(hist)
+        width = max(1, -(-(hi - lo + 1) // 40))
+        bins: dict[int, int] = {}
+        for plies, count in hist.items():
+            start = lo + (plies - lo) // width * width
+            bins[start] = bins.get(start, 0) + count
+        ax.bar(list(bins), list(bins.values()), width=width, align="edge", color=COLORS["candidate"])
+        ax.axvline(
+            data["length"]["mean"],
+            color=COLORS["sprt"],
+            ls="--",
+            lw=1,
+            label=f"mean {data['length']['mean']:.1f}",
+        )
+        ax.set_xlabel("plies")
+        ax.set_ylabel("games")
+        ax.legend(fontsize=8)
+    ax.set_title("game length")
     return to_svg(fig, "length", "histogram of game lengths")
 
 
@@ -283,17 +278,16 @@ def openings_plot(data: dict[str, Any]) -> str:
     rows.sort(key=lambda r: r["net"])
     fig, axes = figure(height=max(2.2, 0.28 * len(rows) + 1.0))
     ax = axes[0][0]
-    with style():
-        if not rows:
-            empty(ax, "no opening decided a pair yet" if o["played"] else "no game pairs counted yet")
-        else:
-            labels = [f"{_short(r['opening'])} ({r['pairs']} pairs)" for r in rows]
-            colors = [COLORS["win"] if r["net"] > 0 else COLORS["loss"] for r in rows]
-            ax.barh(range(len(rows)), [r["net"] for r in rows], color=colors)
-            ax.set_yticks(range(len(rows)), labels, fontsize=7)
-            ax.axvline(0, color=COLORS["bound"], lw=0.8)
-            ax.set_xlabel("candidate's points above an even score (1 a pair)")
-        ax.set_title("openings that helped (green) or hurt (red) the candidate most")
+    if not rows:
+        empty(ax, "no opening decided a pair yet" if o["played"] else "no game pairs counted yet")
+    else:
+        labels = [f"{_short(r['opening'])} ({r['pairs']} pairs)" for r in rows]
+        colors = [COLORS["win"] if r["net"] > 0 else COLORS["loss"] for r in rows]
+        ax.barh(range(len(rows)), [r["net"] for r in rows], color=colors)
+        ax.set_yticks(range(len(rows)), labels, fontsize=7)
+        ax.axvline(0, color=COLORS["bound"], lw=0.8)
+        ax.set_xlabel("candidate's points above an even score (1 a pair)")
+    ax.set_title("openings that helped (green) or hurt (red) the candidate most")
     return to_svg(fig, "openings", "openings by net pair score")
 
 
@@ -309,29 +303,28 @@ def workers_plot(data: dict[str, Any]) -> str:
     fig, axes = figure(height=max(2.0, 0.3 * len(rows) + 1.2))
     ax = axes[0][0]
     check = w["check"]
-    with style():
-        tested = [r for r in rows if r["residual"] is not None]
-        if not tested and rows:
-            ax.barh(range(len(rows)), [r["games"] for r in rows], color=COLORS["bound"])
-            ax.set_yticks(range(len(rows)), [r["worker"] for r in rows], fontsize=8)
-            ax.set_xlabel("games (no residuals: they need two workers with enough games each)")
-        elif not tested:
-            empty(ax, "no worker has a counted batch yet")
-        else:
-            colors = {"ok": COLORS["win"], "yellow": COLORS["draw"], "red": COLORS["loss"]}
-            ax.barh(
-                range(len(tested)),
-                [r["residual"] for r in tested],
-                color=[colors.get(r["level"], COLORS["bound"]) for r in tested],
-            )
-            ax.set_yticks(range(len(tested)), [r["worker"] for r in tested], fontsize=8)
-            ax.axvline(check["z_95"], color=COLORS["draw"], ls="--", lw=1, label=f"z95 {check['z_95']:.2f}")
-            ax.axvline(
-                check["z_99"], color=COLORS["loss"], ls="--", lw=1, label=f"z99 {check['z_99']:.2f} (flag)"
-            )
-            ax.set_xlabel("residual (standard normal units)")
-            ax.legend(fontsize=8, loc="lower right")
-        ax.set_title("per-worker residuals")
+    tested = [r for r in rows if r["residual"] is not None]
+    if not tested and rows:
+        ax.barh(range(len(rows)), [r["games"] for r in rows], color=COLORS["bound"])
+        ax.set_yticks(range(len(rows)), [terminal(r["worker"]) for r in rows], fontsize=8)
+        ax.set_xlabel("games (no residuals: they need two workers with enough games each)")
+    elif not tested:
+        empty(ax, "no worker has a counted batch yet")
+    else:
+        colors = {"ok": COLORS["win"], "yellow": COLORS["draw"], "red": COLORS["loss"]}
+        ax.barh(
+            range(len(tested)),
+            [r["residual"] for r in tested],
+            color=[colors.get(r["level"], COLORS["bound"]) for r in tested],
+        )
+        ax.set_yticks(range(len(tested)), [terminal(r["worker"]) for r in tested], fontsize=8)
+        ax.axvline(check["z_95"], color=COLORS["draw"], ls="--", lw=1, label=f"z95 {check['z_95']:.2f}")
+        ax.axvline(
+            check["z_99"], color=COLORS["loss"], ls="--", lw=1, label=f"z99 {check['z_99']:.2f} (flag)"
+        )
+        ax.set_xlabel("residual (standard normal units)")
+        ax.legend(fontsize=8, loc="lower right")
+    ax.set_title("per-worker residuals")
     return to_svg(fig, "workers", "per-worker residuals")
 
 
@@ -340,15 +333,14 @@ def throughput_plot(data: dict[str, Any]) -> str:
     t = data["throughput"]
     fig, axes = figure(height=2.6)
     ax = axes[0][0]
-    with style():
-        if not t["seconds"]:
-            empty(ax, "no batches counted yet")
-        else:
-            ax.step(t["seconds"], t["games_per_second"], where="post", color=COLORS["candidate"])
-            ax.set_xlabel(f"seconds since the first counted batch (bins of {t['bin_seconds']:.0f} s)")
-            ax.set_ylabel("games/s")
-            ax.set_ylim(bottom=0)
-        ax.set_title("throughput over time")
+    if not t["seconds"]:
+        empty(ax, "no batches counted yet")
+    else:
+        ax.step(t["seconds"], t["games_per_second"], where="post", color=COLORS["candidate"])
+        ax.set_xlabel(f"seconds since the first counted batch (bins of {t['bin_seconds']:.0f} s)")
+        ax.set_ylabel("games/s")
+        ax.set_ylim(bottom=0)
+    ax.set_title("throughput over time")
     return to_svg(fig, "throughput", "games per second over time")
 
 
@@ -374,40 +366,39 @@ def champions_plot(data: dict[str, Any]) -> str:
     chain = data["champions"]
     fig, axes = figure()
     ax = axes[0][0]
-    with style():
-        if not chain:
-            empty(ax, "no champion yet")
-        else:
-            xs = [c["games_before"] for c in chain]
-            ys = [c["elo_vs_start"] for c in chain]
-            total = data["totals"]["games"]
-            ax.step(
-                [*xs, max(total, xs[-1])],
-                [*ys, ys[-1]],
-                where="post",
-                color=COLORS["candidate"],
-                lw=1,
-                alpha=0.6,
+    if not chain:
+        empty(ax, "no champion yet")
+    else:
+        xs = [c["games_before"] for c in chain]
+        ys = [c["elo_vs_start"] for c in chain]
+        total = data["totals"]["games"]
+        ax.step(
+            [*xs, max(total, xs[-1])],
+            [*ys, ys[-1]],
+            where="post",
+            color=COLORS["candidate"],
+            lw=1,
+            alpha=0.6,
+        )
+        ax.errorbar(
+            xs,
+            ys,
+            yerr=[c["elo_vs_start95"] for c in chain],
+            fmt="o",
+            color=COLORS["candidate"],
+            capsize=4,
+        )
+        for c in chain:
+            ax.annotate(
+                f"#{c['number']}",
+                (c["games_before"], c["elo_vs_start"]),
+                textcoords="offset points",
+                xytext=(5, -12),
+                fontsize=8,
             )
-            ax.errorbar(
-                xs,
-                ys,
-                yerr=[c["elo_vs_start95"] for c in chain],
-                fmt="o",
-                color=COLORS["candidate"],
-                capsize=4,
-            )
-            for c in chain:
-                ax.annotate(
-                    f"#{c['number']}",
-                    (c["games_before"], c["elo_vs_start"]),
-                    textcoords="offset points",
-                    xytext=(5, -12),
-                    fontsize=8,
-                )
-            ax.set_xlabel("games played by the tuning run")
-            ax.set_ylabel("Elo vs start (95%)")
-        ax.set_title("champion chain")
+        ax.set_xlabel("games played by the tuning run")
+        ax.set_ylabel("Elo vs start (95%)")
+    ax.set_title("champion chain")
     return to_svg(fig, "champions", "champion Elo against the start over cumulative games")
 
 
@@ -417,29 +408,28 @@ def trials_plot(data: dict[str, Any]) -> str:
     trials = [t for t in data["trials"] if t["elo"] is not None]
     fig, axes = figure()
     ax = axes[0][0]
-    with style():
-        if not trials:
-            empty(ax, "no trial has counted games yet")
-        else:
-            for outcome in COLORS:
-                group = [t for t in trials if t["outcome"] == outcome]
-                if group:
-                    ax.errorbar(
-                        [t["number"] for t in group],
-                        [t["elo"] for t in group],
-                        yerr=[t["elo95"] or 0 for t in group],
-                        fmt="o",
-                        ms=4,
-                        capsize=2,
-                        color=COLORS[outcome],
-                        label=f"{outcome} ({len(group)})",
-                    )
-            ax.axhline(0, color=COLORS["bound"], lw=0.6)
-            ax.xaxis.set_major_locator(MaxNLocator(integer=True))
-            ax.set_xlabel("trial")
-            ax.set_ylabel("Elo vs start (95%)")
-            ax.legend(fontsize=7, loc="best", ncols=2)
-        ax.set_title("trials")
+    if not trials:
+        empty(ax, "no trial has counted games yet")
+    else:
+        for outcome in COLORS:
+            group = [t for t in trials if t["outcome"] == outcome]
+            if group:
+                ax.errorbar(
+                    [t["number"] for t in group],
+                    [t["elo"] for t in group],
+                    yerr=[t["elo95"] or 0 for t in group],
+                    fmt="o",
+                    ms=4,
+                    capsize=2,
+                    color=COLORS[outcome],
+                    label=f"{outcome} ({len(group)})",
+                )
+        ax.axhline(0, color=COLORS["bound"], lw=0.6)
+        ax.xaxis.set_major_locator(MaxNLocator(integer=True))
+        ax.set_xlabel("trial")
+        ax.set_ylabel("Elo vs start (95%)")
+        ax.legend(fontsize=7, loc="best", ncols=2)
+    ax.set_title("trials")
     return to_svg(fig, "trials", "trial Elo against the start by outcome")
 
 
@@ -448,33 +438,32 @@ def acceptance_plot(data: dict[str, Any]) -> str:
     runs = data["acceptances"]
     fig, axes = figure()
     ax = axes[0][0]
-    with style():
-        if not runs:
-            empty(ax, "no candidate went to an acceptance SPRT")
-        else:
-            ax.axhline(runs[0]["upper_bound"], color=COLORS["win"], ls="--", lw=1)
-            ax.axhline(runs[0]["lower_bound"], color=COLORS["loss"], ls="--", lw=1)
-            for a in runs:
-                xs, ys = thin([0, *a["series"]["games"]], [0.0, *a["series"]["llr"]])
-                color = (
-                    COLORS["accepted"]
-                    if a["crowned"]
-                    else COLORS["rejected"]
-                    if a["decision"]
-                    else COLORS["running"]
-                )
-                ax.plot(xs, ys, color=color, lw=1.2)
-                stage = f" #{a['stage'] + 1}" if a.get("stage") else ""
-                ax.annotate(
-                    f"{'trial' if data.get('method', 'optuna') == 'optuna' else 'it.'} {a['trial']}{stage}",
-                    (xs[-1], ys[-1]),
-                    textcoords="offset points",
-                    xytext=(3, 0),
-                    fontsize=7,
-                )
-            ax.set_xlabel("games")
-            ax.set_ylabel("LLR")
-        ax.set_title("acceptance SPRTs (green: crowned, red: not, blue: running)")
+    if not runs:
+        empty(ax, "no candidate went to an acceptance SPRT")
+    else:
+        ax.axhline(runs[0]["upper_bound"], color=COLORS["win"], ls="--", lw=1)
+        ax.axhline(runs[0]["lower_bound"], color=COLORS["loss"], ls="--", lw=1)
+        for a in runs:
+            xs, ys = thin([0, *a["series"]["games"]], [0.0, *a["series"]["llr"]])
+            color = (
+                COLORS["accepted"]
+                if a["crowned"]
+                else COLORS["rejected"]
+                if a["decision"]
+                else COLORS["running"]
+            )
+            ax.plot(xs, ys, color=color, lw=1.2)
+            stage = f" #{a['stage'] + 1}" if a.get("stage") else ""
+            ax.annotate(
+                f"{'trial' if data.get('method', 'optuna') == 'optuna' else 'it.'} {a['trial']}{stage}",
+                (xs[-1], ys[-1]),
+                textcoords="offset points",
+                xytext=(3, 0),
+                fontsize=7,
+            )
+        ax.set_xlabel("games")
+        ax.set_ylabel("LLR")
+    ax.set_title("acceptance SPRTs (green: crowned, red: not, blue: running)")
     return to_svg(fig, "acceptance", "LLR curves of the acceptance SPRTs")
 
 
@@ -483,29 +472,28 @@ def weights_plot(data: dict[str, Any]) -> str:
     rows = data["weights"]
     fig, axes = figure(height=0.3 * len(rows) + 1.2)
     ax = axes[0][0]
-    with style():
-        y = list(range(len(rows)))
-        for key, marker, size in (("default", "|", 80), ("start", "o", 70), ("final", "D", 22)):
-            xs = [(r[key] - r["min"]) / (r["max"] - r["min"]) if r["max"] > r["min"] else 0.5 for r in rows]
-            if key == "start":  # hollow, so that an unchanged final weight shows inside it
-                ax.scatter(
-                    xs,
-                    y,
-                    marker=marker,
-                    s=size,
-                    facecolors="none",
-                    edgecolors=COLORS[key],
-                    label=key,
-                    zorder=3,
-                )
-            else:
-                ax.scatter(xs, y, marker=marker, s=size, color=COLORS[key], label=key, zorder=4)
-        ax.set_yticks(y, [f"{r['name']} [{r['min']}..{r['max']}]" for r in rows], fontsize=8)
-        ax.invert_yaxis()
-        ax.set_xlim(-0.03, 1.03)
-        ax.set_xlabel("position within the weight's range (0 = min, 1 = max)")
-        ax.legend(fontsize=8, loc="lower right", ncols=3)
-        ax.set_title("final champion against the start weights and the engine defaults")
+    y = list(range(len(rows)))
+    for key, marker, size in (("default", "|", 80), ("start", "o", 70), ("final", "D", 22)):
+        xs = [(r[key] - r["min"]) / (r["max"] - r["min"]) if r["max"] > r["min"] else 0.5 for r in rows]
+        if key == "start":  # hollow, so that an unchanged final weight shows inside it
+            ax.scatter(
+                xs,
+                y,
+                marker=marker,
+                s=size,
+                facecolors="none",
+                edgecolors=COLORS[key],
+                label=key,
+                zorder=3,
+            )
+        else:
+            ax.scatter(xs, y, marker=marker, s=size, color=COLORS[key], label=key, zorder=4)
+    ax.set_yticks(y, [f"{r['name']} [{r['min']}..{r['max']}]" for r in rows], fontsize=8)
+    ax.invert_yaxis()
+    ax.set_xlim(-0.03, 1.03)
+    ax.set_xlabel("position within the weight's range (0 = min, 1 = max)")
+    ax.legend(fontsize=8, loc="lower right", ncols=3)
+    ax.set_title("final champion against the start weights and the engine defaults")
     return to_svg(fig, "weights", "final weights against start and defaults")
 
 
@@ -515,14 +503,13 @@ def importance_plot(data: dict[str, Any]) -> str:
     values = (view.get("importance") or {}).get("values") or {}
     fig, axes = figure(height=max(2.0, 0.28 * len(values) + 1.0))
     ax = axes[0][0]
-    with style():
-        if not values:
-            empty(ax, view.get("error") or "no importance")
-        else:
-            names = list(values)[::-1]
-            ax.barh(names, [values[n] for n in names], color=COLORS["candidate"])
-            ax.set_xlabel("importance (PED-ANOVA, Optuna)")
-        ax.set_title("parameter importance")
+    if not values:
+        empty(ax, view.get("error") or "no importance")
+    else:
+        names = list(values)[::-1]
+        ax.barh(names, [values[n] for n in names], color=COLORS["candidate"])
+        ax.set_xlabel("importance (PED-ANOVA, Optuna)")
+    ax.set_title("parameter importance")
     return to_svg(fig, "importance", "parameter importance")
 
 
@@ -536,13 +523,12 @@ def slice_plot(data: dict[str, Any], study: Any) -> str:
     params = (list(values) or tuned)[:4]
     if study is None or not view.get("complete_trials"):
         fig, axes = figure(height=2.0)
-        with style():
-            empty(axes[0][0], "the optimizer has no complete trial yet")
+        empty(axes[0][0], "the optimizer has no complete trial yet")
         return to_svg(fig, "slice", "the optimizer's view of the best parameters")
     import matplotlib.pyplot as plt
     from optuna.visualization.matplotlib import plot_slice
 
-    with style(), warnings.catch_warnings():
+    with _PYPLOT, warnings.catch_warnings():  # pyplot and the warning filters are global
         warnings.simplefilter("ignore")
         result: Any = plot_slice(study, params=params)
         first = result if isinstance(result, Axes) else next(iter(result.flat))
@@ -561,15 +547,14 @@ def reigns_plot(data: dict[str, Any]) -> str:
     reigns = data["reigns"]
     fig, axes = figure(1, 2, height=2.6)
     games_ax, rate_ax = axes[0][0], axes[0][1]
-    with style():
-        labels = [f"#{r['champion']}" for r in reigns]
-        bars = games_ax.bar(labels, [r["games"] for r in reigns], color=COLORS["candidate"])
-        games_ax.bar_label(bars, fontsize=8)
-        games_ax.set_title("games against each champion")
-        rates = [r["games_per_second"] or 0 for r in reigns]
-        bars = rate_ax.bar(labels, rates, color=COLORS["sprt"])
-        rate_ax.bar_label(bars, labels=[f"{r:.1f}" for r in rates], fontsize=8)
-        rate_ax.set_title("games/s while each reigned")
+    labels = [f"#{r['champion']}" for r in reigns]
+    bars = games_ax.bar(labels, [r["games"] for r in reigns], color=COLORS["candidate"])
+    games_ax.bar_label(bars, fontsize=8)
+    games_ax.set_title("games against each champion")
+    rates = [r["games_per_second"] or 0 for r in reigns]
+    bars = rate_ax.bar(labels, rates, color=COLORS["sprt"])
+    rate_ax.bar_label(bars, labels=[f"{r:.1f}" for r in rates], fontsize=8)
+    rate_ax.set_title("games/s while each reigned")
     return to_svg(fig, "reigns", "games and speed per champion")
 
 
@@ -579,31 +564,30 @@ def theta_plot(data: dict[str, Any]) -> str:
     view = data["spsa"]
     fig, axes = figure(height=3.4)
     ax = axes[0][0]
-    with style():
-        path = view["path"]
-        if len(path) < 2:
-            empty(ax, "no iteration applied yet")
-        else:
-            xs = [p["iteration"] + 1 for p in path]
-            colors = matplotlib.colormaps["tab20"]
-            for n, w in enumerate(view["weights"]):
-                span = w["max"] - w["min"]
-                ys = [(p["theta"][w["name"]] - w["min"]) / span for p in path]
-                color = colors(n % 20)
-                ax.plot(xs, ys, color=color, lw=1.1, label=w["name"])
-                band = [(i, p) for i, p in enumerate(path) if p["c"] is not None]
-                if band:
-                    bx = [xs[i] for i, _ in band]
-                    c = [p["c"][w["name"]] / span for _, p in band]
-                    mid = [ys[i] for i, _ in band]
-                    low = [max(0.0, m - d) for m, d in zip(mid, c, strict=True)]
-                    high = [min(1.0, m + d) for m, d in zip(mid, c, strict=True)]
-                    ax.fill_between(bx, low, high, color=color, alpha=0.08, lw=0)
-            ax.set_ylim(-0.03, 1.03)
-            ax.set_xlabel("iterations applied")
-            ax.set_ylabel("position within range")
-            ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5), ncols=1)
-        ax.set_title("path of theta")
+    path = view["path"]
+    if len(path) < 2:
+        empty(ax, "no iteration applied yet")
+    else:
+        xs = [p["iteration"] + 1 for p in path]
+        colors = matplotlib.colormaps["tab20"]
+        for n, w in enumerate(view["weights"]):
+            span = w["max"] - w["min"]
+            ys = [(p["theta"][w["name"]] - w["min"]) / span for p in path]
+            color = colors(n % 20)
+            ax.plot(xs, ys, color=color, lw=1.1, label=w["name"])
+            band = [(i, p) for i, p in enumerate(path) if p["c"] is not None]
+            if band:
+                bx = [xs[i] for i, _ in band]
+                c = [p["c"][w["name"]] / span for _, p in band]
+                mid = [ys[i] for i, _ in band]
+                low = [max(0.0, m - d) for m, d in zip(mid, c, strict=True)]
+                high = [min(1.0, m + d) for m, d in zip(mid, c, strict=True)]
+                ax.fill_between(bx, low, high, color=color, alpha=0.08, lw=0)
+        ax.set_ylim(-0.03, 1.03)
+        ax.set_xlabel("iterations applied")
+        ax.set_ylabel("position within range")
+        ax.legend(fontsize=7, loc="center left", bbox_to_anchor=(1.0, 0.5), ncols=1)
+    ax.set_title("path of theta")
     return to_svg(fig, "theta", "the path of theta over the SPSA iterations")
 
 

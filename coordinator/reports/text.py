@@ -6,6 +6,7 @@ import shlex
 import textwrap
 from typing import Any
 
+from coordinator.escape import terminal
 from coordinator.sprt.report import duration
 
 #: The width every line of the summary fits in.
@@ -24,7 +25,7 @@ def wrap_command(command: str) -> list[str]:
     """A shell command over several lines of at most :data:`WIDTH` columns (``\\`` continued)."""
     lines: list[str] = []
     current = " "
-    for word in (shlex.quote(part) for part in shlex.split(command)):
+    for word in (shlex.quote(terminal(part)) for part in shlex.split(command)):
         if len(current) + len(word) + 3 > WIDTH and current.strip():
             lines.append(current + " \\")
             current = "    "
@@ -99,12 +100,12 @@ def match_text(data: dict[str, Any]) -> str:
             nps = wk["nodes_per_second"] / 1000 if wk["nodes_per_second"] is not None else None
             flag = " QUARANTINED" if wk["quarantined"] else " FLAG" if wk["flagged"] else ""
             lines.append(
-                f"{wk['worker'][:24]:<24} {wk['games']:>7} {_num(wk['games_per_second']):>11} "
+                f"{terminal(wk['worker'])[:24]:<24} {wk['games']:>7} {_num(wk['games_per_second']):>11} "
                 f"{_num(nps):>12} {wk['refused']:>7} {_num(wk['residual'], '.2f'):>6}{flag}"
             )
         for wk in workers:
             if wk["quarantined"]:
-                lines.append(f"quarantined {wk['worker']}: {wk['quarantined']}")
+                lines.append(f"quarantined {terminal(wk['worker'])}: {terminal(wk['quarantined'])}")
     resent = data["workers"]["resent"]
     if resent:
         lines.append(f"re-sends: {resent} (batches sent again after no worker answered in time)")

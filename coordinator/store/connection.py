@@ -22,6 +22,7 @@ from sqlalchemy.sql.ddl import ExecutableDDLElement
 
 from coordinator.store import migrations
 from coordinator.store.urls import DEFAULT_URL, STORE_ENV, engine_url, mask_url, store_url
+from worker.masking import password_has_at, scrub
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 #: Pause between two tries at switching a new SQLite file to WAL (see :func:`_set_wal`).
@@ -177,6 +178,8 @@ def open_engine(url: str, create: bool, read_only: bool = False) -> Engine:
     a bad URL or a schema this code cannot use, and FileNotFoundError for a SQLite file that does
     not exist unless ``create``."""
     shown = mask_url(url)
+    if password_has_at(url):
+        raise ValueError(f"store {shown}: its password holds an '@': write it percent-encoded, as %40")
     try:
         parsed = make_url(engine_url(url))
     except (ArgumentError, ValueError):
@@ -210,9 +213,11 @@ def open_engine(url: str, create: bool, read_only: bool = False) -> Engine:
         db = create_engine(engine_url(url), connect_args=connect_args, **options)
     except ImportError as e:
         hint = " (pip install 'arbiter[postgres]')" if "psycopg" in str(e) else ""
-        raise ValueError(f"store {shown}: cannot open: {' '.join(str(e).split())}{hint}") from None
+        raise ValueError(
+            f"store {shown}: cannot open: {scrub(' '.join(str(e).split()), url)}{hint}"
+        ) from None
     except (ArgumentError, SQLAlchemyError) as e:
-        raise ValueError(f"store {shown}: cannot open: {' '.join(str(e).split())}") from None
+        raise ValueError(f"store {shown}: cannot open: {scrub(' '.join(str(e).split()), url)}") from None
     if read_only:
         event.listen(
             db, "do_connect", lambda d, _r, cargs, cparams: read_only_connect(d.name, cargs, cparams)
@@ -231,8 +236,8 @@ def open_engine(url: str, create: bool, read_only: bool = False) -> Engine:
         db.dispose()
         if isinstance(e, ValueError):
             raise
-        reason = getattr(e, "orig", None) or e
-        raise ValueError(f"store {shown}: cannot open: {' '.join(str(reason).split())}") from None
+        reason = scrub(" ".join(str(getattr(e, "orig", None) or e).split()), url)
+        raise ValueError(f"store {shown}: cannot open: {reason}") from None
     return db
 
 

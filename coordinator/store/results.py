@@ -126,6 +126,18 @@ class ResultStore(Database):
             cpu_seconds=float(values[8]),
         )
 
+    def game_counts(self, run_id: int, below: int) -> list[tuple[int, int]]:
+        """(batch, games) of every stored result below batch ``below``, in batch order: where a
+        run's games lie, read from the counts alone (no record is decoded)."""
+        games = results.c.wins + results.c.draws + results.c.losses
+        query = (
+            select(results.c.batch_index, games)
+            .where(results.c.run_id == run_id, results.c.batch_index < below)
+            .order_by(results.c.batch_index)
+        )
+        with self.engine.connect() as c:
+            return [(int(index), int(count)) for index, count in c.execute(query)]
+
     def game_records(self, run_id: int, batch_index: int | None = None) -> list[dict[str, Any]]:
         """Game records of a run (or one batch), in batch and game order."""
         return [
@@ -139,10 +151,11 @@ class ResultStore(Database):
         below: int | None = None,
         batch: int | None = None,
         worker: str | None = None,
+        start: int | None = None,
     ) -> Iterator[BatchGames]:
         """The stored games of a run batch by batch, in batch order, streamed (one batch in memory
-        at a time): of the batches below ``below`` (the counted prefix, say), or only ``batch``,
-        or only ``worker``'s."""
+        at a time): of the batches below ``below`` (the counted prefix, say) and from ``start``
+        on, or only ``batch``, or only ``worker``'s."""
         query = (
             select(batch_games.c.batch_index, batch_games.c.games, results.c.worker, results.c.created_at)
             .join(
@@ -157,6 +170,8 @@ class ResultStore(Database):
         )
         if below is not None:
             query = query.where(batch_games.c.batch_index < below)
+        if start is not None:
+            query = query.where(batch_games.c.batch_index >= start)
         if batch is not None:
             query = query.where(batch_games.c.batch_index == batch)
         if worker is not None:

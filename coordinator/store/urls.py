@@ -1,31 +1,21 @@
-"""Store URLs: which one is in force, how it is shown (password masked), and how SQLAlchemy is given it."""
+"""Store URLs: which one is in force, how it is shown (:func:`worker.masking.mask_url`), and how
+SQLAlchemy is given it."""
 
 from __future__ import annotations
 
 import os
 
-from sqlalchemy.engine import make_url
-from sqlalchemy.exc import ArgumentError
+from worker.masking import mask_url
 
 DEFAULT_URL = "sqlite:///arbiter.db"
 STORE_ENV = "ARBITER_STORE"
+
+__all__ = ["DEFAULT_URL", "STORE_ENV", "engine_url", "mask_url", "store_url"]
 
 
 def store_url(url: str | None) -> str:
     """The store URL in force: ``url``, else ``$ARBITER_STORE``, else ``sqlite:///arbiter.db``."""
     return url or os.environ.get(STORE_ENV) or DEFAULT_URL
-
-
-def mask_url(url: str) -> str:
-    """``url`` with its password masked, for printing. A URL that does not parse is masked up to
-    its last ``@`` (after its ``://``, if it has one), where a password would be."""
-    try:
-        return make_url(url).render_as_string(hide_password=True)
-    except (ArgumentError, ValueError):
-        scheme, sep, rest = url.partition("://")
-        if not sep:
-            scheme, rest = "", url
-        return f"{scheme}{sep}***@{rest.rpartition('@')[2]}" if "@" in rest else url
 
 
 def engine_url(url: str) -> str:

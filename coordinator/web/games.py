@@ -9,13 +9,12 @@ from contextlib import contextmanager
 from itertools import islice
 from typing import Any
 
-from coordinator.reports.games import ExportedGame, GameFilter, iter_games
+from coordinator.reports.games import ExportedGame, GameFilter, iter_games, match_runs
 from coordinator.store import Run, Store
 from worker.protocol import move_list
-
-#: Games on one page of a run's games.
 from worker.tally import candidate_score
 
+#: Games on one page of a run's games.
 PER_PAGE = 50
 
 
@@ -30,11 +29,20 @@ def streamed(games: Iterator[ExportedGame]) -> Iterator[Iterator[ExportedGame]]:
             games.close()
 
 
+def counted_games(store: Store, run: Run) -> int:
+    """The games ``run`` counted (a tuning run: all of its match runs')."""
+    return sum(store.totals(match.id).games for match in match_runs(store, run))
+
+
 def games_page(store: Store, run: Run, wanted: GameFilter, page: int) -> tuple[list[ExportedGame], bool]:
-    """The games of page ``page`` (from 1), and whether another page follows."""
+    """The games of page ``page`` (from 1), and whether another page follows. A page past the
+    run's counted games is empty at once (nothing is read); an unfiltered page reads its own
+    batches only."""
     start = (page - 1) * PER_PAGE
-    with streamed(iter_games(store, run, wanted)) as games:
-        chunk = list(islice(games, start, start + PER_PAGE + 1))
+    if start >= counted_games(store, run):
+        return [], False
+    with streamed(iter_games(store, run, wanted, skip=start)) as games:
+        chunk = list(islice(games, PER_PAGE + 1))
     return chunk[:PER_PAGE], len(chunk) > PER_PAGE
 
 

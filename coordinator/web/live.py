@@ -3,8 +3,9 @@
 (the report's sections, each with a digest) that a page replaces one by one.
 
 A report takes a second or more to draw (matplotlib), so a running run's report is built again at
-most every :data:`REFRESH_SECONDS`, however many pages poll it, and one report is drawn at a time
-(matplotlib's settings are global to the process, so two drawings at once would mix them).
+most every :data:`REFRESH_SECONDS`, however many pages poll it. One run's report is built by one
+request at a time (others wait for it); reports of different runs are built at once (the plots
+change no global setting while they draw).
 """
 
 from __future__ import annotations
@@ -22,8 +23,8 @@ from coordinator.store import Run, Store
 
 #: Shortest time between two builds of a running run's report (seconds).
 REFRESH_SECONDS = 5.0
-#: Reports kept (the least recently used goes first).
-KEPT = 16
+#: Reports kept (the least recently used goes first): about 150 KB each.
+KEPT = 256
 
 
 def digest(html: str) -> str:
@@ -67,7 +68,7 @@ class ReportCache:
         self.kept = kept
         self._entries: OrderedDict[int, Rendered] = OrderedDict()
         self._entries_lock = threading.Lock()
-        self._build_lock = threading.Lock()
+        self._building: dict[int, threading.Lock] = {}
 
     def _usable(self, run_id: int, version: str) -> Rendered | None:
         """The kept report of ``run_id`` if it is current, or recent enough to keep showing."""
@@ -85,7 +86,9 @@ class ReportCache:
         entry = self._usable(run.id, version)
         if entry is not None:
             return entry
-        with self._build_lock:
+        with self._entries_lock:
+            lock = self._building.setdefault(run.id, threading.Lock())
+        with lock:  # one build per run at a time; other runs' builds go on
             entry = self._usable(run.id, version)  # built by another request meanwhile
             if entry is not None:
                 return entry
@@ -96,5 +99,6 @@ class ReportCache:
             self._entries[run.id] = entry
             self._entries.move_to_end(run.id)
             while len(self._entries) > self.kept:
-                self._entries.popitem(last=False)
+                gone, _ = self._entries.popitem(last=False)
+                self._building.pop(gone, None)
         return entry

@@ -168,9 +168,21 @@ def test_runs_round_trip_and_unfinished_lookup(store: Store) -> None:
     ("url", "shown"),
     [
         ("postgresql://admin:S3cret@127.0.0.1:1/arbiter", "postgresql://admin:***@127.0.0.1:1/arbiter"),
-        ("admin:S3cret@127.0.0.1:1/arbiter", "***@127.0.0.1:1/arbiter"),  # no scheme: does not parse
-        ("postgresql://admin:S3cret@[::1/db", "postgresql://***@[::1/db"),  # a bad IPv6 literal
+        ("admin:S3cret@127.0.0.1:1/arbiter", "admin:***@127.0.0.1:1/arbiter"),  # no scheme: does not parse
+        ("postgresql://admin:S3cret@[::1/db", "postgresql://admin:***@[::1/db"),  # a bad IPv6 literal
         ("sqlite:///arbiter.db", "sqlite:///arbiter.db"),
+        # An unencoded @ in the password: everything up to the last @ is the userinfo.
+        ("postgresql://u:p@ss@S3cret@host/db", "postgresql://u:***@host/db"),
+        # Secrets in the query, whatever their case.
+        (
+            "postgresql://u@h/db?sslmode=require&sslpassword=S3cret&PASSWORD=S3cret&token=S3cret",
+            "postgresql://u@h/db?sslmode=require&sslpassword=***&PASSWORD=***&token=***",
+        ),
+        ("redis://h:6379/0?password=S3cret#frag", "redis://h:6379/0?password=***#frag"),
+        (
+            "sqlite:////nonexistent-folder/x.db?secret=S3cret&key=S3cret&mode=ro",
+            "sqlite:////nonexistent-folder/x.db?secret=***&key=***&mode=ro",
+        ),
     ],
 )
 def test_store_urls_never_show_a_password(url: str, shown: str) -> None:

@@ -88,9 +88,10 @@ def test_app_has_the_task_and_the_settings() -> None:
 
 
 def test_safe_url_masks_passwords() -> None:
-    assert safe_url("redis://:secret@host:6379/0") == "redis://:**@host:6379/0"
-    assert safe_url("rediss://user:secret@host:6380/0") == "rediss://user:**@host:6380/0"
-    assert safe_url("pkg.mod:Backend+redis://:secret@h:1/0") == "redis://:**@h:1/0"
+    assert safe_url("redis://:secret@host:6379/0") == "redis://:***@host:6379/0"
+    assert safe_url("rediss://user:secret@host:6380/0") == "rediss://user:***@host:6380/0"
+    assert safe_url("pkg.mod:Backend+redis://:secret@h:1/0") == "redis://:***@h:1/0"
+    assert safe_url("redis://h:1/0?password=secret") == "redis://h:1/0?password=***"
 
 
 def payload(**overrides: Any) -> dict[str, Any]:
