@@ -3,12 +3,18 @@
 For each game, plays a few batches as a worker does (``worker.games.run_batch``, one core), then
 times what the coordinator does with each result before it counts: decode and type-check it
 (``BatchResult.from_json``), match it to its payload, and replay every game through the rules core
-(``trust.replay.replay_check``). The spot checks cost a share of playing by construction: each
-worker's first batch and ``--verify-fraction`` (2%) of the others are played once more, by another
-worker (and by the coordinator's own pool only when the two disagree).
+(``trust.replay.replay_check``), and what the keys cost on both sides: the coordinator signs the
+payload (Ed25519), the worker verifies it and seals its answer (HMAC), the coordinator unseals it.
+The spot checks cost a share of playing by construction: each worker's first batch and
+``--verify-fraction`` (2%) of the others are played once more, by another worker (and by the
+coordinator's own pool only when the two disagree).
+
+Timed batches (``--movetime``) are checked differently: the coordinator repeats every game with
+each move's recorded node budget (``worker.games.replay_budgets``). The second table compares that
+repetition with playing the timed batch in the first place.
 
     python benchmarks/trust_cost.py                       # 4 batches of 16 pairs per game, 2,000 nodes
-    python benchmarks/trust_cost.py --batches 8 --pairs 32 --nodes 2000 --repeat 20
+    python benchmarks/trust_cost.py --batches 8 --pairs 32 --nodes 2000 --repeat 20 --movetime 20
 """
 
 from __future__ import annotations
@@ -22,8 +28,79 @@ from coordinator.openings.book import default_book_path, load_book
 from coordinator.sprt.config import BatchPlan, SprtConfig
 from coordinator.trust.answers import check_matches_payload
 from coordinator.trust.replay import replay_check
-from worker.games import run_batch
-from worker.protocol import BatchResult
+from worker.games import answer_task, replay_budgets, run_batch
+from worker.protocol import BatchPayload, BatchResult
+from worker.sealing import FleetKeys, task_message, unseal
+
+KEYS = FleetKeys(b"benchmark master secret")
+NODE = "bench@host"
+
+
+def config_of(game: str, limits: engine.Limits, pairs: int) -> SprtConfig:
+    """Defaults against defaults on the game's default book."""
+    return SprtConfig(
+        game=game,
+        candidate=engine.validate_weights(game, None),
+        baseline=engine.validate_weights(game, None),
+        openings=load_book(default_book_path(game), game),
+        engine_version=engine.ENGINE_VERSION,
+        limits=limits,
+        batch_pairs=pairs,
+        seed=1,
+    )
+
+
+def key_costs(payloads: list[BatchPayload], repeat: int) -> tuple[float, float]:
+    """Best CPU seconds, over all ``payloads``, of the coordinator's side of the keys (sign each
+    payload, unseal each answer) and of the worker's (verify the signature, seal the answer)."""
+    worker_keys = KEYS.worker_keys()
+    texts = [orjson_text(p) for p in payloads]
+    messages = [task_message(t, KEYS, f"task-{i}") for i, t in enumerate(texts)]
+    answers = [
+        answer_task(m, f"task-{i}", NODE, worker_keys, answer=run_batch) for i, m in enumerate(messages)
+    ]
+    coordinator = worker = float("inf")
+    for _ in range(repeat):
+        t0 = time.process_time()
+        for i, text in enumerate(texts):
+            task_message(text, KEYS, f"task-{i}")
+        for i, answer in enumerate(answers):
+            assert unseal(answer, f"task-{i}", KEYS).authenticated
+        t1 = time.process_time()
+        for i, message in enumerate(messages):
+            answer_task(message, f"task-{i}", NODE, worker_keys, answer=lambda data, _w: {"games": []})
+        t2 = time.process_time()
+        coordinator, worker = min(coordinator, t1 - t0), min(worker, t2 - t1)
+    return coordinator, worker
+
+
+def orjson_text(payload: BatchPayload) -> str:
+    """A payload's JSON text as the coordinator sends it."""
+    return json.dumps(payload.to_json())
+
+
+def timed_table(args: argparse.Namespace) -> None:
+    """Per game: a timed batch played, then repeated move by move with its recorded budgets."""
+    print(f"\nTimed batches: {args.batches} of {args.pairs} pairs per game at --movetime {args.movetime}\n")
+    print("| game | plies per game | play wall ms/game | repeat with budgets CPU ms/game | repeat / play |")
+    print("|---|---|---|---|---|")
+    for game in engine.GAMES:
+        plan = BatchPlan(config_of(game, engine.Limits(movetime_ms=args.movetime), args.pairs))
+        payloads = [plan.payload(1, i) for i in range(args.batches)]
+        started = time.monotonic()
+        results = [run_batch(p.to_json()) for p in payloads]
+        play = time.monotonic() - started
+        games = 2 * args.pairs * args.batches
+        plies = sum(g["moves"].count(" ") + 1 for r in results for g in r["games"]) / games
+        started = time.process_time()
+        for payload, result in zip(payloads, results, strict=True):
+            again = replay_budgets(
+                {"payload": payload.to_json(), "budgets": [g["budgets"] for g in result["games"]]}
+            )
+            assert [g["moves"] for g in again["games"]] == [g["moves"] for g in result["games"]]
+        repeat = time.process_time() - started
+        ms = 1e3 / games
+        print(f"| {game} | {plies:.0f} | {play * ms:,.1f} | {repeat * ms:,.1f} | {repeat / play:.1%} |")
 
 
 def main() -> None:
@@ -33,6 +110,7 @@ def main() -> None:
     parser.add_argument("--pairs", type=int, default=16)
     parser.add_argument("--nodes", type=int, default=2000)
     parser.add_argument("--repeat", type=int, default=10, help="times each check is timed (the best counts)")
+    parser.add_argument("--movetime", type=int, default=20, help="ms per move of the timed batches")
     args = parser.parse_args()
     print(
         f"{args.batches} batches of {args.pairs} pairs per game at {args.nodes} nodes; "
@@ -40,21 +118,11 @@ def main() -> None:
     )
     print(
         "| game | plies per game | play CPU µs/game | decode + type-check µs/game | replay µs/game "
-        "| check / play |"
+        "| sign + unseal µs/game | verify + seal µs/game | check / play |"
     )
-    print("|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|")
     for game in engine.GAMES:
-        config = SprtConfig(
-            game=game,
-            candidate=engine.validate_weights(game, None),
-            baseline=engine.validate_weights(game, None),
-            openings=load_book(default_book_path(game), game),
-            engine_version=engine.ENGINE_VERSION,
-            limits=engine.Limits(nodes=args.nodes),
-            batch_pairs=args.pairs,
-            seed=1,
-        )
-        plan = BatchPlan(config)
+        plan = BatchPlan(config_of(game, engine.Limits(nodes=args.nodes), args.pairs))
         payloads = [plan.payload(1, i) for i in range(args.batches)]
         started = time.process_time()
         texts = [json.dumps(run_batch(p.to_json())) for p in payloads]
@@ -72,11 +140,13 @@ def main() -> None:
                 replay_check(payload, result)
             t2 = time.process_time()
             decode, replay = min(decode, t1 - t0), min(replay, t2 - t1)
+        coordinator, worker = key_costs(payloads, args.repeat)
         us = 1e6 / games
         print(
             f"| {game} | {plies:.0f} | {play * us:,.0f} | {decode * us:.1f} | {replay * us:.1f} | "
-            f"{(decode + replay) / play:.3%} |"
+            f"{coordinator * us:.1f} | {worker * us:.1f} | {(decode + replay + coordinator) / play:.3%} |"
         )
+    timed_table(args)
 
 
 if __name__ == "__main__":

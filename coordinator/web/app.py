@@ -24,20 +24,26 @@ from starlette.routing import Route
 from coordinator.store import Store, read_only_connections
 from coordinator.web import api, pages
 from coordinator.web.responses import error_response
-from coordinator.web.state import Dashboard
+from coordinator.web.state import Dashboard, dashboard
+from coordinator.web.throttle import DEFAULT_EXPENSIVE_AT_ONCE, Throttle
 
 Handler = Callable[[Request], Response]
 
 
-def reading(handler: Handler) -> Handler:
+def reading(handler: Handler, expensive: bool) -> Handler:
     """``handler`` with every database connection it opens read-only (Optuna's too, when a tuning
-    report loads its study), and a store that cannot be read answered with a 503."""
+    report loads its study), and a store that cannot be read answered with a 503. An expensive
+    handler runs only in one of the dashboard's few slots for them (a 429 answer when all are
+    taken)."""
 
     @functools.wraps(handler)
     def read(request: Request) -> Response:
         try:
             with read_only_connections():
-                return handler(request)
+                if not expensive:
+                    return handler(request)
+                with dashboard(request).expensive.slot():
+                    return handler(request)
         except SQLAlchemyError as e:
             reason = getattr(e, "orig", None) or e
             raise HTTPException(503, f"the store cannot be read: {' '.join(str(reason).split())}") from None
@@ -45,20 +51,21 @@ def reading(handler: Handler) -> Handler:
     return read
 
 
-#: Every page and endpoint, by path.
+#: Every page and endpoint, by path, and whether it is expensive (draws a report, replays a game
+#: or reads many game records).
 ROUTES = (
-    ("/", pages.runs_page),
-    ("/runs/{run_id:int}", pages.run_page),
-    ("/runs/{run_id:int}/report.html", pages.report_file),
-    ("/runs/{run_id:int}/games", pages.games_list_page),
-    ("/runs/{run_id:int}/games/{batch:int}/{game:int}.pgn", pages.game_pgn),
-    ("/runs/{run_id:int}/games/{batch:int}/{game:int}", pages.game_page),
-    ("/workers", pages.workers_page),
-    ("/workers/{name:path}", pages.worker_page),
-    ("/api/runs", api.runs_api),
-    ("/api/runs/{run_id:int}", api.run_api),
-    ("/api/runs/{run_id:int}/games", api.games_api),
-    ("/healthz", api.health),
+    ("/", pages.runs_page, False),
+    ("/runs/{run_id:int}", pages.run_page, True),
+    ("/runs/{run_id:int}/report.html", pages.report_file, True),
+    ("/runs/{run_id:int}/games", pages.games_list_page, True),
+    ("/runs/{run_id:int}/games/{batch:int}/{game:int}.pgn", pages.game_pgn, True),
+    ("/runs/{run_id:int}/games/{batch:int}/{game:int}", pages.game_page, True),
+    ("/workers", pages.workers_page, False),
+    ("/workers/{name:path}", pages.worker_page, False),
+    ("/api/runs", api.runs_api, False),
+    ("/api/runs/{run_id:int}", api.run_api, True),
+    ("/api/runs/{run_id:int}/games", api.games_api, True),
+    ("/healthz", api.health, False),
 )
 
 
@@ -79,14 +86,18 @@ async def server_error(request: Request, exc: Exception) -> Response:
     )
 
 
-def create_app(store: Store) -> Starlette:
-    """The dashboard of ``store``, which must be opened read-only (``Store(url, read_only=True)``)."""
+def create_app(store: Store, expensive_at_once: int = DEFAULT_EXPENSIVE_AT_ONCE) -> Starlette:
+    """The dashboard of ``store``, which must be opened read-only (``Store(url, read_only=True)``),
+    building at most ``expensive_at_once`` expensive pages at a time."""
     if not store.read_only:
         raise ValueError("the dashboard serves a store opened read-only only")
     app = Starlette(
-        routes=[Route(path, reading(handler), methods=["GET"]) for path, handler in ROUTES],
+        routes=[
+            Route(path, reading(handler, expensive), methods=["GET"])
+            for path, handler, expensive in ROUTES
+        ],
         middleware=[Middleware(GZipMiddleware, minimum_size=1024)],
         exception_handlers={HTTPException: http_error, Exception: server_error},
     )
-    app.state.dashboard = Dashboard(store)
+    app.state.dashboard = Dashboard(store, expensive=Throttle(expensive_at_once))
     return app

@@ -11,6 +11,7 @@ from starlette.requests import Request
 from coordinator.runs import RunKind
 from coordinator.store import Run, Store
 from coordinator.web.live import ReportCache
+from coordinator.web.throttle import Throttle
 
 #: The largest id or index a path may name (the store's numbers are 64-bit).
 MAX_NUMBER = 2**63 - 1
@@ -18,10 +19,12 @@ MAX_NUMBER = 2**63 - 1
 
 @dataclass
 class Dashboard:
-    """The store the dashboard serves (opened read-only) and its rendered reports."""
+    """The store the dashboard serves (opened read-only), its rendered reports and the bound on
+    its expensive pages."""
 
     store: Store
     reports: ReportCache = field(default_factory=ReportCache)
+    expensive: Throttle = field(default_factory=Throttle)
 
 
 def dashboard(request: Request) -> Dashboard:

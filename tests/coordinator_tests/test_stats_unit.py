@@ -36,6 +36,7 @@ from coordinator.stats.inputs import (
 )
 from coordinator.stats.numeric import NoSignChange, brent_root, phi, phi_inv
 from coordinator.stats.pdf import mean_var, mle_expected, mle_t_value, results_to_pdf
+from coordinator.stats.residuals import score_outliers
 from coordinator.stats.sprt_elo import llr_drift_variance
 
 EXPECTED_SUMMARY_KEYS = {
@@ -470,3 +471,16 @@ def test_drift_variance_options() -> None:
     plain = llr_drift_variance(pdf, s0, s1, 0.45)
     mle = llr_drift_variance(pdf, s0, s1, 0.45, mle_variance=True)
     assert abs(mle[0]) < abs(plain[0]) and mle[1] < plain[1]
+
+
+def test_score_outliers_flags_only_a_worker_apart_from_the_others() -> None:
+    honest = {f"w{i}": [1, 8, 22, 8, 1] for i in range(4)}
+    assert score_outliers(honest, 0.05) == {}
+    lying = honest | {"liar": [0, 1, 4, 8, 3]}  # wins far more pairs than anyone else
+    flagged = score_outliers(lying, 0.05)
+    assert list(flagged) == ["liar"] and flagged["liar"] > 0
+    losing = honest | {"liar": [3, 8, 4, 1, 0]}
+    assert list(score_outliers(losing, 0.05)) == ["liar"] and score_outliers(losing, 0.05)["liar"] < 0
+    few = honest | {"new": [0, 0, 0, 3, 0]}  # under MIN_SCORE_PAIRS pairs: not tested yet
+    assert "new" not in score_outliers(few, 0.05)
+    assert score_outliers({"alone": [0, 1, 4, 8, 3]}, 0.05) == {}  # nobody to differ from

@@ -193,6 +193,42 @@ def test_games_are_those_arbiter_games_exports(site: Site) -> None:
     ]
 
 
+def test_a_page_past_the_end_is_empty_and_reads_no_game(site: Site, monkeypatch: pytest.MonkeyPatch) -> None:
+    reads: list[int] = []
+    real = site.store.iter_batch_games
+
+    def counting(*args: Any, **kwargs: Any) -> Any:
+        reads.append(1)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(site.store, "iter_batch_games", counting)
+    for run in (site.runs["sprt"], site.runs["tune"]):
+        answer = get(site, f"/api/runs/{run}/games?page=1000000000").json()
+        assert answer["games"] == [] and answer["next_page"] is None
+        assert "/games/" not in get(site, f"/runs/{run}/games?page=1000000000").text.split("<main")[-1]
+    assert reads == []
+    last = get(site, f"/api/runs/{site.runs['sprt']}/games?page=1").json()
+    assert len(last["games"]) == 40 and reads
+
+
+def test_expensive_pages_are_bounded(site: Site) -> None:
+    app = create_app(site.store, expensive_at_once=1)
+    sprt = site.runs["sprt"]
+    with TestClient(app) as client:
+        slots = app.state.dashboard.expensive
+        assert slots.try_acquire()
+        try:
+            for path in (f"/runs/{sprt}", f"/runs/{sprt}/games", f"/api/runs/{sprt}/games"):
+                busy = client.get(path)
+                assert busy.status_code == 429 and busy.headers["retry-after"] == "1", path
+            assert client.get("/").status_code == 200 and client.get("/healthz").status_code == 200
+        finally:
+            slots.release()
+        assert client.get(f"/runs/{sprt}").status_code == 200
+    with pytest.raises(ValueError, match="at least 1"):
+        create_app(site.store, expensive_at_once=0)
+
+
 def test_a_game_is_replayed_move_by_move(site: Site) -> None:
     run_id = site.runs["sprt"]
     run = site.store.get_run(run_id)

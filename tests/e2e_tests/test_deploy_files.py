@@ -30,7 +30,7 @@ from coordinator.executors.celery.leases import LEASE_ENV  # noqa: E402
 from coordinator.store import STORE_ENV  # noqa: E402
 from coordinator.web.app import ROUTES  # noqa: E402
 from worker import celeryconfig  # noqa: E402
-from worker.sealing import SECRET_ENV  # noqa: E402
+from worker.sealing import SECRET_ENV, WORKER_KEY_ENV  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"
@@ -38,7 +38,7 @@ K8S = DEPLOY / "k8s"
 DOCS = REPO / "docs" / "deploy.md"
 
 #: Variables arbiter's own containers may set: the ones the code reads, plus Python's own.
-KNOWN_ENV = {*celeryconfig.ENVIRONMENT, STORE_ENV, LEASE_ENV, SECRET_ENV, "PYTHONUNBUFFERED"}
+KNOWN_ENV = {*celeryconfig.ENVIRONMENT, STORE_ENV, LEASE_ENV, SECRET_ENV, WORKER_KEY_ENV, "PYTHONUNBUFFERED"}
 #: The uid the Dockerfile creates; manifests that run the image as non-root must use it.
 IMAGE_USER = "arbiter"
 
@@ -69,7 +69,7 @@ def option_value(args: list[str], option: str) -> str:
 
 def is_route(path: str) -> bool:
     """True if the dashboard answers ``path`` (a fixed route: no path parameters)."""
-    return path in {route for route, _ in ROUTES if "{" not in route}
+    return path in {route for route, *_ in ROUTES if "{" not in route}
 
 
 def arbiter_command(name: str) -> click.Command | None:
@@ -199,6 +199,10 @@ def test_compose_services_run_real_commands_with_known_variables() -> None:
         assert broker.startswith("redis://") and "@redis:6379/" in broker
         assert service["depends_on"]["redis"]["condition"] == "service_healthy"
     assert services["worker"]["command"][0] == "worker"
+    # Every arbiter container but the dashboard holds a key: coordinators sign, workers seal.
+    for name in ("worker", "coordinator"):
+        assert SECRET_ENV in services[name]["environment"], name
+    assert WORKER_KEY_ENV in services["worker"]["environment"]
     # Scalable: no fixed name, no published port.
     assert "container_name" not in services["worker"] and "ports" not in services["worker"]
     assert "coordinator" in services["coordinator"]["profiles"]
@@ -319,6 +323,8 @@ def test_kubernetes_workloads_resolve(tmp_path: Path) -> None:
             names = {env["name"] for env in container.get("env", [])}
             assert names <= KNOWN_ENV, f"{name}: {names - KNOWN_ENV} are read by nothing"
             assert ("ARBITER_BROKER" in names) != (container["args"][0] == "serve")  # the dashboard: none
+            # Coordinators sign and workers seal: both hold a key; the dashboard none.
+            assert (SECRET_ENV in names) != (container["args"][0] == "serve"), name
             assert pod["securityContext"]["runAsUser"] == uid
     for name, service in services.items():  # each Service reaches a port its pods listen on
         pods = [
@@ -377,6 +383,10 @@ def test_systemd_unit_runs_a_real_worker() -> None:
     assert argv[0].endswith("/bin/arbiter")
     assert check_arbiter_args(argv[1:], "systemd ExecStart").name == "worker"
     assert set(re.findall(r"\bARBITER_[A-Z_]+", text)) <= KNOWN_ENV
+    # Keys: the worker's own credential, made by a real command, or the single-owner secret.
+    assert f"{WORKER_KEY_ENV}=" in text and SECRET_ENV in text
+    made = re.search(r"^#\s+arbiter (worker-key \S+)", text, re.M)
+    assert made and arbiter_command(made.group(1).split()[0]) is not None
     assert re.search(r"^KillSignal=SIGTERM$", text, re.M)  # Celery's warm shutdown
     assert re.search(r"^Restart=always$", text, re.M)
 

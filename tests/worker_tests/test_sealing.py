@@ -1,0 +1,125 @@
+"""The fleet's keys without a broker: a payload's signature, a worker's seal, credentials, and what
+a worker answers for a message it cannot trust (refused unplayed, kind ``unsigned``)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+
+from worker.games import answer_task
+from worker.sealing import (
+    FleetKeys,
+    digest,
+    read_credential,
+    refusal_reason,
+    seal,
+    sealed_by,
+    task_message,
+    unseal,
+    worker_keys,
+)
+
+MASTER = b"a master secret for tests"
+NODE = "w1@host"
+
+
+def played(data: Any, worker: str) -> dict[str, Any]:
+    """A stand-in batch answer: what it was given, and by whom."""
+    return {"echo": data, "worker": worker}
+
+
+def test_an_answer_binds_task_worker_and_payload() -> None:
+    keys = FleetKeys(MASTER)
+    credential = worker_keys({"ARBITER_WORKER_KEY": keys.credential(NODE)})
+    assert credential is not None and credential.node == NODE
+    message = task_message('{"batch": 1}', keys, "task-1")
+    answer = answer_task(message, "task-1", NODE, credential, answer=played)
+    opened = unseal(answer, "task-1", keys)
+    assert opened.authenticated and opened.worker == NODE and opened.body["echo"] == {"batch": 1}
+    assert opened.payload == digest('{"batch": 1}')
+    refused = "not sealed for this task by worker"
+    with pytest.raises(ValueError, match=refused):
+        unseal(answer, "task-2", keys)  # another task's answer
+    forged = dict(answer, worker="w2@host")
+    with pytest.raises(ValueError, match=refused):
+        unseal(forged, "task-1", keys)  # claimed in another's name
+    impostor = seal({"games": []}, "task-1", "w2@host", opened.payload, keys.worker_key(NODE))
+    with pytest.raises(ValueError, match=refused):
+        unseal(impostor, "task-1", keys)  # w1 answering in w2's name, under its own key
+    assert sealed_by(impostor, "task-1", keys, ["w2@host", "w3@host", NODE]) == NODE  # caught by it
+    assert sealed_by(forged, "task-1", keys, ["w2@host", "w3@host"]) is None
+    for changed in (
+        dict(answer, body=json.dumps({"echo": {"batch": 2}, "worker": NODE})),
+        dict(answer, payload=digest('{"batch": 2}')),
+    ):
+        with pytest.raises(ValueError, match=refused):
+            unseal(changed, "task-1", keys)
+    assert not unseal(answer, "task-1", None).authenticated  # without keys: a claim only
+
+
+def test_a_payload_not_signed_for_its_task_is_refused_unplayed() -> None:
+    keys = FleetKeys(MASTER)
+    credential = read_credential(keys.credential(NODE))
+    plays: list[Any] = []
+
+    def spy(data: Any, worker: str) -> dict[str, Any]:
+        plays.append(data)
+        return played(data, worker)
+
+    good = task_message('{"batch": 1}', keys, "task-1")
+    cases = {
+        "rewritten": dict(good, payload='{"batch": 2}'),
+        "another task's": task_message('{"batch": 1}', keys, "task-9"),
+        "unsigned": dict(good, signature=None),
+        "signed by another fleet": task_message('{"batch": 1}', FleetKeys(b"other"), "task-1"),
+    }
+    for name, message in cases.items():
+        answer = answer_task(message, "task-1", NODE, credential, answer=spy)
+        opened = unseal(answer, "task-1", keys)
+        assert opened.authenticated, name  # the refusal itself is this worker's, sealed
+        reason = refusal_reason(opened.body)
+        assert reason is not None and reason[1] == "unsigned" and "not signed" in reason[0], name
+    assert plays == []
+    answer_task(good, "task-1", NODE, credential, answer=spy)
+    assert plays == [{"batch": 1}]
+
+
+def test_a_credential_signs_as_its_node_only() -> None:
+    keys = FleetKeys(MASTER)
+    credential = read_credential(keys.credential(NODE))
+    with pytest.raises(ValueError, match="w1@host, not w2@host"):
+        answer_task(task_message("{}", keys, "t"), "t", "w2@host", credential, answer=played)
+    single_owner = keys.worker_keys()  # the master itself: any node
+    answer = answer_task(task_message("{}", keys, "t"), "t", "w2@host", single_owner, answer=played)
+    assert unseal(answer, "t", keys).worker == "w2@host"
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "",
+        "arbiter-worker-1:",
+        "arbiter-worker-1:!!!",
+        "arbiter-worker-2:e30=",
+        "secret",
+        "arbiter-worker-1:e30=",
+    ],
+)
+def test_a_broken_credential_is_one_clear_error_without_the_key(text: str) -> None:
+    env = {"ARBITER_WORKER_KEY": text} if text else {"ARBITER_WORKER_KEY": " "}
+    if not text:
+        assert worker_keys(env) is None  # blank: as if unset
+        return
+    with pytest.raises(ValueError, match=r"^ARBITER_WORKER_KEY: not a worker credential \(make one with"):
+        worker_keys(env)
+
+
+def test_node_names_a_key_can_be_made_for() -> None:
+    keys = FleetKeys(MASTER)
+    for bad in ("w1", "w1@%h", "w 1@host", "@host", "w1@", "a" * 101 + "@h"):
+        with pytest.raises(ValueError):
+            keys.credential(bad)
+    assert keys.worker_key("w1@a") != keys.worker_key("w1@b")
+    assert FleetKeys(MASTER).worker_key(NODE) == keys.worker_key(NODE)  # derived, not random
