@@ -93,8 +93,7 @@ def create_app(store: Store, expensive_at_once: int = DEFAULT_EXPENSIVE_AT_ONCE)
         raise ValueError("the dashboard serves a store opened read-only only")
     app = Starlette(
         routes=[
-            Route(path, reading(handler, expensive), methods=["GET"])
-            for path, handler, expensive in ROUTES
+            Route(path, reading(handler, expensive), methods=["GET"]) for path, handler, expensive in ROUTES
         ],
         middleware=[Middleware(GZipMiddleware, minimum_size=1024)],
         exception_handlers={HTTPException: http_error, Exception: server_error},
