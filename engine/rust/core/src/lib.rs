@@ -10,6 +10,7 @@ pub mod congress;
 pub mod error;
 pub mod eval;
 pub mod notation;
+pub mod params;
 pub mod perft;
 pub mod play;
 pub mod replay;
