@@ -96,6 +96,8 @@ impl Engine {
             }
             Command::UciNewGame => {
                 self.stop_and_wait();
+                // The old table goes before the new one is made: never two at once.
+                self.session = None;
                 self.session = Some(new_session(&self.settings));
             }
             Command::Position { start, moves } => {

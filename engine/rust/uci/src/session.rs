@@ -3,6 +3,7 @@
 //! side. A search runs on its own thread with the searcher lent to it; the main thread keeps
 //! reading commands.
 
+use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::thread::{self, JoinHandle};
@@ -18,6 +19,10 @@ use crate::wire::{info_string, send};
 
 /// The search thread's stack: the search recurses up to 128 plies.
 const STACK_BYTES: usize = 8 << 20;
+
+/// The longest time limit passed to the core (about 35 years): a deadline is an `Instant`, which
+/// cannot hold any `u64` of milliseconds on every platform.
+const MAX_MOVETIME_MS: u64 = 1 << 40;
 
 /// A game of either kind, driven by the protocol.
 pub trait Session {
@@ -118,6 +123,8 @@ impl<P: Evaluate> Session for Game<P> {
                 if old.is_some() {
                     info_string("options changed since ucinewgame: a new searcher with a fresh table");
                 }
+                // The old table goes before the new one is made: never two at once.
+                drop(old);
                 self.recipe = recipe;
                 self.recipe.make()
             }
@@ -163,7 +170,14 @@ fn run_search<P: Evaluate>(
     infinite: bool,
     stop: Arc<AtomicBool>,
 ) -> Searcher<P> {
-    let result = searcher.search(&position, limits, &history);
+    // A failure inside the search (a bug) still answers with a legal move: the referee would
+    // otherwise wait for one until it declares a hang.
+    let searched = panic::catch_unwind(AssertUnwindSafe(|| searcher.search(&position, limits, &history)));
+    let Ok(result) = searched else {
+        info_string("the search failed: playing the first legal move");
+        send(&bestmove(position.legal_moves().first()));
+        return searcher;
+    };
     // The last `info` before `bestmove` counts every node of the move (the referee records it):
     // after a stop inside an iteration, one more line with the whole count.
     if result.best_move.is_some() && result.iterations.last().is_none_or(|it| it.nodes != result.nodes) {
@@ -229,7 +243,8 @@ pub fn limits(go: &Go, turn: Color) -> (Limits, bool) {
     limits.movetime_ms = match (go.movetime, clock) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),
-    };
+    }
+    .map(|ms| ms.min(MAX_MOVETIME_MS));
     if go.infinite || limits == Limits::default() {
         // No limit of its own: as deep as the search goes, until `stop`.
         limits.depth = limits.depth.or(Some(u32::MAX));
@@ -303,6 +318,7 @@ mod tests {
         assert!(white > 1000 && black < 100, "{white} {black}");
         // movetime and the clock: the first reached.
         assert_eq!(go(Go { movetime: Some(5), ..clock.clone() }).0.movetime_ms, Some(5));
+        assert_eq!(go(Go { movetime: Some(u64::MAX), ..Go::default() }).0.movetime_ms, Some(MAX_MOVETIME_MS));
     }
 
     #[test]

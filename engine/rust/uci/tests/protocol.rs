@@ -3,16 +3,15 @@
 
 mod common;
 
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use arbiter_core::bench::bench;
-use arbiter_core::eval::{resolve_weights, weight_table};
+use arbiter_core::eval::{default_weights, resolve_weights, weight_table};
 use arbiter_core::params::{resolve_params, PARAM_TABLE};
 use arbiter_core::search::{Limits, Searcher};
 use arbiter_core::{congo, congress, GameKind, Rules, ENGINE_VERSION};
 
-use common::{info_nodes, Engine, BIN, WAIT};
+use common::{info_nodes, run, Engine, WAIT};
 
 const SECOND: Duration = Duration::from_secs(1);
 
@@ -145,6 +144,15 @@ fn limits_of_go() {
     // The first limit reached stops: depth 2 comes long before a million nodes.
     let (_, lines) = engine.best_move("position startpos", "go depth 2 nodes 1000000 movetime 60000");
     assert!(lines[lines.len() - 2].starts_with("info depth 2 "), "{lines:?}");
+    // Extreme numbers are limits like any other.
+    for go in [
+        "go movetime 18446744073709551615 nodes 2000",
+        "go wtime 9223372036854775807 btime -9223372036854775808 winc 9223372036854775807 nodes 2000",
+        "go depth 4294967295 nodes 0",
+    ] {
+        let (mv, _) = engine.best_move("position startpos", go);
+        assert!(is_legal::<congo::Position>(congo::START, &[], &mv), "{go}: {mv}");
+    }
     // movetime
     let asked = Instant::now();
     engine.best_move("position startpos", "go movetime 200");
@@ -244,6 +252,31 @@ fn variants_switch_games() {
     assert!(is_legal::<congo::Position>(congo::START, &["d2d3"], &mv), "{mv}");
 }
 
+/// `position ... moves` keeps the game's positions for repetition detection as core play passes
+/// them: the search of a position reached by shuffling pieces out and back is the core's with
+/// the game's hashes (and differs from a search without them).
+#[test]
+fn game_history_reaches_the_search() {
+    let shuffle = ["a1a3", "a7a5", "a3a1", "a5a7", "a1a3", "a7a5"];
+    let mut pos = congo::Position::start();
+    let mut history = vec![pos.hash()];
+    for m in shuffle {
+        pos = pos.play(&pos.parse_move(m).unwrap());
+        history.push(pos.hash());
+    }
+    let limits = Limits { depth: Some(6), ..Limits::default() };
+    let search = |history: &[u64]| {
+        Searcher::<congo::Position>::new(default_weights(GameKind::Congo), 16).search(&pos, limits, history)
+    };
+    let (with, without) = (search(&history), search(&[]));
+    assert_ne!(with.nodes, without.nodes, "the repetitions change the search");
+    let mut engine = Engine::start(&[]);
+    engine.new_game(&[]);
+    let (mv, lines) = engine.best_move(&format!("position startpos moves {}", shuffle.join(" ")), "go depth 6");
+    assert_eq!(info_nodes(&lines[lines.len() - 2]), Some(with.nodes), "{lines:?}");
+    assert_eq!(mv, with.best_move.unwrap().to_string());
+}
+
 /// Options changed within a game make a new searcher at the next search, with a note.
 #[test]
 fn options_take_effect_at_the_next_search() {
@@ -268,17 +301,17 @@ fn options_take_effect_at_the_next_search() {
 
 #[test]
 fn command_line() {
-    let out = Command::new(BIN).arg("--version").output().unwrap();
+    let out = run(&["--version"], WAIT);
     assert!(out.status.success());
     assert_eq!(String::from_utf8_lossy(&out.stdout), format!("arbiter-engine {ENGINE_VERSION}\n"));
-    let out = Command::new(BIN).arg("--help").output().unwrap();
+    let out = run(&["--help"], WAIT);
     assert!(out.status.success());
     let help = String::from_utf8_lossy(&out.stdout);
     for word in ["--variant", "congo_pawn", "UCI_Variant", "Hash", "bench", "Bench:"] {
         assert!(help.contains(word), "--help does not mention {word}");
     }
     for bad in [&["--variant", "chess"][..], &["--frobnicate"], &["bench", "zero"]] {
-        let out = Command::new(BIN).args(bad).output().unwrap();
+        let out = run(bad, WAIT);
         assert_eq!(out.status.code(), Some(2), "{bad:?}");
         assert!(out.stdout.is_empty() && !out.stderr.is_empty(), "{bad:?}");
     }
@@ -294,7 +327,7 @@ fn bench_total(lines: &[String]) -> u64 {
 /// `arbiter-engine bench` is the core bench: the same signature with the default options.
 #[test]
 fn bench_signature() {
-    let out = Command::new(BIN).arg("bench").output().unwrap();
+    let out = run(&["bench"], WAIT);
     assert!(out.status.success());
     let lines: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(String::from).collect();
     assert_eq!(lines.len(), 3, "{lines:?}");
@@ -314,7 +347,7 @@ fn bench_in_the_protocol() {
     engine.send("setoption name lmr_min_move value 2");
     engine.send("bench 5");
     assert_ne!(bench_total(&engine.until("Bench:", WAIT)), bench(GameKind::Congress, Some(5)).nodes);
-    let out = Command::new(BIN).args(["--variant", "congo", "bench", "4"]).output().unwrap();
+    let out = run(&["--variant", "congo", "bench", "4"], WAIT);
     let lines: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(String::from).collect();
     assert_eq!(bench_total(&lines), bench(GameKind::Congo, Some(4)).nodes);
 }
