@@ -27,11 +27,12 @@ from pathlib import Path
 from typing import Any
 
 import engine
+from coordinator.defaults import ADJUDICATION
 from coordinator.executors.base import Executor
 from coordinator.executors.celery.executor import CeleryExecutor
 from coordinator.executors.local import LocalExecutor
 from coordinator.openings.book import default_book_path, load_book
-from coordinator.sprt.config import DEFAULT_ADJUDICATION, BatchPlan, SprtConfig
+from coordinator.sprt.config import BatchPlan, SprtConfig
 from worker.protocol import BatchPayload
 
 REPO = Path(__file__).resolve().parents[1]
@@ -46,8 +47,8 @@ def payloads(game: str, batches: int, pairs: int, nodes: int, seed: int) -> list
         baseline=engine.validate_weights(game, None),
         openings=load_book(default_book_path(game), game),
         engine_version=engine.ENGINE_VERSION,
-        limits={"nodes": nodes},
-        adjudication=dict(DEFAULT_ADJUDICATION),
+        limits=engine.Limits(nodes=nodes),
+        adjudication=ADJUDICATION,
         batch_pairs=pairs,
         seed=seed,
     )

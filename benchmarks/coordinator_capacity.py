@@ -116,7 +116,7 @@ def config_for(game: str, batches: int, pairs: int, nodes: int, seed: int) -> Sp
         elo1=10.0,
         alpha=0.001,
         beta=0.001,
-        limits={"nodes": nodes},
+        limits=engine.Limits(nodes=nodes),
         batch_pairs=pairs,
         max_games=2 * pairs * batches,
         seed=seed,

@@ -17,9 +17,10 @@ import time
 from pathlib import Path
 
 import engine
+from coordinator.defaults import ADJUDICATION
 from coordinator.executors.local import LocalExecutor
 from coordinator.openings.book import default_book_path, load_book
-from coordinator.sprt.config import DEFAULT_ADJUDICATION, BatchPlan, SprtConfig
+from coordinator.sprt.config import BatchPlan, SprtConfig
 from worker.games import play_batch
 from worker.protocol import BatchPayload
 
@@ -34,8 +35,8 @@ def payloads(game: str, batches: int, pairs: int, nodes: int) -> list[BatchPaylo
         baseline=engine.validate_weights(game, EXAMPLES / f"{game}-material.json"),
         openings=load_book(default_book_path(game), game),
         engine_version=engine.ENGINE_VERSION,
-        limits={"nodes": nodes},
-        adjudication=dict(DEFAULT_ADJUDICATION),
+        limits=engine.Limits(nodes=nodes),
+        adjudication=ADJUDICATION,
         batch_pairs=pairs,
     )
     plan = BatchPlan(config)

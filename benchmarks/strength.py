@@ -20,7 +20,7 @@ from coordinator.openings.builder import random_walk
 from coordinator.stats import fixed_elo
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
-ADJUDICATION = {"max_plies": 300, "repetition": True, "bare_lions": True}
+ADJUDICATION = engine.Adjudication(max_plies=300, repetition=True, bare_lions=True)
 
 
 def random_opening(game: str, rng: random.Random, plies: int) -> str:
@@ -30,7 +30,9 @@ def random_opening(game: str, rng: random.Random, plies: int) -> str:
     return pos.fen()
 
 
-def play_pair(args: tuple[str, str, dict, dict, dict, dict]) -> tuple[float, float, int]:
+def play_pair(
+    args: tuple[str, str, dict, dict, engine.Limits, engine.Limits],
+) -> tuple[float, float, int]:
     """Score of engine A in the two games of one opening, and the CPU seconds used."""
     game, opening, a_weights, b_weights, a_limits, b_limits = args
     start = time.process_time()
@@ -50,7 +52,9 @@ def play_pair(args: tuple[str, str, dict, dict, dict, dict]) -> tuple[float, flo
     return score, time.process_time() - start, plies
 
 
-def play_asymmetric(game: str, opening: str, white_limits: dict, black_limits: dict) -> dict:
+def play_asymmetric(
+    game: str, opening: str, white_limits: engine.Limits, black_limits: engine.Limits
+) -> dict:
     """A game where each side searches with its own limit (used for depth d+1 against d)."""
     pos = engine.Position.from_fen(game, opening)
     seen: dict[str, int] = {pos.fen(): 1}
@@ -59,17 +63,25 @@ def play_asymmetric(game: str, opening: str, white_limits: dict, black_limits: d
         outcome = pos.outcome()
         if outcome is not None:
             return {"result": "1-0" if outcome.winner == "white" else "0-1", "plies": len(moves)}
-        if len(moves) >= ADJUDICATION["max_plies"] or seen[pos.fen()] >= 3:
+        if len(moves) >= (ADJUDICATION.max_plies or 0) or seen[pos.fen()] >= 3:
             return {"result": "1/2-1/2", "plies": len(moves)}
         limits = white_limits if pos.turn == "white" else black_limits
-        move = engine.search(pos, **limits)["best_move"]
+        move = engine.search(pos, depth=limits.depth, nodes=limits.nodes)["best_move"]
         pos = pos.play(move)
         moves.append(move)
         seen[pos.fen()] = seen.get(pos.fen(), 0) + 1
 
 
 def match(
-    game: str, label: str, pairs: int, seed: int, a_w: dict, b_w: dict, a_l: dict, b_l: dict, pool
+    game: str,
+    label: str,
+    pairs: int,
+    seed: int,
+    a_w: dict,
+    b_w: dict,
+    a_l: engine.Limits,
+    b_l: engine.Limits,
+    pool,
 ) -> str:
     rng = random.Random(f"{seed}-{game}-{label}")
     openings = [random_opening(game, rng, rng.randint(2, 4)) for _ in range(pairs)]
@@ -109,7 +121,7 @@ def main() -> None:
         cpu, plies, n = 0.0, 0, 20
         for _ in range(n // 2):
             _, c, p = play_pair(
-                (game, random_opening(game, rng, 3), {}, {}, {"nodes": args.nodes}, {"nodes": args.nodes})
+                (game, random_opening(game, rng, 3), {}, {}, *[engine.Limits(nodes=args.nodes)] * 2)
             )
             cpu += c
             plies += p
@@ -120,7 +132,7 @@ def main() -> None:
     with ProcessPoolExecutor() as pool:
         for game in engine.GAMES:
             material = engine.read_weights_file(EXAMPLES / f"{game}-material.json")
-            nodes = {"nodes": args.nodes}
+            nodes = engine.Limits(nodes=args.nodes)
             print(
                 match(
                     game, "default vs material-only", args.pairs, args.seed, {}, material, nodes, nodes, pool
@@ -136,8 +148,8 @@ def main() -> None:
                     args.seed,
                     {},
                     {},
-                    {"depth": d + 1},
-                    {"depth": d},
+                    engine.Limits(depth=d + 1),
+                    engine.Limits(depth=d),
                     pool,
                 ),
                 flush=True,

@@ -49,7 +49,7 @@ def main() -> None:
             baseline=engine.validate_weights(game, None),
             openings=load_book(default_book_path(game), game),
             engine_version=engine.ENGINE_VERSION,
-            limits={"nodes": args.nodes},
+            limits=engine.Limits(nodes=args.nodes),
             batch_pairs=args.pairs,
             seed=1,
         )

@@ -127,7 +127,7 @@ def measure(game: str, weights: dict[str, int], nodes: int, args: argparse.Names
         baseline=defaults,
         openings=openings,
         engine_version=engine.ENGINE_VERSION,
-        limits={"nodes": nodes},
+        limits=engine.Limits(nodes=nodes),
         batch_pairs=MATCH_BATCH_PAIRS,
         seed=derive_seed(args.seed, "benchmark match", label, nodes),
     )

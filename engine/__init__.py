@@ -16,11 +16,14 @@ from engine._engine import (
     GAMES,
     MATE_BOUND,
     MATE_SCORE,
+    Adjudication,
     IllegalMoveError,
     InvalidMoveError,
     InvalidPositionError,
+    Limits,
     Outcome,
     Position,
+    TimeControl,
     WeightSpec,
 )
 from engine.weights import WeightsSource, read_weights_file, resolve_weights
@@ -50,7 +53,8 @@ def search(
     Without any limit it searches to depth 6. With a depth or node limit the answer is the same
     on every run and machine (a fresh table is used for each call).
     """
-    limits = {"depth": depth, "nodes": nodes, "movetime_ms": movetime_ms}
+    given = depth is not None or nodes is not None or movetime_ms is not None
+    limits = Limits(depth=depth, nodes=nodes, movetime_ms=movetime_ms) if given else None
     return _engine.search(position, resolve_weights(position.game, weights), limits, hash_mb)
 
 
@@ -59,15 +63,16 @@ def play_game(
     white_weights: WeightsSource,
     black_weights: WeightsSource,
     opening: str,
-    limits: dict[str, int],
-    adjudication: dict[str, Any] | None = None,
+    limits: Limits,
+    adjudication: Adjudication | None = None,
     hash_mb: int | None = None,
 ) -> dict[str, Any]:
-    """Plays a whole game in Rust; returns opening, moves, result, reason, plies, nodes per side.
+    """Plays a whole game in Rust; returns opening, moves, result, reason, plies, nodes per side,
+    and per move the node budget that repeats its search (``budgets``) and its milliseconds.
 
-    `limits`: {"nodes": N} | {"depth": D} | {"movetime_ms": MS}. `adjudication` (all off unless
-    given): max_plies, repetition, bare_lions, resign_score, resign_plies. `hash_mb` sets each
-    side's table size; by default it is sized to the node limit (16 MiB without one).
+    `adjudication` is off unless given. `hash_mb` sets each side's table size; by default it is
+    sized to the node limit (16 MiB without one). Under a time control the game is kept on a
+    referee's clock; a side over its time and the limits' margin loses (``time_forfeit``).
     """
     return _engine.play_game(
         game,
@@ -80,8 +85,31 @@ def play_game(
     )
 
 
+def moves_for_budgets(
+    game: str,
+    white_weights: WeightsSource,
+    black_weights: WeightsSource,
+    opening: str,
+    limits: Limits,
+    budgets: Sequence[int],
+    hash_mb: int | None = None,
+) -> list[str]:
+    """The moves of a game replayed with every move searched under exactly its node budget (the
+    ``budgets`` of :func:`play_game`), by searchers set up as :func:`play_game` sets them up for
+    ``limits`` and ``hash_mb``: a timed game, repeated move for move on any machine."""
+    return _engine.moves_for_budgets(
+        game,
+        resolve_weights(game, white_weights),
+        resolve_weights(game, black_weights),
+        opening,
+        limits,
+        list(budgets),
+        hash_mb,
+    )
+
+
 def replay_game(
-    game: str, opening: str, moves: list[str], adjudication: dict[str, Any] | None = None
+    game: str, opening: str, moves: list[str], adjudication: Adjudication | None = None
 ) -> dict[str, Any]:
     """How a recorded game ends: ``{"result", "reason", "plies"}``, from its moves replayed through
     the rules under ``adjudication`` (the end conditions of :func:`play_game`, in its order).
@@ -93,7 +121,7 @@ def replay_game(
 
 
 def replay_games(
-    game: str, records: Sequence[tuple[str, str]], adjudication: dict[str, Any] | None = None
+    game: str, records: Sequence[tuple[str, str]], adjudication: Adjudication | None = None
 ) -> list[tuple[str | None, str | None, int, str | None]]:
     """:func:`replay_game` for many records at once, in one call to the rules core (the GIL
     released): each record is ``(opening, moves)`` with the moves in one string, separated by
@@ -113,13 +141,17 @@ __all__ = [
     "GAMES",
     "MATE_BOUND",
     "MATE_SCORE",
+    "Adjudication",
     "IllegalMoveError",
     "InvalidMoveError",
     "InvalidPositionError",
+    "Limits",
     "Outcome",
     "Position",
+    "TimeControl",
     "WeightSpec",
     "bench",
+    "moves_for_budgets",
     "play_game",
     "read_weights_file",
     "replay_game",

@@ -127,7 +127,7 @@ def small_config(game: str, **overrides: Any) -> SprtConfig:
         "baseline": engine.validate_weights(game, None),
         "openings": book_positions(game, 12),
         "engine_version": engine.ENGINE_VERSION,
-        "limits": {"nodes": 300},
+        "limits": engine.Limits(nodes=300),
         "batch_pairs": 2,
         "candidate_source": str(CANDIDATE[game]),
         **overrides,
@@ -163,7 +163,7 @@ def one_game_run(store: Store, game: str) -> int:
     run_id = store.create_run(RunKind.SPRT, game, config.to_json(), config.fingerprint())
     opening = config.openings[0]
     played = engine.play_game(
-        game, config.candidate, config.baseline, opening, {"nodes": 300}, config.adjudication
+        game, config.candidate, config.baseline, opening, config.limits, config.adjudication
     )
     record = {k: played[k] for k in ("opening", "result", "reason")} | {
         "moves": " ".join(played["moves"]),

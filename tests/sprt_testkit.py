@@ -64,12 +64,12 @@ def standin_play_game(
     white_weights: dict[str, float] | None,
     black_weights: dict[str, float] | None,
     opening: str,
-    limits: dict[str, int],
-    adjudication: dict[str, Any] | None = None,
+    limits: engine.Limits,
+    adjudication: engine.Adjudication | None = None,
 ) -> dict[str, Any]:
     """A deterministic stand-in for ``engine.play_game`` (no search): the side whose ``pawn``
     weight is larger wins more often; the outcome is a hash of the inputs."""
-    key = json.dumps([game, white_weights, black_weights, opening, limits], sort_keys=True)
+    key = json.dumps([game, white_weights, black_weights, opening, limits.to_json()], sort_keys=True)
     u = int.from_bytes(hashlib.sha256(key.encode()).digest()[:4], "big") / 2**32
     edge = ((white_weights or {}).get("pawn", 100) - (black_weights or {}).get("pawn", 100)) / 400
     p_white = 0.35 + edge

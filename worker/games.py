@@ -11,7 +11,7 @@ import os
 import random
 import socket
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable
 from typing import Any
 
 import engine
@@ -37,18 +37,17 @@ def check_engine_version(payload: BatchPayload) -> None:
         )
 
 
-def pair_limits(limits: Mapping[str, Any], seed: int, pair: int) -> dict[str, Any]:
+def pair_limits(limits: engine.Limits, seed: int, pair: int) -> engine.Limits:
     """The limits of one game pair: a node limit varies by up to +-5%, chosen from the batch seed.
 
     Without it a second pass through the book would replay earlier games move for move (with a
     node limit a game depends only on its opening and the weights). Both games of a pair use the
     same limit, so the pair stays fair, and the choice is deterministic.
     """
-    out = dict(limits)
-    if out.get("nodes"):
-        rng = random.Random(f"{seed}:{pair}")
-        out["nodes"] = max(1, round(out["nodes"] * (1 + rng.uniform(-NODE_JITTER, NODE_JITTER))))
-    return out
+    if limits.nodes is None:
+        return limits
+    rng = random.Random(f"{seed}:{pair}")
+    return limits.replace(nodes=max(1, round(limits.nodes * (1 + rng.uniform(-NODE_JITTER, NODE_JITTER)))))
 
 
 def play_batch(
@@ -72,9 +71,7 @@ def play_batch(
             white, black = (
                 ("candidate", "baseline") if candidate_color is Color.WHITE else ("baseline", "candidate")
             )
-            played = play(
-                payload.game, sides[white], sides[black], opening, dict(limits), payload.adjudication
-            )
+            played = play(payload.game, sides[white], sides[black], opening, limits, payload.adjudication)
             white_nodes, black_nodes = (int(n) for n in played.get("nodes", (0, 0)))
             nodes[white] += white_nodes
             nodes[black] += black_nodes

@@ -25,15 +25,13 @@ from typing import Any, NamedTuple
 
 import orjson
 
+import engine
+
 #: The Celery task name coordinators send batches to.
 TASK_NAME = "arbiter.play_batch"
 
 RESULTS = ("1-0", "0-1", "1/2-1/2")
 
-#: Engine limits that may be set per move; at most one is used.
-LIMIT_KEYS = ("nodes", "depth", "movetime_ms")
-#: Tournament adjudication settings of ``engine.play_game``.
-ADJUDICATION_KEYS = ("max_plies", "repetition", "bare_lions", "resign_score", "resign_plies")
 #: The longest worker name stored (a ``host:pid`` or a Celery node name).
 MAX_WORKER_NAME = 255
 #: Above this a count or index is not one any run could make (and would overflow the store).
@@ -159,8 +157,8 @@ class BatchPayload:
     candidate: Weights | None
     baseline: Weights | None
     openings: list[str]
-    limits: dict[str, int]
-    adjudication: dict[str, Any]
+    limits: engine.Limits
+    adjudication: engine.Adjudication
     seed: int
     engine_version: str
 
@@ -178,8 +176,8 @@ class BatchPayload:
             "candidate": None if self.candidate is None else dict(self.candidate),
             "baseline": None if self.baseline is None else dict(self.baseline),
             "openings": list(self.openings),
-            "limits": dict(self.limits),
-            "adjudication": dict(self.adjudication),
+            "limits": self.limits.to_json(),
+            "adjudication": self.adjudication.to_json(),
             "seed": self.seed,
             "engine_version": self.engine_version,
         }
@@ -194,8 +192,6 @@ class BatchPayload:
             raise ValueError("batch payload: openings must be a non-empty list of position strings")
         for i, opening in enumerate(openings):
             check_str(opening, f"batch payload: openings[{i}]", max_length=256)
-        limits = check_object(d["limits"], "batch payload: limits", (), LIMIT_KEYS)
-        adjudication = check_object(d["adjudication"], "batch payload: adjudication", (), ADJUDICATION_KEYS)
         return cls(
             run_id=check_int(d["run_id"], "batch payload: run_id"),
             batch_index=check_int(d["batch_index"], "batch payload: batch_index"),
@@ -203,8 +199,8 @@ class BatchPayload:
             candidate=check_weights(d["candidate"], "batch payload: candidate"),
             baseline=check_weights(d["baseline"], "batch payload: baseline"),
             openings=list(openings),
-            limits={k: check_int(v, f"batch payload: limits.{k}", low=1) for k, v in limits.items()},
-            adjudication=dict(adjudication),
+            limits=engine.Limits.from_json(d["limits"], "batch payload: limits"),
+            adjudication=engine.Adjudication.from_json(d["adjudication"], "batch payload: adjudication"),
             seed=check_int(d["seed"], "batch payload: seed"),
             engine_version=check_str(d["engine_version"], "batch payload: engine_version", max_length=128),
         )

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 import click
 
 import engine
+from coordinator.defaults import VERIFY_FRACTION
 from coordinator.runs import RunKind, RunState
 from coordinator.sprt.sizing import MAX_BATCH_PAIRS, game_seconds, pairs_for_seconds
 from coordinator.stats.inputs import (
@@ -38,12 +39,32 @@ F = TypeVar("F", bound=Callable[..., Any])
 MAX_RUN_ID = 2**63 - 1
 #: Nodes per move beyond this would take minutes a move: no run finishes a game.
 MAX_NODES = 100_000_000
-#: One minute a move is the longest time control a batch can hold.
+#: One minute a move is the longest fixed time a move may have.
 MAX_MOVETIME_MS = 60_000
 #: The search's deepest iteration.
 MAX_DEPTH = 64
+#: The longest grace past a clock's zero (--timemargin).
+MAX_TIME_MARGIN_MS = 60_000
 #: --depth of every command that searches.
 DEPTH_RANGE = click.IntRange(1, MAX_DEPTH)
+
+
+class TimeControlType(click.ParamType[engine.TimeControl, Any]):
+    """A time control as cutechess writes it: ``10+0.1``, ``40/60+0.5``, ``60`` (seconds)."""
+
+    name = "TC"
+
+    def convert(
+        self, value: Any, param: click.Parameter | None, ctx: click.Context | None
+    ) -> engine.TimeControl:
+        if isinstance(value, engine.TimeControl):
+            return value
+        try:
+            return engine.TimeControl.parse(str(value))
+        except ValueError as e:
+            self.fail(str(e).removeprefix("time_control: "), param, ctx)
+
+
 #: Worker processes of one command or one worker machine at most.
 MAX_CONCURRENCY = 4096
 #: The longest work one batch may be sized for (``--batch-seconds``).
@@ -98,10 +119,10 @@ broker_option = click.option(
 verify_option = click.option(
     "--verify-fraction",
     type=click.FloatRange(0.0, 1.0),
-    default=0.02,
+    default=VERIFY_FRACTION,
     show_default=True,
-    help="With --broker: share of batches played again on this machine to check the workers "
-    "(each worker's first batch always is).",
+    help="With --broker: share of batches played again by another worker to check the one that "
+    "played them (each worker's first batch always is); this machine decides a disagreement.",
 )
 priority_option = click.option(
     "--priority",
@@ -151,7 +172,7 @@ batch_seconds_option = click.option(
 )
 
 
-def check_batch_time(game: str, limits: dict[str, int], batch_pairs: int, broker: str | None) -> None:
+def check_batch_time(game: str, limits: engine.Limits, batch_pairs: int, broker: str | None) -> None:
     """A UsageError when, on Celery workers, one batch would take longer than a task may
     (``$ARBITER_BATCH_SECONDS``): such a run could never count a game."""
     from worker.celeryconfig import BATCH_SECONDS_ENV, batch_seconds
@@ -164,12 +185,12 @@ def check_batch_time(game: str, limits: dict[str, int], batch_pairs: int, broker
         raise click.UsageError(
             f"a batch of {batch_pairs} pairs would take about {2 * batch_pairs * each:,.0f} s on one core, "
             f"more than a task may take ({BATCH_SECONDS_ENV}={limit}): use fewer --batch-pairs or a "
-            "smaller --nodes/--movetime"
+            "smaller --nodes/--movetime/--tc"
         )
 
 
 def batch_pairs_for(
-    ctx: click.Context, batch_pairs: int, batch_seconds: float | None, game: str, limits: dict[str, int]
+    ctx: click.Context, batch_pairs: int, batch_seconds: float | None, game: str, limits: engine.Limits
 ) -> int:
     """The pairs per batch: ``--batch-pairs``, or the size ``--batch-seconds`` gives (not both)."""
     if batch_seconds is None:
@@ -182,10 +203,25 @@ def batch_pairs_for(
         raise click.UsageError(str(e)) from None
 
 
-def limit_options(default: str) -> Callable[[F], F]:
-    """--nodes / --depth / --movetime, at most one of them; ``default`` says what applies without."""
+def limit_options(default: str, clock: bool = True) -> Callable[[F], F]:
+    """--nodes / --depth / --movetime, and (``clock``, for games) --tc / --timemargin; ``default``
+    says what applies when none is given. Several may be given: a move stops at the first reached."""
 
     def decorate(f: F) -> F:
+        if clock:
+            f = click.option(
+                "--timemargin",
+                type=click.IntRange(0, MAX_TIME_MARGIN_MS),
+                metavar="MS",
+                help="With --tc: how far past zero a clock may go before its side loses on time "
+                f"(default: {engine.Limits(nodes=1).time_margin_ms} ms).",
+            )(f)
+            f = click.option(
+                "--tc",
+                type=TimeControlType(),
+                help="Time control, kept by the referee as fastchess keeps it: 10+0.1 (10 s, 0.1 s a "
+                "move), 40/60+0.5 (60 s for every 40 moves), 60 (not deterministic).",
+            )(f)
         f = click.option(
             "--movetime",
             type=click.IntRange(1, MAX_MOVETIME_MS),
@@ -204,17 +240,20 @@ def limit_options(default: str) -> Callable[[F], F]:
 
 
 def search_limits(
-    nodes: int | None, depth: int | None, movetime: int | None, default: dict[str, int]
-) -> dict[str, int]:
-    """The one limit given, as the engine takes it, or ``default`` when none is given."""
-    given = {
-        name: value
-        for name, value in (("nodes", nodes), ("depth", depth), ("movetime_ms", movetime))
-        if value is not None
-    }
-    if len(given) > 1:
-        raise click.UsageError("give at most one of --nodes, --depth and --movetime")
-    return given or dict(default)
+    nodes: int | None,
+    depth: int | None,
+    movetime: int | None,
+    default: engine.Limits,
+    tc: engine.TimeControl | None = None,
+    timemargin: int | None = None,
+) -> engine.Limits:
+    """The limits given, or ``default`` when none is; --timemargin goes with --tc only."""
+    if timemargin is not None and tc is None:
+        raise click.UsageError("--timemargin is the grace of a clock: it needs --tc")
+    if nodes is None and depth is None and movetime is None and tc is None:
+        return default
+    margin = {} if timemargin is None else {"time_margin_ms": timemargin}
+    return engine.Limits(nodes=nodes, depth=depth, movetime_ms=movetime, time_control=tc, **margin)
 
 
 def hypothesis_options(f: F) -> F:

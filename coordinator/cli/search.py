@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
+from typing import Any
 
 import click
 
@@ -11,6 +12,7 @@ import engine
 from coordinator.board_view import render
 from coordinator.cli.options import DEPTH_RANGE, game_argument, limit_options, read_weights, search_limits
 from coordinator.cli.rules import fen_option, load_position
+from coordinator.defaults import PLAY_LIMITS, SEARCH_LIMITS
 
 
 def format_score(score: int) -> str:
@@ -23,6 +25,15 @@ def format_score(score: int) -> str:
 
 
 weights_path = click.Path(dir_okay=False, path_type=str)
+
+
+def search_with(
+    pos: engine.Position, weights: dict[str, int], limits: engine.Limits, hash_mb: int = 16
+) -> dict[str, Any]:
+    """One search of ``pos`` under ``limits`` (no clock: a clock is for games)."""
+    return engine.search(
+        pos, weights, depth=limits.depth, nodes=limits.nodes, movetime_ms=limits.movetime_ms, hash_mb=hash_mb
+    )
 
 
 @click.command()
@@ -43,7 +54,7 @@ def weights(game: str, as_json: bool) -> None:
 @click.command()
 @game_argument()
 @fen_option
-@limit_options("none: depth 6")
+@limit_options(f"none: {SEARCH_LIMITS}", clock=False)
 @click.option("--weights", "weights_file", type=weights_path, metavar="FILE", help="JSON weights file.")
 @click.option(
     "--hash",
@@ -65,8 +76,8 @@ def search(
     """Search a position; one line per completed iteration, then the best move."""
     pos = load_position(game, fen)
     w = read_weights(pos.game, weights_file or "default", "'--weights'")
-    limits = search_limits(nodes, depth, movetime, {"depth": 6})
-    result = engine.search(pos, w, hash_mb=hash_mb, **limits)
+    limits = search_limits(nodes, depth, movetime, SEARCH_LIMITS)
+    result = search_with(pos, w, limits, hash_mb)
     for it in result["iterations"]:
         seconds = max(it["time_ms"], 1e-3) / 1000
         click.echo(
@@ -101,7 +112,7 @@ def ask_move(pos: engine.Position) -> str:
 @click.option(
     "--black", "black_file", type=weights_path, metavar="FILE", help="Black's weights (default: defaults)."
 )
-@limit_options("20000")
+@limit_options(f"{PLAY_LIMITS.nodes}", clock=False)
 @fen_option
 @click.option("--human", type=click.Choice(["white", "black"]), help="Play this side yourself.")
 @click.option(
@@ -128,7 +139,7 @@ def play(
         "white": read_weights(pos.game, white_file or "default", "'--white'"),
         "black": read_weights(pos.game, black_file or "default", "'--black'"),
     }
-    limits = search_limits(nodes, depth, movetime, {"nodes": 20_000})
+    limits = search_limits(nodes, depth, movetime, PLAY_LIMITS)
     seen = Counter([pos.fen()])
     click.echo(render(pos.game, pos.fen()))
     for ply in range(1, max_plies + 1):
@@ -143,7 +154,7 @@ def play(
                 return
             note = ""
         else:
-            result = engine.search(pos, side_weights[pos.turn], **limits)
+            result = search_with(pos, side_weights[pos.turn], limits)
             move = result["best_move"]
             note = (
                 f"  (score {format_score(result['score'])}, depth {result['depth']}, {result['nodes']} nodes)"

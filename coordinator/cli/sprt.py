@@ -37,9 +37,10 @@ from coordinator.cli.options import (
 )
 from coordinator.cli.progress import ProgressPrinter
 from coordinator.cli.signals import graceful_stop
+from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS
 from coordinator.executors.base import Executor
 from coordinator.runs import RunKind
-from coordinator.sprt.config import DEFAULT_ADJUDICATION, DEFAULT_BATCH_PAIRS, DEFAULT_NODES, SprtConfig
+from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.report import progress_line, summary_text
 from coordinator.sprt.runner import RunFailed, SprtRunner
 from coordinator.store import Run, Store
@@ -56,7 +57,9 @@ def warn_if_games_repeat(config: SprtConfig) -> None:
     the batch seed, and time limits vary by themselves.)
     """
     pairs = len(config.openings)
-    if "depth" not in config.limits or (config.max_games is not None and config.max_games <= 2 * pairs):
+    if config.limits.depth is None or not config.limits.deterministic or config.limits.nodes is not None:
+        return
+    if config.max_games is not None and config.max_games <= 2 * pairs:
         return
     click.echo(
         f"arbiter: note: the book has {pairs} openings; games after the first {2 * pairs} "
@@ -104,9 +107,9 @@ def play(store: Store, run: Run, config: SprtConfig, executor: Executor) -> None
     "--baseline", default="default", show_default=True, metavar="FILE|default", help="Weights to beat."
 )
 @hypothesis_options
-@limit_options(f"{DEFAULT_NODES}")
+@limit_options(f"{SPRT_LIMITS.nodes}")
 @book_option
-@batch_pairs_option(DEFAULT_BATCH_PAIRS)
+@batch_pairs_option(SPRT_BATCH_PAIRS)
 @batch_seconds_option
 @click.option("--max-games", type=click.IntRange(1, 10**9), help="Game budget (default: none).")
 @concurrency_option
@@ -127,6 +130,8 @@ def sprt(
     nodes: int | None,
     depth: int | None,
     movetime: int | None,
+    tc: engine.TimeControl | None,
+    timemargin: int | None,
     book: str | None,
     batch_pairs: int,
     batch_seconds: float | None,
@@ -140,7 +145,7 @@ def sprt(
 ) -> None:
     """Play game pairs of a candidate against a baseline until the SPRT decides."""
     check_hypothesis(elo0, elo1, alpha, beta, model)
-    limits = search_limits(nodes, depth, movetime, {"nodes": DEFAULT_NODES})
+    limits = search_limits(nodes, depth, movetime, SPRT_LIMITS, tc, timemargin)
     batch_pairs = batch_pairs_for(click.get_current_context(), batch_pairs, batch_seconds, game, limits)
     check_batch_time(game, limits, batch_pairs, broker)
     candidate_weights = read_weights(game, candidate, "'--candidate'")
@@ -159,7 +164,7 @@ def sprt(
             alpha=alpha,
             beta=beta,
             limits=limits,
-            adjudication=dict(DEFAULT_ADJUDICATION),
+            adjudication=ADJUDICATION,
             batch_pairs=batch_pairs,
             max_games=max_games,
             seed=seed,

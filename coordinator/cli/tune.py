@@ -36,10 +36,10 @@ from coordinator.cli.options import (
 )
 from coordinator.cli.progress import ProgressPrinter
 from coordinator.cli.signals import graceful_stop
+from coordinator.defaults import ADJUDICATION, SPSA_GAMES, TUNE_BATCH_PAIRS, TUNE_LIMITS
 from coordinator.executors.base import Executor
 from coordinator.files import write_atomically
 from coordinator.runs import RunKind, RunState
-from coordinator.sprt.config import DEFAULT_ADJUDICATION
 from coordinator.sprt.runner import RunFailed
 from coordinator.store import Run, Store
 from coordinator.tuning.config import METHODS, TuneConfig
@@ -59,9 +59,6 @@ from coordinator.tuning.spsa import A_RATIO, C_END_FRACTION, R_END
 from coordinator.tuning.spsa_tuner import SpsaTuner
 from coordinator.tuning.tuner import Tuner, elo_vs_start
 
-DEFAULT_TUNE_NODES = 1000
-#: SPSA's planned games when --max-games is not given (its gains are planned over them).
-DEFAULT_SPSA_GAMES = 40_000
 #: Options that only one method reads: giving one to the other method is an error.
 OPTUNA_ONLY = (
     "sampler",
@@ -269,8 +266,8 @@ def write_report(store: Store, run: Run) -> Path | None:
     8,
     "Optuna: trials open at once (trial k waits for trial k-N: the same trials on any workers).",
 )
-@batch_pairs_option(4)
-@limit_options(f"{DEFAULT_TUNE_NODES}")
+@batch_pairs_option(TUNE_BATCH_PAIRS)
+@limit_options(f"{TUNE_LIMITS.nodes}")
 @book_option
 @click.option(
     "--accept-elo0", type=float, default=0.0, show_default=True, help="Acceptance SPRT H0 (normalized)."
@@ -315,7 +312,7 @@ def write_report(store: Store, run: Run) -> Path | None:
 @click.option(
     "--max-games",
     type=click.IntRange(1, 10**9),
-    help=f"Game budget (default: none; SPSA: its planned iteration games, {DEFAULT_SPSA_GAMES}).",
+    help=f"Game budget (default: none; SPSA: its planned iteration games, {SPSA_GAMES}).",
 )
 @click.option("--time-limit", metavar="DURATION", help="Stop after this long: 90s, 30m, 2h.")
 @output_file_option("The champion's weights file to write (default: RUN-champion.json).")
@@ -340,6 +337,8 @@ def tune(
     nodes: int | None,
     depth: int | None,
     movetime: int | None,
+    tc: engine.TimeControl | None,
+    timemargin: int | None,
     book: str | None,
     accept_elo0: float,
     accept_elo1: float,
@@ -373,7 +372,7 @@ def tune(
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="'--params'") from None
     start = {k: int(v) for k, v in read_weights(game, start_file, "'--start'").items()}
-    limits = search_limits(nodes, depth, movetime, {"nodes": DEFAULT_TUNE_NODES})
+    limits = search_limits(nodes, depth, movetime, TUNE_LIMITS, tc, timemargin)
     check_batch_time(game, limits, batch_pairs, broker)
     book_path, openings = read_book(game, book)
     try:
@@ -393,7 +392,7 @@ def tune(
             parallel_trials=parallel_trials,
             batch_pairs=batch_pairs,
             limits=limits,
-            adjudication=dict(DEFAULT_ADJUDICATION),
+            adjudication=ADJUDICATION,
             accept_elo0=accept_elo0,
             accept_elo1=accept_elo1,
             accept_margin=accept_margin,
@@ -406,7 +405,7 @@ def tune(
             spsa_r_end=r_end,
             spsa_a_ratio=a_ratio,
             max_trials=max_trials if method == "optuna" else None,
-            max_games=max_games if max_games is not None or method == "optuna" else DEFAULT_SPSA_GAMES,
+            max_games=max_games if max_games is not None or method == "optuna" else SPSA_GAMES,
             time_limit=parse_duration(time_limit),
             book=book_path,
             start_source=start_file,

@@ -8,9 +8,10 @@ from __future__ import annotations
 
 import os
 
+from coordinator.defaults import VERIFY_FRACTION
 from coordinator.executors.base import Executor
 from coordinator.executors.local import LocalExecutor
-from coordinator.trust.spotcheck import DEFAULT_VERIFY_FRACTION, CheckingExecutor
+from coordinator.trust.spotcheck import CheckingExecutor
 from worker.celeryconfig import BROKER_ENV, DEFAULT_PRIORITY, PRIORITIES
 
 __all__ = ["BROKER_ENV", "make_executor"]
@@ -19,7 +20,7 @@ __all__ = ["BROKER_ENV", "make_executor"]
 def make_executor(
     broker: str | None,
     concurrency: int | None,
-    verify_fraction: float = DEFAULT_VERIFY_FRACTION,
+    verify_fraction: float = VERIFY_FRACTION,
     priority: int = DEFAULT_PRIORITY,
 ) -> Executor:
     """A local pool when ``broker`` is empty (None: ``$ARBITER_BROKER``), else a Celery executor

@@ -13,17 +13,26 @@ from pathlib import Path
 from typing import Any
 
 import engine
-from coordinator.sprt.config import DEFAULT_ADJUDICATION
+from coordinator.defaults import ADJUDICATION
 from coordinator.store import mask_url
 
 #: The defaults of `arbiter sprt` / `arbiter tune` options the command leaves out when equal.
 _SPRT_DEFAULTS = {"elo0": 0.0, "elo1": 5.0, "elo_model": "normalized", "alpha": 0.05, "beta": 0.05}
 
 
-def _limit_args(limits: dict[str, Any]) -> list[str]:
-    """``--nodes N`` / ``--depth D`` / ``--movetime MS`` of a stored limit."""
-    option = {"nodes": "--nodes", "depth": "--depth", "movetime_ms": "--movetime"}
-    return [part for key, value in limits.items() if key in option for part in (option[key], str(value))]
+def _limit_args(config: dict[str, Any]) -> list[str]:
+    """``--nodes N`` / ``--depth D`` / ``--movetime MS`` / ``--tc TC`` of a stored configuration."""
+    limits = engine.Limits.from_json(config["limits"])
+    args = []
+    given = (("--nodes", limits.nodes), ("--depth", limits.depth), ("--movetime", limits.movetime_ms))
+    for option, value in given:
+        if value is not None:
+            args += [option, str(value)]
+    if limits.time_control is not None:
+        args += ["--tc", str(limits.time_control)]
+        if limits.time_margin_ms != engine.Limits(nodes=1).time_margin_ms:
+            args += ["--timemargin", str(limits.time_margin_ms)]
+    return args
 
 
 def _book_args(game: str, book: str) -> list[str]:
@@ -48,12 +57,11 @@ def _number(value: float) -> str:
 def _common_notes(config: dict[str, Any]) -> list[str]:
     """What any match or tuning run's command line cannot reproduce."""
     notes = []
-    if dict(config.get("adjudication", {})) != DEFAULT_ADJUDICATION:
-        notes.append(
-            f"the run used adjudication {config.get('adjudication')}, which the command line cannot set"
-        )
-    if "movetime_ms" in config.get("limits", {}):
-        notes.append("a movetime limit is not deterministic: the games will differ")
+    adjudication = engine.Adjudication.from_json(config["adjudication"])
+    if adjudication != ADJUDICATION:
+        notes.append(f"the run used {adjudication!r}, which the command line cannot set")
+    if not engine.Limits.from_json(config["limits"]).deterministic:
+        notes.append("a time limit is not deterministic: the games will differ")
     if config.get("engine_version") != engine.ENGINE_VERSION:
         notes.append(
             f"the run was played by engine {config.get('engine_version')}; this is {engine.ENGINE_VERSION}"
@@ -71,7 +79,7 @@ def sprt_command(config: dict[str, Any], store_url: str) -> tuple[str, list[str]
             args += [option, _number(float(c[key]))]
     if c.get("elo_model", "normalized") != "normalized":
         args += ["--model", str(c["elo_model"]).lower()]
-    args += _limit_args(c.get("limits", {}))
+    args += _limit_args(c)
     args += _book_args(c["game"], c.get("book", ""))
     args += ["--batch-pairs", str(c.get("batch_pairs", 8))]
     if c.get("max_games") is not None:
@@ -117,7 +125,7 @@ def tune_command(config: dict[str, Any], store_url: str) -> tuple[str, list[str]
         if "parallel_trials" in c:
             args += ["--parallel-trials", str(c["parallel_trials"])]
     args += ["--batch-pairs", str(c.get("batch_pairs", 4))]
-    args += _limit_args(c.get("limits", {}))
+    args += _limit_args(c)
     args += _book_args(c["game"], c.get("book", ""))
     keys = [("accept_elo0", "--accept-elo0"), ("accept_elo1", "--accept-elo1")]
     if not spsa:

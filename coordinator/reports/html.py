@@ -422,7 +422,7 @@ def _tune_champions(data: dict[str, Any], plots: dict[str, str]) -> str:
     by_stage = ""
     if len(stages) > 1:
         by_stage = "<h3>At each acceptance setting</h3>" + table(
-            ["champion", *(_limits_text(v["limits"]) for v in stages)],
+            ["champion", *(v["setting"] for v in stages)],
             [
                 [f"#{c['number']}"]
                 + [
@@ -443,15 +443,6 @@ def _tune_champions(data: dict[str, Any], plots: dict[str, str]) -> str:
         champions,
         by_stage,
     )
-
-
-def _limits_text(limits: dict[str, Any]) -> str:
-    """``2000 nodes``, ``depth 6`` or ``100 ms``."""
-    if "nodes" in limits:
-        return f"{limits['nodes']} nodes"
-    if "depth" in limits:
-        return f"depth {limits['depth']}"
-    return f"{limits.get('movetime_ms', '?')} ms"
 
 
 def _tune_acceptances(data: dict[str, Any], plots: dict[str, str]) -> str:
@@ -475,7 +466,7 @@ def _tune_acceptances(data: dict[str, Any], plots: dict[str, str]) -> str:
                 [
                     a["run_id"],
                     a["trial"],
-                    _limits_text(a.get("limits", {})),
+                    a["setting"],
                     f"#{a['champion']}",
                     a["games"],
                     f"{a['series']['llr'][-1]:.2f}" if a["series"]["llr"] else "0.00",

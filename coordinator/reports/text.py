@@ -143,13 +143,13 @@ def tune_text(data: dict[str, Any]) -> str:
         )
     if data["acceptances"]:
         what = "trial" if spsa is None else "iter."
-        lines += ["", f"{'acceptance':>10} {what:>5} {'nodes':>7} {'games':>6} {'LLR':>6}  decision"]
+        lines += ["", f"{'acceptance':>10} {what:>5} {'limits':>12} {'games':>6} {'LLR':>6}  decision"]
         for a in data["acceptances"]:
             llr = a["series"]["llr"][-1] if a["series"]["llr"] else 0.0
             verdict = (a["decision"] or "running") + (" (crowned)" if a["crowned"] else "")
-            nodes = a.get("limits", {}).get("nodes", "-")
             run = f"run {a['run_id']}"
-            lines.append(f"{run:>10} {a['trial']:>5} {nodes:>7} {a['games']:>6} {llr:>6.2f}  {verdict}")
+            setting = a["setting"]
+            lines.append(f"{run:>10} {a['trial']:>5} {setting:>12} {a['games']:>6} {llr:>6.2f}  {verdict}")
     if spsa is not None:
         start = spsa["path"][0]["theta"]
         lines += ["", f"{'weight':<20} {'start':>8} {'theta':>9} {'change':>8}"]

@@ -72,7 +72,8 @@ def _acceptance(store: Store, run: Run, row: AcceptanceRow, crowned: set[int]) -
         "run_id": run.id,
         "trial": row.candidate,
         "stage": row.stage,
-        "limits": dict(config.limits),
+        "limits": config.limits.to_json(),
+        "setting": str(config.limits),
         "champion": row.champion_number,
         "state": str(run.state),
         "decision": run.decision,
@@ -216,7 +217,8 @@ def _stage_chains(
         for c in staged:
             elo, half = elo_vs_start(staged, c.number)
             elos.append({"champion": c.number, "elo_vs_start": elo, "elo_vs_start95": half})
-        views.append({"stage": stage, "limits": config.stage_limits(stage), "champions": elos})
+        limits = config.stage_limits(stage)
+        views.append({"stage": stage, "limits": limits.to_json(), "setting": str(limits), "champions": elos})
     return views
 
 

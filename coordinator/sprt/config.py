@@ -12,24 +12,14 @@ import hashlib
 import json
 import math
 import random
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, fields
 from functools import cached_property
 from typing import Any
 
+import engine
+from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS
 from coordinator.stats import SprtParams
 from worker.protocol import BatchPayload
-
-#: Tournament adjudication used unless a run says otherwise (see the engine's ``play_game``).
-DEFAULT_ADJUDICATION: dict[str, Any] = {
-    "max_plies": 400,
-    "repetition": True,
-    "bare_lions": True,
-    "resign_score": None,
-    "resign_plies": 0,
-}
-
-DEFAULT_BATCH_PAIRS = 8
-DEFAULT_NODES = 2000
 
 
 def derive_seed(seed: int, *labels: object) -> int:
@@ -57,9 +47,9 @@ class SprtConfig:
     elo_model: str = "normalized"
     alpha: float = 0.05
     beta: float = 0.05
-    limits: dict[str, int] = field(default_factory=lambda: {"nodes": DEFAULT_NODES})
-    adjudication: dict[str, Any] = field(default_factory=lambda: dict(DEFAULT_ADJUDICATION))
-    batch_pairs: int = DEFAULT_BATCH_PAIRS
+    limits: engine.Limits = SPRT_LIMITS
+    adjudication: engine.Adjudication = ADJUDICATION
+    batch_pairs: int = SPRT_BATCH_PAIRS
     max_games: int | None = None
     seed: int = 0
     book: str = ""
@@ -97,12 +87,26 @@ class SprtConfig:
 
     def to_json(self) -> dict[str, Any]:
         """The configuration as a JSON-safe dict."""
-        return asdict(self)
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        return {
+            **data,
+            "candidate": dict(self.candidate),
+            "baseline": dict(self.baseline),
+            "openings": list(self.openings),
+            "limits": self.limits.to_json(),
+            "adjudication": self.adjudication.to_json(),
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SprtConfig:
         """Inverse of :meth:`to_json` (unknown keys are an error)."""
-        return cls(**data)
+        return cls(
+            **{
+                **data,
+                "limits": engine.Limits.from_json(data.get("limits")),
+                "adjudication": engine.Adjudication.from_json(data.get("adjudication")),
+            }
+        )
 
     def fingerprint(self) -> str:
         """Equal for runs that would play the same games."""
@@ -159,8 +163,8 @@ class BatchPlan:
             candidate=dict(c.candidate),
             baseline=dict(c.baseline),
             openings=self.openings_for(batch_index),
-            limits=dict(c.limits),
-            adjudication=dict(c.adjudication),
+            limits=c.limits,
+            adjudication=c.adjudication,
             seed=self.seed_for(batch_index),
             engine_version=c.engine_version,
         )

@@ -9,7 +9,6 @@ only where the run allows resigning, and the spot checks prove it.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from typing import Any
 
 import engine
 from worker.protocol import BatchPayload, BatchResult, GameRecord
@@ -18,7 +17,7 @@ from worker.protocol import BatchPayload, BatchResult, GameRecord
 ResultCheck = Callable[[BatchPayload, BatchResult], None]
 
 
-def check_records(game: str, records: Sequence[GameRecord], adjudication: dict[str, Any]) -> None:
+def check_records(game: str, records: Sequence[GameRecord], adjudication: engine.Adjudication) -> None:
     """ValueError unless every record replays legally to its stated result and reason (all of
     them in one call to the rules core)."""
     replayed = engine.replay_games(game, [(r.opening, r.moves) for r in records], adjudication)
@@ -28,7 +27,7 @@ def check_records(game: str, records: Sequence[GameRecord], adjudication: dict[s
             raise ValueError(f"{name}: {error}")
         stated = f"{record.result} ({record.reason})"
         if reason is None:
-            if record.reason == "resign" and adjudication.get("resign_score") is not None:
+            if record.reason == "resign" and adjudication.resign_score is not None:
                 continue
             raise ValueError(f"{name}: the game has not ended after {plies} plies, yet it says {stated}")
         actual = f"{result} ({reason})"

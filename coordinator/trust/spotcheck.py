@@ -29,14 +29,13 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from coordinator.defaults import VERIFY_FRACTION
 from coordinator.executors.base import BatchOutcome, Executor
 from coordinator.trust.replay import replay_check
 from worker.protocol import RECORD_FIELDS, BatchPayload, BatchResult, check_matches_payload, move_list
 
 log = logging.getLogger(__name__)
 
-#: Share of batches played again by default (besides every worker's first).
-DEFAULT_VERIFY_FRACTION = 0.02
 #: How a result without a worker name is named.
 UNNAMED = "(unnamed worker)"
 
@@ -44,7 +43,7 @@ UNNAMED = "(unnamed worker)"
 def checkable(payload: BatchPayload) -> bool:
     """Whether a batch's games are the same every time it is played (node and depth limits): a
     time limit's are not, so such batches are checked by replay alone, never played again."""
-    return not payload.limits.get("movetime_ms")
+    return payload.limits.deterministic
 
 
 def chosen_for_check(payload: BatchPayload, fraction: float) -> bool:
@@ -121,7 +120,7 @@ class CheckingExecutor(Executor):
         self,
         inner: Executor,
         verifier: Executor,
-        fraction: float = DEFAULT_VERIFY_FRACTION,
+        fraction: float = VERIFY_FRACTION,
         peers: Peers | None = None,
     ) -> None:
         """Check ``fraction`` of the batches (and each worker's first) by playing them again on

@@ -204,7 +204,7 @@ class AcceptanceQueue:
         if self.active is None:
             return None
         p = self.active.runner.progress()
-        nodes = self.active.runner.config.limits.get("nodes")
+        nodes = self.active.runner.config.limits.nodes
         return AcceptanceProgress(
             self.active.candidate.number, self.active.stage, nodes, p.llr, p.lower_bound, p.upper_bound
         )

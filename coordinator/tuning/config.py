@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field, fields
 from typing import Any
 
-from coordinator.sprt.config import DEFAULT_ADJUDICATION, SprtConfig, derive_seed, fingerprint
+import engine
+from coordinator.defaults import ADJUDICATION, TUNE_BATCH_PAIRS, TUNE_LIMITS
+from coordinator.sprt.config import SprtConfig, derive_seed, fingerprint
 from coordinator.stats.inputs import check_hypotheses
 from coordinator.tuning import spsa
 
@@ -25,9 +27,9 @@ class TuneConfig:
     sampler: str = "tpe"
     seed: int = 0
     trial_pairs: int = 32
-    batch_pairs: int = 4
-    limits: dict[str, int] = field(default_factory=lambda: {"nodes": 1000})
-    adjudication: dict[str, Any] = field(default_factory=lambda: dict(DEFAULT_ADJUDICATION))
+    batch_pairs: int = TUNE_BATCH_PAIRS
+    limits: engine.Limits = TUNE_LIMITS
+    adjudication: engine.Adjudication = ADJUDICATION
     # A trial is pruned when its LOS against the champion falls below this (see tuning/pruning.py).
     prune_los: float = 0.05
     # The full SPRT a promising trial must pass to become champion.
@@ -119,12 +121,27 @@ class TuneConfig:
 
     def to_json(self) -> dict[str, Any]:
         """The configuration as a JSON-safe dict."""
-        return asdict(self)
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        return {
+            **data,
+            "params": list(self.params),
+            "start": dict(self.start),
+            "openings": list(self.openings),
+            "accept_nodes": list(self.accept_nodes),
+            "limits": self.limits.to_json(),
+            "adjudication": self.adjudication.to_json(),
+        }
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TuneConfig:
         """Inverse of :meth:`to_json`."""
-        return cls(**data)
+        return cls(
+            **{
+                **data,
+                "limits": engine.Limits.from_json(data.get("limits")),
+                "adjudication": engine.Adjudication.from_json(data.get("adjudication")),
+            }
+        )
 
     def fingerprint(self) -> str:
         """Equal for runs with the same settings."""
@@ -135,9 +152,9 @@ class TuneConfig:
         """Acceptance SPRTs a candidate must pass: one per ``accept_nodes`` value, or one."""
         return max(1, len(self.accept_nodes))
 
-    def stage_limits(self, stage: int) -> dict[str, int]:
+    def stage_limits(self, stage: int) -> engine.Limits:
         """The search limits of acceptance stage ``stage``."""
-        return {"nodes": self.accept_nodes[stage]} if self.accept_nodes else dict(self.limits)
+        return engine.Limits(nodes=self.accept_nodes[stage]) if self.accept_nodes else self.limits
 
     @property
     def iterations(self) -> int:
@@ -150,7 +167,7 @@ class TuneConfig:
         candidate: dict[str, int],
         baseline: dict[str, int],
         sources: tuple[str, str],
-        limits: dict[str, int] | None = None,
+        limits: engine.Limits | None = None,
         **sprt: Any,
     ) -> SprtConfig:
         """A match of ``candidate`` against ``baseline``: the run's game, book, limits (unless
@@ -161,8 +178,8 @@ class TuneConfig:
             baseline=dict(baseline),
             openings=self.openings,
             engine_version=self.engine_version,
-            limits=dict(self.limits if limits is None else limits),
-            adjudication=dict(self.adjudication),
+            limits=self.limits if limits is None else limits,
+            adjudication=self.adjudication,
             batch_pairs=self.batch_pairs,
             seed=seed,
             book=self.book,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import engine
 from coordinator.sprt.report import duration
 from coordinator.tuning.acceptance import AcceptanceProgress
 from coordinator.tuning.records import AcceptanceRow, Champion, IterationRow, TrialRow, TuningRecords
@@ -83,13 +84,13 @@ def theta_table(start: dict[str, int], iterations: list[IterationRow]) -> str:
     return "\n".join(lines)
 
 
-def acceptances_json(rows: list[AcceptanceRow], limits: list[dict[str, int]]) -> list[dict[str, Any]]:
+def acceptances_json(rows: list[AcceptanceRow], limits: list[engine.Limits]) -> list[dict[str, Any]]:
     """The acceptance SPRTs of a run for scripts: candidate, stage and its limits, run, champion."""
     return [
         {
             "candidate": r.candidate,
             "stage": r.stage,
-            "limits": limits[r.stage] if r.stage < len(limits) else None,
+            "limits": limits[r.stage].to_json() if r.stage < len(limits) else None,
             "run": r.run_id,
             "champion": r.champion_number,
         }

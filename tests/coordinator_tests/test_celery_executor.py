@@ -12,12 +12,14 @@ from typing import Any
 import pytest
 from kombu.exceptions import OperationalError
 
+import engine
 from coordinator.executors.celery import executor as ce
 from coordinator.executors.celery import leases
 from coordinator.executors.celery.executor import CeleryExecutor
 from coordinator.executors.celery.leases import LeasePolicy, budget_seconds
 from coordinator.executors.local import LocalExecutor
 from coordinator.executors.select import make_executor
+from coordinator.sprt import sizing
 from worker.protocol import BatchPayload, refusal, seal
 
 
@@ -112,8 +114,8 @@ def payload(index: int, **overrides: Any) -> BatchPayload:
         "candidate": None,
         "baseline": None,
         "openings": ["x"] * 4,
-        "limits": {"nodes": 2000},
-        "adjudication": {"max_plies": 400},
+        "limits": engine.Limits(nodes=2000),
+        "adjudication": engine.Adjudication(max_plies=400),
         "seed": 0,
         "engine_version": "test",
     }
@@ -289,19 +291,25 @@ def test_cancel_revokes_everything_and_close_is_idempotent(clock: FakeClock) -> 
 
 
 def test_budget_and_derived_leases() -> None:
-    assert budget_seconds(payload(0)) == pytest.approx(8 * 400 * 2000 / leases.ASSUMED_NODES_PER_SECOND)
-    assert budget_seconds(payload(0, limits={"movetime_ms": 100})) == pytest.approx(8 * 400 * 0.1)
-    assert budget_seconds(payload(0, limits={"depth": 6})) is None
+    slowest = sizing.SLOWEST_CORE / sizing.ESTIMATED_NODES_PER_SECOND  # seconds per node, slowest core
+    assert budget_seconds(payload(0)) == pytest.approx(8 * 400 * 2000 * slowest)
+    assert budget_seconds(payload(0, limits=engine.Limits(movetime_ms=100))) == pytest.approx(8 * 400 * 0.1)
+    assert budget_seconds(payload(0, limits=engine.Limits(depth=6))) is None
+    # A clock: both sides' base time and every increment, and the margin of every move.
+    clock = engine.Limits(time_control=engine.TimeControl.parse("10+0.1"), time_margin_ms=50)
+    assert budget_seconds(payload(0, limits=clock)) == pytest.approx(8 * (2 * (10 + 200 * 0.1) + 400 * 0.05))
 
     policy = LeasePolicy(ceiling=600)
-    assert policy.lease(payload(0)) == pytest.approx(32 + leases.LEASE_GRACE)
-    assert policy.lease(payload(0, limits={"depth": 6})) == 600
-    assert policy.lease(payload(0, limits={"nodes": 10**9})) == 600
+    assert policy.lease(payload(0)) == pytest.approx(8 * 400 * 2000 * slowest + leases.LEASE_GRACE)
+    assert policy.lease(payload(0, limits=engine.Limits(depth=6))) == 600
+    assert policy.lease(payload(0, limits=engine.Limits(nodes=10**8))) == 600
     for seconds in (1.0, 2.0, 1.5):
         policy.observe(payload(0), seconds)
     assert policy.lease(payload(0)) == leases.MIN_LEASE  # 4 x 2 s, but never under the minimum
     policy.observe(payload(0), 20.0)
-    assert policy.lease(payload(0)) == pytest.approx(32 + leases.LEASE_GRACE)  # capped by the budget
+    assert policy.lease(payload(0)) == pytest.approx(
+        8 * 400 * 2000 * slowest + leases.LEASE_GRACE
+    )  # capped by it
     assert LeasePolicy(fixed=7).lease(payload(0)) == 7
     with pytest.raises(ValueError):
         LeasePolicy(fixed=0)

@@ -249,7 +249,7 @@ def test_pgn_export_is_read_by_python_chess_and_replays(
     parsed = read_pgn_games(text)
     chunks = text.split("\n\n[Event")
     assert len(parsed) == len(chunks) == count
-    adjudication = run.config["adjudication"]
+    adjudication = engine.Adjudication.from_json(run.config["adjudication"])
     for game_read, chunk in zip(parsed, chunks, strict=True):
         tags = game_read["tags"]
         assert not game_read["errors"]

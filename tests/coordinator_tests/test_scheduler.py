@@ -215,7 +215,7 @@ def real_config(openings: list[str]) -> SprtConfig:
         openings,
         candidate=dict(engine.validate_weights("congo", {"pawn": 160})),
         baseline=dict(engine.validate_weights("congo", None)),
-        limits={"nodes": 300},
+        limits=engine.Limits(nodes=300),
         batch_pairs=2,
         max_games=20,
         elo0=0.0,
@@ -239,7 +239,9 @@ def test_same_seed_same_counts_with_concurrency_1_and_2(tmp_path: Path, openings
 
 def test_local_executor_delivers_results_errors_and_cancels() -> None:
     def batch(index: int) -> BatchPayload:
-        return BatchPayload(1, index, "congo", None, None, ["x"], {}, {}, 0, "test")
+        return BatchPayload(
+            1, index, "congo", None, None, ["x"], engine.Limits(depth=1), engine.Adjudication(), 0, "test"
+        )
 
     with LocalExecutor(2, task=dict) as executor:  # ``dict`` echoes the payload back
         for index in range(5):

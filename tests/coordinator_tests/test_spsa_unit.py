@@ -152,7 +152,7 @@ def tune_config(**overrides: Any) -> TuneConfig:
         "method": "spsa",
         "max_games": 96,  # 24 iterations of 2 pairs
         "batch_pairs": 2,
-        "limits": {"nodes": 60},
+        "limits": engine.Limits(nodes=60),
         "spsa_lag": 3,
         "spsa_r_end": 0.05,  # large steps, so that theta moves within 24 iterations
         "accept_every": 48,

@@ -303,8 +303,8 @@ def test_trial_and_accept_configs() -> None:
     staged = config(accept_nodes=[2000, 500])
     assert staged.stages == 2
     assert [staged.accept_config(4, candidate, champion, "t", s).limits for s in (0, 1)] == [
-        {"nodes": 2000},
-        {"nodes": 500},
+        engine.Limits(nodes=2000),
+        engine.Limits(nodes=500),
     ]
     assert (
         staged.accept_config(4, candidate, champion, "t", 1).seed
@@ -552,7 +552,7 @@ def objective_config(**overrides: Any) -> TuneConfig:
         trial_pairs=4,
         min_trial_pairs=4,
         batch_pairs=2,
-        limits={"nodes": 80},
+        limits=engine.Limits(nodes=80),
         prune_los=1e-9,
         radius=0.05,  # candidates near the start: never clearly worse, so none is pruned
         accept_margin=1000.0,  # and none goes to an acceptance SPRT: the test crowns its own
@@ -627,7 +627,7 @@ def accept(tmp_path: Path, accept_nodes: list[int]) -> tuple[Store, int, list[Ch
         accept_elo1=30.0,
         accept_max_games=160,
         batch_pairs=4,
-        limits={"nodes": 200},
+        limits=engine.Limits(nodes=200),
     )
     store, run_id = new_tune_run(tmp_path, "accept.db", c)
     executor = InProcessExecutor(slots=4)
@@ -701,7 +701,7 @@ def window_config() -> TuneConfig:
         trial_pairs=6,
         min_trial_pairs=2,
         batch_pairs=2,
-        limits={"nodes": 60},
+        limits=engine.Limits(nodes=60),
         accept_elo1=30.0,
         accept_max_games=80,
         prune_los=0.25,

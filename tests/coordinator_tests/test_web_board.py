@@ -18,7 +18,9 @@ SVG = "{http://www.w3.org/2000/svg}"
 def played(game: str) -> tuple[str, list[str]]:
     """A real game of ``game`` (the engine against itself at a small node count)."""
     opening = engine.Position.start(game).fen()
-    record = engine.play_game(game, None, None, opening, {"nodes": 200}, {"max_plies": 60})
+    record = engine.play_game(
+        game, None, None, opening, engine.Limits(nodes=200), engine.Adjudication(max_plies=60)
+    )
     return opening, list(record["moves"])
 
 

@@ -19,6 +19,7 @@ Every answer is sealed with the fleet's secret, as a worker's: these liars are i
 
 from __future__ import annotations
 
+import dataclasses
 import os
 from typing import Any
 
@@ -66,7 +67,7 @@ def forge(mode: str, data: dict[str, Any], worker: str) -> dict[str, Any]:
         return result
     if mode == "other_weights":
         other = {**(payload.candidate or {}), "pawn": 60}
-        payload = BatchPayload(**{**payload.to_json(), "candidate": other})
+        payload = dataclasses.replace(payload, candidate=other)
     result = games.play_batch(payload, worker=worker).to_json()
     if mode == "extra_pair":
         result["pentanomial"][0] += 1

@@ -40,9 +40,9 @@ CANDIDATE = {"pawn": 150, "mobility": 6}
 #: Bound on one whole run over Celery (seconds).
 RUN_TIMEOUT = 120.0
 #: A small run: 10 batches of 2 pairs at 300 nodes.
-SMALL = {"batch_pairs": 2, "limits": {"nodes": 300}, "max_games": 40}
+SMALL = {"batch_pairs": 2, "limits": engine.Limits(nodes=300), "max_games": 40}
 #: Longer batches (about half a second each), so that a kill lands in the middle of one.
-LONGER = {"batch_pairs": 3, "limits": {"nodes": 1500}, "max_games": 36}
+LONGER = {"batch_pairs": 3, "limits": engine.Limits(nodes=1500), "max_games": 36}
 
 
 def make_config(**overrides: Any) -> SprtConfig:
@@ -227,7 +227,7 @@ def test_redis_restart_in_the_middle_of_a_run(
     what was lost, same counts."""
     workers.start("c1")
     workers.start("c2")
-    config = make_config(limits={"nodes": 1000}, max_games=48)
+    config = make_config(limits=engine.Limits(nodes=1000), max_games=48)
     url = store_urls("c")
     store = Store(url)
     run_id = new_run(store, config)

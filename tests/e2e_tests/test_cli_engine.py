@@ -101,9 +101,20 @@ def test_search_forced_win_is_reported() -> None:
     assert lines[-1] == "bestmove e3g5"
 
 
-def test_search_two_limits_is_a_usage_error() -> None:
-    line = usage_error("search", "congo", "--depth", "4", "--nodes", "1000")
-    assert "--depth" in line and "--nodes" in line
+def test_two_limits_stop_at_the_first_reached() -> None:
+    # As in cutechess and UCI's go: a depth and a node limit together, whichever comes first.
+    lines = ok("search", "congo", "--depth", "20", "--nodes", "3000")
+    last = lines[-2].split()
+    assert int(last[last.index("depth") + 1]) < 20 and lines[-1].startswith("bestmove ")
+    lines = ok("search", "congo", "--depth", "2", "--nodes", "100000000")
+    assert lines[-2].split()[1] == "2"
+
+
+def test_a_time_margin_needs_a_time_control() -> None:
+    line = usage_error("sprt", "congo", "--candidate", "default", "--timemargin", "50")
+    assert "--timemargin" in line and "--tc" in line
+    line = usage_error("sprt", "congo", "--candidate", "default", "--tc", "10+x")
+    assert "--tc" in line and "10+0.1" in line
 
 
 def test_search_unknown_weight_name(tmp_path: Path) -> None:

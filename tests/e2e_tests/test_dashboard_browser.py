@@ -9,6 +9,10 @@ request leaves the dashboard (every request is intercepted; only 127.0.0.1:PORT 
 
 ``ARBITER_SCREENSHOT=1`` writes the SPRT page's screenshot to docs/images/dashboard.png (the one
 in the README); otherwise it goes to the test's folder only.
+
+The runs move on only when the test lets them: their worker processes are paused (SIGSTOP,
+``process_testkit``) while the browser reads a count, and let go when it waits for the count to
+rise. On an idle machine the SPRT would otherwise end before the browser looks at it.
 """
 
 from __future__ import annotations
@@ -27,7 +31,8 @@ from typing import Any
 import pytest
 from browser_testkit import headless_chromium
 from celery_testkit import free_port, wait_until
-from report_testkit import CANDIDATE, FLAT, url
+from process_testkit import WorkerPause
+from report_testkit import FLAT, url
 from sprt_testkit import cli_command
 
 from coordinator.store import Store
@@ -61,8 +66,9 @@ def stop(process: subprocess.Popen[bytes]) -> None:
             process.wait(WAIT)
 
 
-def started_runs(db: Path) -> dict[str, int] | None:
-    """The SPRT (once it counted a batch) and the tuning run (once it has one) of the store."""
+def counted_run(db: Path, kind: str) -> int | None:
+    """The first run of ``kind`` in the store that counted a batch (its games are being played by
+    its worker processes by then), if there is one."""
     if not db.exists():
         return None
     try:
@@ -73,9 +79,27 @@ def started_runs(db: Path) -> dict[str, int] | None:
         runs = store.list_runs()
     finally:
         store.close()
-    sprt = [r.id for r in runs if str(r.kind) == "sprt" and r.counted_batches]
-    tune = [r.id for r in runs if str(r.kind) == "tune"]
-    return {"sprt": sprt[0], "tune": tune[0]} if sprt and tune else None
+    return next((r.id for r in runs if str(r.kind) == kind and r.counted_batches), None)
+
+
+def run_state(db: Path, run_id: int) -> str:
+    """Where run ``run_id`` of the store stands."""
+    store = Store(url(db), read_only=True)
+    try:
+        run = store.get_run(run_id)
+    finally:
+        store.close()
+    assert run is not None
+    return str(run.state)
+
+
+def tune_run(db: Path) -> int:
+    """The store's tuning run."""
+    store = Store(url(db), read_only=True)
+    try:
+        return next(r.id for r in store.list_runs() if str(r.kind) == "tune")
+    finally:
+        store.close()
 
 
 @dataclass
@@ -89,6 +113,8 @@ class Watch:
     sprt_run: int
     tune_run: int
     folder: Path
+    sprt_workers: WorkerPause
+    tune_workers: WorkerPause
     outside: list[str] = field(default_factory=list)
     errors: list[str] = field(default_factory=list)
 
@@ -98,8 +124,10 @@ def watch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Watch]:
     """An SPRT and a tuning run going on in one store, and ``arbiter serve`` on it."""
     folder = tmp_path_factory.mktemp("dashboard-browser")
     db = folder / "store.db"
+    # The engine against itself: no SPRT decides in 240 games, so the run ends at its budget, never
+    # before the test has let it go on.
     sprt = start(
-        "sprt", "congo", "--candidate", str(CANDIDATE["congo"]), "--baseline", "default", "--nodes", "1000",
+        "sprt", "congo", "--candidate", "default", "--baseline", "default", "--nodes", "1000",
         "--max-games", "240", "--batch-pairs", "2", "--concurrency", "1", "--store", url(db),
         log=folder / "sprt.log",
     )  # fmt: skip
@@ -112,8 +140,15 @@ def watch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Watch]:
     )  # fmt: skip
     port = free_port()
     serve: subprocess.Popen[bytes] | None = None
+    sprt_workers, tune_workers = WorkerPause(sprt.pid), WorkerPause(tune.pid)
     try:
-        runs = wait_until(lambda: started_runs(db), WAIT, "an SPRT that counted a batch, and a tuning run")
+        # Both runs stop where they are once they play: from here on, they move only when the
+        # test lets their workers go on.
+        sprt_run = wait_until(lambda: counted_run(db, "sprt"), WAIT, "an SPRT that counted a batch")
+        assert sprt_workers.pause() > 0
+        assert run_state(db, sprt_run) == "running", (folder / "sprt.log").read_text()
+        wait_until(lambda: counted_run(db, "trial"), WAIT, "a tuning trial that counted a batch")
+        assert tune_workers.pause() > 0
         serve = start("serve", "--store", url(db), "--port", str(port), log=folder / "serve.log")
         base = f"http://127.0.0.1:{port}"
 
@@ -125,9 +160,10 @@ def watch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Watch]:
                 return False
 
         wait_until(healthy, WAIT, "arbiter serve to answer")
-        yield Watch(base, db, sprt, tune, runs["sprt"], runs["tune"], folder)
+        yield Watch(base, db, sprt, tune, sprt_run, tune_run(db), folder, sprt_workers, tune_workers)
     finally:
-        for process in (sprt, tune):
+        for workers, process in ((sprt_workers, sprt), (tune_workers, tune)):
+            workers.resume()
             stop(process)
         if serve is not None:
             serve.send_signal(signal.SIGTERM)  # a graceful stop, then uvicorn ends by the signal
@@ -188,16 +224,19 @@ def test_sprt_tune_and_a_game_live(watch: Watch, browser: Any) -> None:
     cell = f"tr:has(a[href='/runs/{sprt}']) td:nth-child(6)"
     assert runs.text_content(f"tr:has(a[href='/runs/{sprt}']) td:nth-child(4)") == "running"
     first = number(runs, cell)
+    watch.sprt_workers.resume()  # the SPRT goes on only now that the page has shown its count
     runs.wait_for_function(
         "([sel, n]) => Number(document.querySelector(sel).textContent) > n", arg=[cell, first], timeout=SEE
     )
     assert_not_reloaded(runs)
 
+    assert watch.sprt_workers.pause() > 0  # still running: it cannot end before its page is open
     runs.click(f"a[href='/runs/{sprt}']")
     runs.wait_for_selector("#live [data-field=games]")
     page = runs
     mark(page)
     games = number(page, "#live [data-field=games]")
+    watch.sprt_workers.resume()  # and on to its end, with its page open
     page.wait_for_function(
         "(n) => Number(document.querySelector('#live [data-field=games]').textContent) > n",
         arg=games,
@@ -239,6 +278,7 @@ def test_sprt_tune_and_a_game_live(watch: Watch, browser: Any) -> None:
     assert_not_reloaded(game)
 
     # The tuning run's page: trials come in, and a champion is crowned, without a reload.
+    watch.tune_workers.resume()
     tuning.wait_for_function(
         "(n) => Number(document.querySelector('[data-field=trials]').textContent) > n",
         arg=trials_seen,

@@ -156,7 +156,9 @@ def test_games_export_reads_and_replays(made: dict[str, Any], game: str, tmp_pat
             moves = movetext_moves(chunk)
             assert_tokens_cover(read["tokens"], moves)
             config = store.get_run(int(tags["Run"])).config  # type: ignore[union-attr]
-            replayed = engine.replay_game(game, tags["FEN"], moves, config["adjudication"])
+            replayed = engine.replay_game(
+                game, tags["FEN"], moves, engine.Adjudication.from_json(config["adjudication"])
+            )
             assert (replayed["result"], replayed["reason"]) == (tags["Result"], tags["Reason"])
         lines = run_cli("games", str(run.id), "--format", "jsonl", "--store", url(db)).stdout.splitlines()
         assert len(lines) == expected

@@ -231,7 +231,8 @@ def bad_input_cases(files: dict[str, Path], tmp_path: Path) -> dict[str, list[st
         ],
         "stats counts beyond BayesElo": ["stats", "--wdl", "0,1000000000000,0", "--model", "bayeselo"],
         "bad alpha": sprt_args(files, files["db"], "--alpha", "1.5"),
-        "two limits": sprt_args(files, files["db"], "--depth", "3"),
+        "a margin without a clock": sprt_args(files, files["db"], "--timemargin", "50"),
+        "bad time control": sprt_args(files, files["db"], "--tc", "40/+1"),
         "unknown game": [
             "sprt",
             "chess",

@@ -8,6 +8,7 @@ ends the way the test expects.
 from __future__ import annotations
 
 import json
+import pickle
 import threading
 from collections import Counter
 from pathlib import Path
@@ -50,25 +51,26 @@ def replay(game: str, record: dict[str, Any]) -> list[engine.Position]:
 @pytest.mark.parametrize(
     ("game", "fen", "limits"),
     [
-        ("congo", CONGO_START, {"depth": 5}),
-        ("congo", "1melec1/ppppp1p/2g2zp/5C1/2G2ZP/PPPPP1P/1MELE2 b", {"nodes": 30_000}),
-        ("congress", CONGRESS_START, {"depth": 6}),
-        ("congress", CONGRESS_START, {"nodes": 30_000}),
+        ("congo", CONGO_START, engine.Limits(depth=5)),
+        ("congo", "1melec1/ppppp1p/2g2zp/5C1/2G2ZP/PPPPP1P/1MELE2 b", engine.Limits(nodes=30_000)),
+        ("congress", CONGRESS_START, engine.Limits(depth=6)),
+        ("congress", CONGRESS_START, engine.Limits(nodes=30_000)),
     ],
 )
-def test_search_is_deterministic(game: str, fen: str, limits: dict[str, int]) -> None:
+def test_search_is_deterministic(game: str, fen: str, limits: engine.Limits) -> None:
     pos = position(game, fen)
-    first = engine.search(pos, **limits)
-    second = engine.search(pos, **limits)
+    first = engine.search(pos, depth=limits.depth, nodes=limits.nodes)
+    second = engine.search(pos, depth=limits.depth, nodes=limits.nodes)
     assert stable(first) == stable(second)
     assert first["best_move"] in pos.legal_moves()
     assert first["pv"][0] == first["best_move"]
     assert first["nodes"] > 0
     assert [it["depth"] for it in first["iterations"]] == list(range(1, first["depth"] + 1))
-    if "depth" in limits:
-        assert first["depth"] == limits["depth"]
+    if limits.depth is not None:
+        assert first["depth"] == limits.depth
     else:
-        assert first["nodes"] >= limits["nodes"]  # the node limit, not a depth cap, stopped it
+        assert limits.nodes is not None
+        assert first["nodes"] >= limits.nodes  # the node limit, not a depth cap, stopped it
 
 
 def test_search_default_depth_and_result_keys() -> None:
@@ -104,17 +106,17 @@ def test_search_weights_change_the_result() -> None:
 def test_searches_in_two_threads_complete() -> None:
     """Searches release the GIL; two at once both finish with the single-threaded answers."""
     jobs = [
-        (engine.Position.start("congo"), {"depth": 6}),
-        (engine.Position.start("congress"), {"depth": 7}),
+        (engine.Position.start("congo"), 6),
+        (engine.Position.start("congress"), 7),
     ]
-    expected = [stable(engine.search(pos, **limits)) for pos, limits in jobs]
+    expected = [stable(engine.search(pos, depth=depth)) for pos, depth in jobs]
     results: list[dict[str, Any] | None] = [None, None]
     errors: list[BaseException] = []
 
     def run(i: int) -> None:
         try:
-            pos, limits = jobs[i]
-            results[i] = engine.search(pos, **limits)
+            pos, depth = jobs[i]
+            results[i] = engine.search(pos, depth=depth)
         except BaseException as e:  # pragma: no cover - reported below
             errors.append(e)
 
@@ -133,12 +135,14 @@ def test_searches_in_two_threads_complete() -> None:
 
 @pytest.mark.parametrize(("game", "opening"), [("congo", CONGO_START), ("congress", CONGRESS_START)])
 def test_play_game_is_deterministic(game: str, opening: str) -> None:
-    limits = {"nodes": 1_000}
-    adjudication = {"max_plies": 120, "repetition": True, "bare_lions": True}
+    limits = engine.Limits(nodes=1_000)
+    adjudication = engine.Adjudication(max_plies=120, repetition=True, bare_lions=True)
     first = engine.play_game(game, None, None, opening, limits, adjudication)
     second = engine.play_game(game, None, None, opening, limits, adjudication)
+    assert len(first.pop("times_ms")) == len(second.pop("times_ms")) == first["plies"]  # only time differs
     assert first == second
     assert first["plies"] == len(first["moves"]) > 0
+    assert len(first["budgets"]) == first["plies"]
     assert first["opening"] == opening
     assert first["result"] in ("1-0", "0-1", "1/2-1/2")
     replay(game, first)
@@ -147,25 +151,48 @@ def test_play_game_is_deterministic(game: str, opening: str) -> None:
     assert other["moves"] != first["moves"]
 
 
+@pytest.mark.parametrize("game", ["congo", "congress"])
+def test_a_timed_game_repeats_under_its_node_budgets(game: str) -> None:
+    # What the spot check of a timed game does: every move searched again with the node budget
+    # the game recorded for it gives the same game, on any machine.
+    limits = engine.Limits(time_control=engine.TimeControl.parse("0.5+0.005"), time_margin_ms=1000)
+    adjudication = engine.Adjudication(max_plies=120, repetition=True, bare_lions=True)
+    opening = engine.Position.start(game).fen()
+    played = engine.play_game(game, {"pawn": 120}, None, opening, limits, adjudication)
+    assert played["reason"] != "time_forfeit" and played["plies"] > 0
+    again = engine.moves_for_budgets(game, {"pawn": 120}, None, opening, limits, played["budgets"])
+    assert again == played["moves"]
+    # Other weights for White, or other budgets, and the game is another one.
+    other = engine.moves_for_budgets(game, {"pawn": 60}, None, opening, limits, played["budgets"])
+    assert other != played["moves"]
+
+
 # --- play_game: every adjudication reason -------------------------------------------------------
 
 
 def test_reason_lion_captured() -> None:
     # The lions face each other on the open d-file: White takes at once.
-    record = engine.play_game("congo", None, None, "3l3/7/7/7/7/2c4/Z2L3 w", {"depth": 3})
+    record = engine.play_game("congo", None, None, "3l3/7/7/7/7/2c4/Z2L3 w", engine.Limits(depth=3))
     assert (record["result"], record["reason"], record["moves"]) == ("1-0", "lion_captured", ["d1d7"])
     assert replay("congo", record)[-1].outcome().reason == "lion_captured"
 
 
 def test_reason_lion_captured_beats_bare_lions() -> None:
     # Only the two lions are left, but the side to move can capture: no bare-lions draw.
-    record = engine.play_game("congo", None, None, "3l3/7/7/7/7/7/3L3 b", {"depth": 2}, {"bare_lions": True})
+    record = engine.play_game(
+        "congo",
+        None,
+        None,
+        "3l3/7/7/7/7/7/3L3 b",
+        engine.Limits(depth=2),
+        engine.Adjudication(bare_lions=True),
+    )
     assert (record["result"], record["reason"], record["moves"]) == ("0-1", "lion_captured", ["d7d1"])
 
 
 def test_reason_kings_captured() -> None:
     # Black's last king on f6 is on the white bishop's forward diagonal h4-g5-f6.
-    record = engine.play_game("congress", None, None, "5k2/8/7B/3h4/2P5/3K4 w", {"depth": 3})
+    record = engine.play_game("congress", None, None, "5k2/8/7B/3h4/2P5/3K4 w", engine.Limits(depth=3))
     assert (record["result"], record["reason"], record["moves"]) == ("1-0", "kings_captured", ["h4f6"])
 
 
@@ -173,13 +200,13 @@ def test_reason_no_legal_move_at_once() -> None:
     # White's only piece is a king on a1 (left wing, already at the edge): no legal move.
     fen = "3k4/8/8/8/8/K7 w"
     assert position("congress", fen).legal_moves() == []
-    record = engine.play_game("congress", None, None, fen, {"depth": 3})
+    record = engine.play_game("congress", None, None, fen, engine.Limits(depth=3))
     assert (record["result"], record["reason"], record["plies"]) == ("0-1", "no_legal_move", 0)
 
 
 def test_reason_no_legal_move_after_play() -> None:
     # White's pawn a2 has four pushes, Black's king d6 three steps toward a6: someone runs out.
-    record = engine.play_game("congress", None, None, "3k4/8/8/8/P7/K7 w", {"depth": 4})
+    record = engine.play_game("congress", None, None, "3k4/8/8/8/P7/K7 w", engine.Limits(depth=4))
     assert record["reason"] == "no_legal_move"
     assert 0 < record["plies"] <= 7
     final = replay("congress", record)[-1]
@@ -189,30 +216,38 @@ def test_reason_no_legal_move_after_play() -> None:
 
 
 def test_reason_ply_limit() -> None:
-    record = engine.play_game("congo", None, None, CONGO_START, {"nodes": 500}, {"max_plies": 3})
+    record = engine.play_game(
+        "congo", None, None, CONGO_START, engine.Limits(nodes=500), engine.Adjudication(max_plies=3)
+    )
     assert (record["result"], record["reason"], record["plies"]) == ("1/2-1/2", "ply_limit", 3)
 
 
 def test_reason_repetition() -> None:
     # Lions only, not facing: neither side can make progress and both shuffle in their castles.
     fen = "2l4/7/7/7/7/7/4L2 w"
-    record = engine.play_game("congo", None, None, fen, {"depth": 4}, {"repetition": True, "max_plies": 200})
+    record = engine.play_game(
+        "congo", None, None, fen, engine.Limits(depth=4), engine.Adjudication(repetition=True, max_plies=200)
+    )
     assert (record["result"], record["reason"]) == ("1/2-1/2", "repetition")
     seen = Counter(p.fen() for p in replay("congo", record))
     final = replay("congo", record)[-1].fen()
     assert seen[final] == 3
     assert max(seen.values()) == 3
     # Without the repetition rule the same game goes on to the ply limit.
-    longer = engine.play_game("congo", None, None, fen, {"depth": 4}, {"max_plies": record["plies"] + 20})
+    longer = engine.play_game(
+        "congo", None, None, fen, engine.Limits(depth=4), engine.Adjudication(max_plies=record["plies"] + 20)
+    )
     assert longer["reason"] == "ply_limit"
 
 
 def test_reason_bare_lions() -> None:
     fen = "2l4/7/7/7/7/7/4L2 w"  # c7 and e1: no file or diagonal joins the lions
-    record = engine.play_game("congo", None, None, fen, {"depth": 3}, {"bare_lions": True})
+    record = engine.play_game(
+        "congo", None, None, fen, engine.Limits(depth=3), engine.Adjudication(bare_lions=True)
+    )
     assert (record["result"], record["reason"], record["plies"]) == ("1/2-1/2", "bare_lions", 0)
     # The rule is off unless asked for.
-    off = engine.play_game("congo", None, None, fen, {"depth": 3}, {"max_plies": 4})
+    off = engine.play_game("congo", None, None, fen, engine.Limits(depth=3), engine.Adjudication(max_plies=4))
     assert off["reason"] == "ply_limit"
 
 
@@ -220,7 +255,9 @@ def test_reason_bare_lions_after_capture() -> None:
     # The black pawn d2 threatens the white lion d1 (straight ahead) and is free to take; after
     # d1xd2 only the lions are left (d2 and e7: no line joins them) and it is Black's turn.
     fen = "4l2/7/7/7/7/3p3/3L3 w"
-    record = engine.play_game("congo", None, None, fen, {"depth": 4}, {"bare_lions": True, "max_plies": 50})
+    record = engine.play_game(
+        "congo", None, None, fen, engine.Limits(depth=4), engine.Adjudication(bare_lions=True, max_plies=50)
+    )
     assert (record["result"], record["reason"], record["moves"]) == ("1/2-1/2", "bare_lions", ["d1d2"])
     final = replay("congo", record)[-1]
     assert sorted(c for c in final.fen().split()[0] if c.isalpha()) == ["L", "l"]
@@ -234,21 +271,27 @@ def test_reason_bare_lions_after_capture() -> None:
     ],
 )
 def test_reason_resign(fen: str, result: str) -> None:
-    adjudication = {"resign_score": 200, "resign_plies": 2}
-    record = engine.play_game("congo", None, None, fen, {"depth": 3}, adjudication)
+    adjudication = engine.Adjudication(resign_score=200, resign_plies=2)
+    record = engine.play_game("congo", None, None, fen, engine.Limits(depth=3), adjudication)
     assert (record["result"], record["reason"]) == (result, "resign")
     assert 0 < record["plies"] < 10
     # Without a resign threshold the game simply continues.
-    played = engine.play_game("congo", None, None, fen, {"depth": 3}, {"max_plies": record["plies"] + 2})
+    played = engine.play_game(
+        "congo", None, None, fen, engine.Limits(depth=3), engine.Adjudication(max_plies=record["plies"] + 2)
+    )
     assert played["reason"] == "ply_limit"
 
 
 def test_adjudication_errors() -> None:
-    with pytest.raises(ValueError, match="unknown adjudication") as info:
-        engine.play_game("congo", None, None, CONGO_START, {"depth": 1}, {"max_ply": 3})
+    with pytest.raises(ValueError, match="unknown field") as info:
+        engine.Adjudication(max_ply=3)
     assert "max_ply" in str(info.value)
-    with pytest.raises(ValueError, match="repetition"):
-        engine.play_game("congo", None, None, CONGO_START, {"depth": 1}, {"repetition": "yes"})
+    with pytest.raises(ValueError, match="repetition: expected true or false"):
+        engine.Adjudication(repetition="yes")
+    with pytest.raises(ValueError, match="resign_score: expected a whole number"):
+        engine.Adjudication.from_json({"resign_score": -5})
+    with pytest.raises(TypeError):
+        engine.play_game("congo", None, None, CONGO_START, engine.Limits(depth=1), {"max_plies": 3})  # type: ignore[arg-type]
 
 
 # --- weights ------------------------------------------------------------------------------------
@@ -300,7 +343,7 @@ def test_weights_rejected_by_search_and_play() -> None:
     with pytest.raises(ValueError, match="crocodile"):
         engine.search(pos, {"crocodile": 300}, depth=1)
     with pytest.raises(ValueError, match="pawn"):
-        engine.play_game("congress", None, {"pawn": 5000}, CONGRESS_START, {"depth": 1})
+        engine.play_game("congress", None, {"pawn": 5000}, CONGRESS_START, engine.Limits(depth=1))
 
 
 def test_weights_file(tmp_path: Path) -> None:
@@ -346,27 +389,51 @@ def test_weights_file_missing(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("limit", ["depth", "nodes", "movetime_ms"])
 def test_search_limit_zero_rejected(limit: str) -> None:
-    with pytest.raises(ValueError, match=f"{limit} must be positive"):
+    with pytest.raises(ValueError, match=f"limits.{limit}: expected a whole number from 1 to"):
         engine.search(engine.Position.start("congo"), **{limit: 0})
 
 
 @pytest.mark.parametrize(
     ("limits", "words"),
     [
-        ({"plies": 3}, ["unknown limit", "plies"]),
-        ({"plies": None, "depth": 2}, ["unknown limit", "plies"]),  # a misspelt key never passes
-        ({"depth": 0}, ["depth", "positive"]),
-        ({"nodes": -5}, ["nodes", "positive integer"]),
-        ({"depth": "deep"}, ["depth", "positive integer"]),
-        ({}, ["limits must set"]),
-        ({"depth": None}, ["limits must set"]),
+        ({"plies": 3}, ["unknown field", "plies"]),
+        ({"plies": None, "depth": 2}, ["unknown field", "plies"]),  # a misspelt key never passes
+        ({"depth": 0}, ["limits.depth", "from 1 to 64, got 0"]),
+        ({"nodes": -5}, ["limits.nodes", "got -5"]),
+        ({"depth": "deep"}, ["limits.depth", "whole number", "'deep'"]),
+        ({"nodes": True}, ["limits.nodes", "whole number"]),
+        ({"movetime_ms": 2.5}, ["limits.movetime_ms", "whole number"]),
+        ({}, ["limits: expected nodes, depth, movetime_ms or a time_control"]),
+        ({"depth": None}, ["limits: expected nodes, depth"]),
+        ({"time_control": {"base_ms": 0}}, ["limits.time_control.base_ms", "got 0"]),
+        ({"time_control": {"base_ms": 10, "inc": 1}}, ["limits.time_control", "unknown field", "inc"]),
+        ({"nodes": 10, "time_margin_ms": -1}, ["limits.time_margin_ms"]),
     ],
 )
-def test_play_game_limits_rejected(limits: dict[str, Any], words: list[str]) -> None:
-    with pytest.raises(ValueError) as info:
-        engine.play_game("congo", None, None, CONGO_START, limits)
-    for word in words:
-        assert word in str(info.value)
+def test_limits_rejected(limits: dict[str, Any], words: list[str]) -> None:
+    for make in (lambda: engine.Limits(**limits), lambda: engine.Limits.from_json(limits)):
+        with pytest.raises(ValueError) as info:
+            make()
+        for word in words:
+            assert word in str(info.value)
+
+
+def test_limits_round_trip_through_json() -> None:
+    tc = engine.TimeControl.parse("40/60+0.5")
+    for limits in (
+        engine.Limits(nodes=2000),
+        engine.Limits(depth=8, nodes=100),
+        engine.Limits(movetime_ms=50),
+        engine.Limits(time_control=tc, time_margin_ms=0),
+        engine.Limits(time_control=tc, nodes=5000),
+    ):
+        data = limits.to_json()
+        assert engine.Limits.from_json(json.loads(json.dumps(data))) == limits
+        assert pickle.loads(pickle.dumps(limits)) == limits
+    assert engine.Limits(nodes=2000).to_json() == {"nodes": 2000}  # stored runs keep their fingerprints
+    assert str(engine.Limits(time_control=tc, nodes=5000)) == "5000 nodes, tc 40/60+0.5"
+    assert engine.Limits(nodes=2000).replace(nodes=None, depth=3) == engine.Limits(depth=3)
+    assert not engine.Limits(time_control=tc).deterministic and engine.Limits(depth=3).deterministic
 
 
 def test_play_game_needs_limits() -> None:
@@ -376,9 +443,9 @@ def test_play_game_needs_limits() -> None:
 
 def test_play_game_bad_game_or_opening() -> None:
     with pytest.raises(ValueError, match="unknown game"):
-        engine.play_game("chess", None, None, CONGO_START, {"depth": 1})
+        engine.play_game("chess", None, None, CONGO_START, engine.Limits(depth=1))
     with pytest.raises(engine.InvalidPositionError):
-        engine.play_game("congress", None, None, CONGO_START, {"depth": 1})
+        engine.play_game("congress", None, None, CONGO_START, engine.Limits(depth=1))
 
 
 # --- bench --------------------------------------------------------------------------------------

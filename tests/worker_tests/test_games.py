@@ -27,8 +27,8 @@ def payload(openings: list[str], **overrides: Any) -> BatchPayload:
         "candidate": {"pawn": 140},
         "baseline": None,
         "openings": openings,
-        "limits": {"nodes": 300},
-        "adjudication": {"max_plies": 200, "repetition": True, "bare_lions": True},
+        "limits": engine.Limits(nodes=300),
+        "adjudication": engine.Adjudication(max_plies=200, repetition=True, bare_lions=True),
         "seed": 11,
         "engine_version": engine.ENGINE_VERSION,
     }

@@ -8,14 +8,11 @@ import os
 from collections import deque
 from collections.abc import Mapping
 
+from coordinator.sprt.sizing import longest_game_seconds
 from worker.celeryconfig import batch_seconds
 from worker.protocol import BatchPayload
 
 LEASE_ENV = "ARBITER_LEASE_SECONDS"
-#: A slow core, for the budget of node-limited games (the bench measures 1-2 M nodes/s).
-ASSUMED_NODES_PER_SECOND = 200_000
-#: Plies per game assumed when the adjudication sets no ply limit.
-DEFAULT_MAX_PLIES = 1000
 #: Seconds added to every budget-derived lease (queueing, transport, start-up).
 LEASE_GRACE = 30.0
 #: No derived lease is shorter.
@@ -29,16 +26,8 @@ OBSERVED_WINDOW = 32
 
 def budget_seconds(payload: BatchPayload) -> float | None:
     """Upper bound of a batch's playing time from its limits (None for a depth limit)."""
-    games = 2 * payload.pairs
-    max_plies = payload.adjudication.get("max_plies") or DEFAULT_MAX_PLIES
-    limits = payload.limits
-    if limits.get("movetime_ms"):
-        per_move = float(limits["movetime_ms"]) / 1000.0
-    elif limits.get("nodes"):
-        per_move = float(limits["nodes"]) / ASSUMED_NODES_PER_SECOND
-    else:
-        return None
-    return games * max_plies * per_move
+    each = longest_game_seconds(payload.limits, payload.adjudication.max_plies)
+    return None if each is None else 2 * payload.pairs * each
 
 
 class LeasePolicy:
@@ -63,7 +52,7 @@ class LeasePolicy:
     def shape(payload: BatchPayload) -> str:
         """What makes two batches take about as long."""
         return json.dumps(
-            [payload.game, payload.limits, payload.pairs, payload.adjudication.get("max_plies")],
+            [payload.game, payload.limits.to_json(), payload.pairs, payload.adjudication.max_plies],
             sort_keys=True,
         )
 

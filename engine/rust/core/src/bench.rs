@@ -4,7 +4,8 @@
 use std::time::{Duration, Instant};
 
 use crate::eval::{default_weights, Evaluate};
-use crate::search::{Limits, SearchParams, Searcher};
+use crate::limits::SearchLimits;
+use crate::search::{SearchParams, Searcher};
 use crate::types::GameKind;
 use crate::{congo, congress};
 
@@ -50,7 +51,7 @@ fn run<P: Evaluate>(
     for fen in positions {
         let pos = P::from_fen(fen).expect("bench positions are valid");
         let mut searcher = Searcher::<P>::with_params(weights.to_vec(), params, hash_mb);
-        nodes += searcher.search(&pos, Limits { depth: Some(depth), ..Limits::default() }, &[]).nodes;
+        nodes += searcher.search(&pos, SearchLimits::depth(depth), &[]).nodes;
     }
     BenchResult { nodes, elapsed: start.elapsed() }
 }

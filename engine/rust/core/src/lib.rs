@@ -1,14 +1,25 @@
-//! arbiter-core: rules, notation and perft for Congo (7x7) and Congress Chess (8x6).
+//! arbiter-core: the rules, notation and perft of Congo (7x7) and Congress Chess (8x6), their
+//! evaluation weight tables, an alpha-beta search, whole games between two searchers under node,
+//! depth or time limits and a referee's clock, and the replay that checks a recorded game.
 //!
 //! Pure Rust with no Python dependency; `engine/rust/python` binds it for Python.
+//!
+//! The modules, from the board up: `bitboard`, `types`, `board` (the shared board), `congo` and
+//! `congress` (each game's rules), `rules` (one interface over both), `notation` (position strings
+//! and moves as text), `perft`; `eval` (weight tables, evaluation), `limits`, `timeman`, `search`,
+//! `bench`; `ending` (results, adjudication, the end of a game), `clock`, `play` (whole games),
+//! `replay` (records checked move by move).
 
 pub mod bench;
 pub mod bitboard;
 pub mod board;
+pub mod clock;
 pub mod congo;
 pub mod congress;
+pub mod ending;
 pub mod error;
 pub mod eval;
+pub mod limits;
 pub mod notation;
 pub mod params;
 pub mod perft;
@@ -17,6 +28,7 @@ pub mod replay;
 pub mod rules;
 pub mod search;
 mod tables;
+pub mod timeman;
 pub mod types;
 pub mod zobrist;
 

@@ -1,73 +1,52 @@
-//! Whole games in Rust: two searchers play from an opening until the rules or an adjudication
-//! rule end the game. No Python runs per move.
+//! Whole games in Rust: two searchers play from an opening until the rules, an adjudication rule
+//! or the clock end the game. No Python runs per move.
 
+use std::time::Instant;
+
+use crate::clock::GameClock;
+use crate::ending::{reasons, Adjudication, EndWatch, GameResult};
 use crate::eval::Evaluate;
-use crate::replay::EndWatch;
-use crate::search::{white_view, Limits, Searcher};
+use crate::limits::{Limits, SearchLimits};
+use crate::search::{white_view, Searcher};
 use crate::types::Color;
-
-/// Tournament rules that end games the game rules would not end (all off by default).
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Adjudication {
-    /// Draw after this many plies.
-    pub max_plies: Option<u32>,
-    /// Draw on the third occurrence of a position with the same side to move.
-    pub repetition: bool,
-    /// Congo: draw when only the two lions are left and the side to move cannot capture.
-    pub bare_lions: bool,
-    /// Resign when both engines agree, for `resign_plies` consecutive plies, that the side to
-    /// move is behind by at least this many centipawns.
-    pub resign_score: Option<i32>,
-    pub resign_plies: u32,
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum GameResult {
-    WhiteWins,
-    BlackWins,
-    Draw,
-}
-
-impl GameResult {
-    pub const fn text(self) -> &'static str {
-        match self {
-            GameResult::WhiteWins => "1-0",
-            GameResult::BlackWins => "0-1",
-            GameResult::Draw => "1/2-1/2",
-        }
-    }
-    pub fn win_for(c: Color) -> GameResult {
-        match c {
-            Color::White => GameResult::WhiteWins,
-            Color::Black => GameResult::BlackWins,
-        }
-    }
-}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameRecord<M> {
     pub opening: String,
     pub moves: Vec<M>,
     pub result: GameResult,
-    /// `lion_captured`, `kings_captured`, `no_legal_move`, `ply_limit`, `repetition`,
-    /// `bare_lions` or `resign`.
+    /// `lion_captured`, `kings_captured`, `no_legal_move`, or one of [`reasons`].
     pub reason: &'static str,
     /// Nodes searched by White and by Black.
     pub nodes: [u64; 2],
+    /// Per move, the node limit under which its search repeats exactly (see
+    /// [`crate::search::SearchResult::budget`]): what makes a timed game checkable.
+    pub budgets: Vec<u64>,
+    /// Per move, the milliseconds it took.
+    pub times_ms: Vec<u64>,
 }
 
-/// Plays one game from `opening` with a searcher per side (index 0 plays White).
+/// Plays one game from `opening` with a searcher per side (index 0 plays White) under `limits`
+/// (a time control is kept on a [`GameClock`]).
 pub fn play_game<P: Evaluate>(
     opening: &P,
     engines: &mut [Searcher<P>; 2],
     limits: Limits,
     adjudication: Adjudication,
 ) -> GameRecord<P::Move> {
+    let mut clock = limits.time_control.map(|tc| GameClock::new(tc, limits.time_margin_ms));
     let mut pos = *opening;
     let mut history = vec![pos.hash()];
     let mut watch = EndWatch::new(&pos, adjudication);
-    let mut moves = Vec::new();
-    let mut nodes = [0u64; 2];
+    let mut record = GameRecord {
+        opening: opening.fen(),
+        moves: Vec::new(),
+        result: GameResult::Draw,
+        reason: "",
+        nodes: [0; 2],
+        budgets: Vec::new(),
+        times_ms: Vec::new(),
+    };
     // Consecutive plies in which both sides' last scores agree that White (+) or Black (-) is lost.
     let mut resign_streak = 0u32;
     let mut last_white_view: [Option<i32>; 2] = [None, None];
@@ -76,8 +55,21 @@ pub fn play_game<P: Evaluate>(
             break end;
         }
         let side = pos.turn();
-        let found = engines[side.index()].search(&pos, limits, &history);
-        nodes[side.index()] += found.nodes;
+        let search = SearchLimits {
+            nodes: limits.nodes,
+            depth: limits.depth,
+            movetime_ms: limits.movetime_ms,
+            clock: clock.map(|c| c.for_move(side)),
+        };
+        let started = Instant::now();
+        let found = engines[side.index()].search(&pos, search, &history);
+        let elapsed_ms = started.elapsed().as_millis() as u64;
+        record.nodes[side.index()] += found.nodes;
+        if let Some(clock) = clock.as_mut() {
+            if clock.charge(side, elapsed_ms).is_err() {
+                break (GameResult::win_for(side.other()), reasons::TIME_FORFEIT);
+            }
+        }
         let Some(mv) = found.best_move else {
             break (GameResult::win_for(side.other()), "no_legal_move");
         };
@@ -91,13 +83,35 @@ pub fn play_game<P: Evaluate>(
             }
             if resign_streak >= adjudication.resign_plies.max(1) {
                 let white_ahead = last_white_view[0].unwrap_or(0) > 0;
-                break (GameResult::win_for(if white_ahead { Color::White } else { Color::Black }), "resign");
+                break (GameResult::win_for(if white_ahead { Color::White } else { Color::Black }), reasons::RESIGN);
             }
         }
         pos = pos.play(&mv);
-        moves.push(mv);
+        record.moves.push(mv);
+        record.budgets.push(found.budget);
+        record.times_ms.push(elapsed_ms);
         history.push(pos.hash());
         watch.played(&pos);
     };
-    GameRecord { opening: opening.fen(), moves, result, reason, nodes }
+    record.result = result;
+    record.reason = reason;
+    record
+}
+
+/// The moves two searchers choose from `opening` when move `i` is searched with a node limit of
+/// exactly `budgets[i]` and nothing else: a timed game repeated move for move (as long as the
+/// searchers are what the game's were). Stops early where a side has no move.
+pub fn moves_for_budgets<P: Evaluate>(opening: &P, engines: &mut [Searcher<P>; 2], budgets: &[u64]) -> Vec<P::Move> {
+    let mut pos = *opening;
+    let mut history = vec![pos.hash()];
+    let mut moves = Vec::with_capacity(budgets.len());
+    for &budget in budgets {
+        let side = pos.turn();
+        let found = engines[side.index()].search(&pos, SearchLimits::nodes(budget.max(1)), &history);
+        let Some(mv) = found.best_move else { break };
+        pos = pos.play(&mv);
+        moves.push(mv);
+        history.push(pos.hash());
+    }
+    moves
 }

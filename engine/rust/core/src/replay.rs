@@ -1,20 +1,19 @@
 //! Replaying a game record: the coordinator's check that a worker's game is a real one.
 //!
 //! A record is an opening and a list of moves. Replaying it plays every move through the rules
-//! and applies the same end conditions, in the same order, as [`crate::play::play_game`]: a game
-//! must not go on after the rules or an adjudication ended it, and the replay says how it ended.
+//! and applies the same end conditions, in the same order, as [`crate::play::play_game`] (both
+//! through [`EndWatch`]): a game must not go on after the rules or an adjudication ended it, and
+//! the replay says how it ended.
 
-use std::collections::HashMap;
 use std::fmt;
-use std::hash::{BuildHasherDefault, Hasher};
 
+use crate::ending::{Adjudication, EndWatch, GameResult};
 use crate::eval::Evaluate;
 use crate::notation::{find_legal, MoveSquares};
-use crate::play::{Adjudication, GameResult};
-use crate::{EndReason, MoveError, Outcome, Rules};
+use crate::{MoveError, Rules};
 
 /// How a replayed game ended: by the rules or an adjudication, or not at all (the moves stop in
-/// a position where nothing ends the game: only a resignation can explain that).
+/// a position where nothing ends the game: only a resignation or a time forfeit can explain that).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Replayed {
     pub end: Option<(GameResult, &'static str)>,
@@ -42,75 +41,6 @@ impl fmt::Display for ReplayError {
 }
 
 impl std::error::Error for ReplayError {}
-
-/// Hashes a Zobrist key by itself: the keys are random already.
-#[derive(Default)]
-pub struct KeyHasher(u64);
-
-impl Hasher for KeyHasher {
-    fn finish(&self) -> u64 {
-        self.0
-    }
-    fn write(&mut self, bytes: &[u8]) {
-        for &b in bytes {
-            self.0 = self.0.rotate_left(8) ^ u64::from(b);
-        }
-    }
-    fn write_u64(&mut self, key: u64) {
-        self.0 = key;
-    }
-}
-
-/// Tracks what the end conditions need: positions seen (for repetition) and plies played.
-pub struct EndWatch {
-    seen: HashMap<u64, u32, BuildHasherDefault<KeyHasher>>,
-    plies: usize,
-    adjudication: Adjudication,
-}
-
-impl EndWatch {
-    pub fn new<P: Rules>(start: &P, adjudication: Adjudication) -> EndWatch {
-        let mut seen = HashMap::with_capacity_and_hasher(256, BuildHasherDefault::default());
-        seen.insert(start.hash(), 1);
-        EndWatch { seen, plies: 0, adjudication }
-    }
-
-    /// Records that `pos` was reached by one more move.
-    pub fn played<P: Rules>(&mut self, pos: &P) {
-        self.plies += 1;
-        *self.seen.entry(pos.hash()).or_insert(0) += 1;
-    }
-
-    /// How the game ends in `pos`, if it does: the rules first, then repetition, bare lions and
-    /// the ply limit (the order of `play_game`).
-    pub fn end<P: Evaluate>(&self, pos: &P) -> Option<(GameResult, &'static str)> {
-        self.end_given(pos, pos.has_legal_move())
-    }
-
-    /// [`EndWatch::end`] for a position whose side to move has a legal move or not (`has_move`),
-    /// as a generation of its moves already told.
-    pub fn end_given<P: Evaluate>(&self, pos: &P, has_move: bool) -> Option<(GameResult, &'static str)> {
-        let by_rules = if pos.is_decided() {
-            pos.outcome()
-        } else {
-            (!has_move).then(|| Outcome { winner: pos.turn().other(), reason: EndReason::NoLegalMove })
-        };
-        if let Some(outcome) = by_rules {
-            return Some((GameResult::win_for(outcome.winner), outcome.reason.code()));
-        }
-        let a = self.adjudication;
-        if a.repetition && self.seen.get(&pos.hash()).copied().unwrap_or(0) >= 3 {
-            return Some((GameResult::Draw, "repetition"));
-        }
-        if a.bare_lions && pos.bare_lions() && pos.capture_moves().is_empty() {
-            return Some((GameResult::Draw, "bare_lions"));
-        }
-        if a.max_plies.is_some_and(|limit| self.plies as u64 >= u64::from(limit)) {
-            return Some((GameResult::Draw, "ply_limit"));
-        }
-        None
-    }
-}
 
 /// Replays `moves` from `opening` under `adjudication` (moves in any form the notation reads).
 pub fn replay<P: Evaluate, S: AsRef<str>>(

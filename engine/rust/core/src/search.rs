@@ -3,14 +3,19 @@
 //! are the named parameters of `crate::params`.
 //!
 //! With a depth or node limit and a fresh `Searcher` the result is the same on every run and
-//! machine: nothing depends on time unless a time limit is given.
+//! machine: nothing depends on time unless a time limit is given. A timed search can be repeated
+//! exactly all the same: [`SearchResult::budget`] is the node limit under which the same search
+//! (from the same searcher state) stops where it stopped, because the only thing time decides is
+//! the node at which the search stops, and a stopped iteration leaves no trace in the searcher.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::eval::Evaluate;
+use crate::limits::SearchLimits;
 pub use crate::params::SearchParams;
+use crate::timeman::{self, Allotment};
 use crate::types::Color;
 
 pub const MATE: i32 = 30_000;
@@ -18,13 +23,6 @@ pub const MATE: i32 = 30_000;
 pub const MATE_BOUND: i32 = MATE - 1_000;
 const INF: i32 = MATE + 1;
 const MAX_PLY: usize = 128;
-
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Limits {
-    pub depth: Option<u32>,
-    pub nodes: Option<u64>,
-    pub movetime_ms: Option<u64>,
-}
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Iteration<M> {
@@ -45,6 +43,10 @@ pub struct SearchResult<M> {
     pub pv: Vec<M>,
     pub elapsed: Duration,
     pub iterations: Vec<Iteration<M>>,
+    /// The node limit that repeats this search exactly from the same searcher state: the node
+    /// at which it was stopped, or one more than it searched when it ended by itself (a depth
+    /// reached, a mate found, or no time to start another iteration).
+    pub budget: u64,
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -76,11 +78,15 @@ pub struct Searcher<P: Evaluate> {
     params: SearchParams,
     nodes: u64,
     stop: bool,
+    /// The node count at which `stop` was set.
+    stopped_at: u64,
     /// Set by another thread to stop the search (read with the clock, every 1024 nodes).
     external_stop: Option<Arc<AtomicBool>>,
     on_iteration: Option<IterationHook<P::Move>>,
     node_limit: u64,
+    /// Stop wherever the search is (hard) / start no new iteration (soft).
     deadline: Option<Instant>,
+    soft_deadline: Option<Instant>,
     /// Hashes of the game so far and of the current search path, for repetition detection.
     path: Vec<u64>,
 }
@@ -112,10 +118,12 @@ impl<P: Evaluate> Searcher<P> {
             params: SearchParams::default(),
             nodes: 0,
             stop: false,
+            stopped_at: 0,
             external_stop: None,
             on_iteration: None,
             node_limit: u64::MAX,
             deadline: None,
+            soft_deadline: None,
             path: Vec::with_capacity(512),
         }
     }
@@ -153,19 +161,25 @@ impl<P: Evaluate> Searcher<P> {
 
     /// Searches `pos`; `history` holds the hashes of earlier positions of the game (a position
     /// repeated on the board or in the search counts as a draw).
-    pub fn search(&mut self, pos: &P, limits: Limits, history: &[u64]) -> SearchResult<P::Move> {
+    pub fn search(&mut self, pos: &P, limits: SearchLimits, history: &[u64]) -> SearchResult<P::Move> {
         let start = Instant::now();
         self.nodes = 0;
         self.stop = false;
+        self.stopped_at = 0;
         self.node_limit = limits.nodes.unwrap_or(u64::MAX);
-        self.deadline = limits.movetime_ms.map(|ms| start + Duration::from_millis(ms));
+        let time: Option<Allotment> = match (limits.clock, limits.movetime_ms) {
+            (Some(clock), movetime) => Some(timeman::allot(clock, movetime)),
+            (None, Some(ms)) => Some(timeman::fixed(ms)),
+            (None, None) => None,
+        };
+        self.deadline = time.map(|t| start + t.hard);
+        self.soft_deadline = time.map(|t| start + t.soft);
         self.path.clear();
         self.path.extend_from_slice(history);
         if self.path.last() != Some(&pos.hash()) {
             self.path.push(pos.hash());
         }
-        let max_depth =
-            limits.depth.unwrap_or(if limits.nodes.is_some() || limits.movetime_ms.is_some() { 64 } else { 6 });
+        let max_depth = limits.depth.unwrap_or(if limits.unbounded() { 6 } else { 64 });
         let max_depth = max_depth.clamp(1, MAX_PLY as u32 - 8);
 
         let moves = pos.legal_moves();
@@ -177,6 +191,7 @@ impl<P: Evaluate> Searcher<P> {
             pv: moves.first().copied().into_iter().collect(),
             elapsed: Duration::ZERO,
             iterations: Vec::new(),
+            budget: 1,
         };
         if moves.is_empty() || pos.is_decided() {
             result.best_move = None;
@@ -205,9 +220,13 @@ impl<P: Evaluate> Searcher<P> {
             if self.stop || score.abs() > MATE_BOUND && (MATE - score.abs()) as u32 <= depth {
                 break;
             }
+            if self.soft_deadline.is_some_and(|soft| Instant::now() >= soft) {
+                break;
+            }
         }
         result.nodes = self.nodes;
         result.elapsed = start.elapsed();
+        result.budget = if self.stop { self.stopped_at } else { self.nodes + 1 };
         result
     }
 
@@ -259,21 +278,22 @@ impl<P: Evaluate> Searcher<P> {
         pv
     }
 
+    /// Counts a node, and decides whether the search stops here: only at a node, so that a
+    /// node limit can stand in for a time limit (see [`SearchResult::budget`]).
     #[inline]
     fn tick(&mut self) {
         self.nodes += 1;
-        if self.nodes >= self.node_limit {
-            self.stop = true;
+        if self.stop {
+            return;
         }
-        if self.nodes & 1023 == 0 {
-            if let Some(deadline) = self.deadline {
-                if Instant::now() >= deadline {
-                    self.stop = true;
-                }
-            }
-            if self.external_stop.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed)) {
-                self.stop = true;
-            }
+        // An external stop acts like the clock: checked as often, and at a node too.
+        let out_of_time = || {
+            self.deadline.is_some_and(|deadline| Instant::now() >= deadline)
+                || self.external_stop.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed))
+        };
+        if self.nodes >= self.node_limit || (self.nodes & 1023 == 0 && out_of_time()) {
+            self.stop = true;
+            self.stopped_at = self.nodes;
         }
     }
 

@@ -8,16 +8,17 @@ use std::time::{Duration, Instant};
 
 use arbiter_core::bench::{bench, bench_with, HASH_MB};
 use arbiter_core::eval::{default_weights, weight_table, Evaluate};
+use arbiter_core::limits::SearchLimits;
 use arbiter_core::params::{resolve_params, ParamError, SearchParams, PARAM_TABLE};
-use arbiter_core::search::{Iteration, Limits, Searcher};
+use arbiter_core::search::{Iteration, Searcher};
 use arbiter_core::{congo, congress, GameKind, Rules};
 
 fn named(pairs: &[(&str, i64)]) -> Vec<(String, i64)> {
     pairs.iter().map(|(n, v)| (n.to_string(), *v)).collect()
 }
 
-fn depth(d: u32) -> Limits {
-    Limits { depth: Some(d), ..Limits::default() }
+fn depth(d: u32) -> SearchLimits {
+    SearchLimits::depth(d)
 }
 
 #[test]

@@ -1,9 +1,11 @@
 //! Replaying game records: a played game replays to its own end; a forged one does not.
 
+use arbiter_core::ending::{Adjudication, GameResult};
 use arbiter_core::eval::Evaluate;
-use arbiter_core::play::{play_game, Adjudication, GameResult};
+use arbiter_core::limits::{Limits, TimeControl};
+use arbiter_core::play::{moves_for_budgets, play_game};
 use arbiter_core::replay::{replay, replay_text, ReplayError};
-use arbiter_core::search::{Limits, Searcher};
+use arbiter_core::search::Searcher;
 use arbiter_core::{congo, congress, Rules};
 
 fn adjudication() -> Adjudication {
@@ -103,5 +105,51 @@ fn every_legal_move_is_found_from_its_text() {
     for seed in 0..20 {
         walk::<congo::Position>(seed);
         walk::<congress::Position>(seed);
+    }
+}
+
+#[test]
+fn timed_games_repeat_move_for_move_under_their_budgets() {
+    // A timed game depends on the machine; its searches stopped at nodes, and repeating each move
+    // with its recorded node budget (fresh searchers of the same size) repeats the whole game.
+    fn check<P: Evaluate>(control: &str, movetime_ms: Option<u64>) {
+        let start = P::start();
+        let weights = P::WEIGHTS.iter().map(|w| w.default).collect::<Vec<_>>();
+        let fresh = || [Searcher::new(weights.clone(), 1), Searcher::new(weights.clone(), 1)];
+        let time_control = Some(TimeControl::parse(control).expect("a time control"));
+        let limits = Limits { movetime_ms, time_control, time_margin_ms: 1_000, ..Limits::default() };
+        let record = play_game(&start, &mut fresh(), limits, adjudication());
+        assert!(!record.moves.is_empty());
+        assert_eq!(record.budgets.len(), record.moves.len());
+        assert_eq!(record.times_ms.len(), record.moves.len());
+        assert_ne!(record.reason, "time_forfeit", "{control}");
+        assert_eq!(moves_for_budgets(&start, &mut fresh(), &record.budgets), record.moves, "{control}");
+        // One budget off by one node changes the game somewhere (or at least may): the check has teeth.
+        let replayed = replay(&start, &record.moves.iter().map(|m| m.to_string()).collect::<Vec<_>>(), adjudication());
+        assert_eq!(replayed.expect("a timed game replays").end, Some((record.result, record.reason)));
+    }
+    check::<congo::Position>("1+0.01", None);
+    check::<congress::Position>("1+0.01", None);
+    check::<congo::Position>("4/0.3+0", Some(30));
+}
+
+#[test]
+fn a_game_over_its_clock_is_lost_on_time() {
+    // Fixed nodes far beyond what a 1 ms clock allows, and no margin: the first move is too slow.
+    let start = congress::Position::start();
+    let weights = congress::Position::WEIGHTS.iter().map(|w| w.default).collect::<Vec<_>>();
+    let mut engines = [Searcher::new(weights.clone(), 1), Searcher::new(weights, 1)];
+    let time_control = Some(TimeControl::new(None, 1, 0).expect("1 ms"));
+    // The clock's hard stop is checked every 1,024 nodes; a depth-3 first iteration is searched
+    // whatever the clock says, which takes more than the 1 ms this side has.
+    let limits = Limits { depth: Some(64), time_control, time_margin_ms: 0, ..Limits::default() };
+    let record = play_game(&start, &mut engines, limits, adjudication());
+    if record.reason == "time_forfeit" {
+        assert_eq!(record.result, GameResult::BlackWins);
+        assert!(record.moves.is_empty());
+    } else {
+        // A machine fast enough to search a move in under 1 ms never flags here; the clock's own
+        // tests cover the rule.
+        assert!(record.times_ms.iter().all(|&t| t <= 1));
     }
 }

@@ -8,7 +8,8 @@
 
 use arbiter_core::bench::bench;
 use arbiter_core::eval::{default_weights, resolve_weights, weight_table, Evaluate, WeightError};
-use arbiter_core::search::{Limits, SearchResult, Searcher, MATE, MATE_BOUND};
+use arbiter_core::limits::SearchLimits;
+use arbiter_core::search::{SearchResult, Searcher, MATE, MATE_BOUND};
 use arbiter_core::{congo, congress, GameKind, Rules};
 
 // ---------------------------------------------------------------------------------------------
@@ -23,8 +24,8 @@ fn searcher<P: Evaluate>() -> Searcher<P> {
     Searcher::new(default_weights(P::GAME), 16)
 }
 
-fn depth(d: u32) -> Limits {
-    Limits { depth: Some(d), ..Limits::default() }
+fn depth(d: u32) -> SearchLimits {
+    SearchLimits::depth(d)
 }
 
 fn search<P: Evaluate>(fen: &str, d: u32) -> SearchResult<P::Move> {
@@ -305,7 +306,7 @@ fn signature<M: std::fmt::Display>(r: &SearchResult<M>) -> Signature {
     )
 }
 
-fn check_deterministic<P: Evaluate>(fen: &str, limits: Limits) {
+fn check_deterministic<P: Evaluate>(fen: &str, limits: SearchLimits) {
     let pos = parse::<P>(fen);
     let first = signature(&searcher::<P>().search(&pos, limits, &[]));
     let second = signature(&searcher::<P>().search(&pos, limits, &[]));
@@ -330,7 +331,7 @@ fn deterministic_with_depth_limit() {
 
 #[test]
 fn deterministic_with_node_limit() {
-    let nodes = Limits { nodes: Some(20_000), ..Limits::default() };
+    let nodes = SearchLimits::nodes(20_000);
     check_deterministic::<congo::Position>("gmelecz/ppppppp/7/7/7/PPPPPPP/GMELECZ w", nodes);
     check_deterministic::<congress::Position>("hh1kk1bb/1pppppp1/8/8/1PPPPPP1/HH1KK1BB w", nodes);
 }
@@ -347,7 +348,7 @@ fn assert_node_limit(nodes: u64, limit: u64) {
 #[test]
 fn node_limit_stops_search() {
     let pos = congo::Position::start();
-    let r = searcher::<congo::Position>().search(&pos, Limits { nodes: Some(3_000), ..Limits::default() }, &[]);
+    let r = searcher::<congo::Position>().search(&pos, SearchLimits::nodes(3_000), &[]);
     assert_node_limit(r.nodes, 3_000);
     assert!(pos.legal_moves().contains(&r.best_move.expect("a move")));
     assert_eq!(r.iterations.last().map(|it| it.depth), Some(r.depth));

@@ -1,6 +1,7 @@
 //! engine._engine: the thin Python binding of arbiter-core. Python-facing names and errors only;
 //! every rule lives in the core crate.
 
+mod limits;
 mod play;
 mod position;
 
@@ -31,10 +32,14 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<position::Position>()?;
     m.add_class::<position::Outcome>()?;
     m.add_class::<play::WeightSpec>()?;
+    m.add_class::<limits::Limits>()?;
+    m.add_class::<limits::TimeControl>()?;
+    m.add_class::<limits::Adjudication>()?;
     m.add_function(wrap_pyfunction!(play::weights, m)?)?;
     m.add_function(wrap_pyfunction!(play::validate_weights, m)?)?;
     m.add_function(wrap_pyfunction!(play::search, m)?)?;
     m.add_function(wrap_pyfunction!(play::play_game, m)?)?;
+    m.add_function(wrap_pyfunction!(play::moves_for_budgets, m)?)?;
     m.add_function(wrap_pyfunction!(play::bench, m)?)?;
     m.add_function(wrap_pyfunction!(play::replay_game, m)?)?;
     m.add_function(wrap_pyfunction!(play::replay_games, m)?)?;

@@ -3,15 +3,18 @@
 use std::collections::HashMap;
 
 use arbiter_core::bench::bench as core_bench;
+use arbiter_core::ending::Adjudication as CoreAdjudication;
 use arbiter_core::eval::{resolve_weights, weight_table, Evaluate};
-use arbiter_core::play::{play_game as core_play, Adjudication};
+use arbiter_core::limits::{Limits as CoreLimits, SearchLimits};
+use arbiter_core::play::{moves_for_budgets as core_budgets, play_game as core_play};
 use arbiter_core::replay::{replay as core_replay, replay_text};
-use arbiter_core::search::{Limits, SearchResult, Searcher};
+use arbiter_core::search::{SearchResult, Searcher};
 use arbiter_core::{congo, congress, GameKind};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
 
+use crate::limits::{Adjudication, Limits};
 use crate::position::{game_kind, AnyPosition, Position};
 
 /// One row of a game's weight table.
@@ -76,61 +79,6 @@ pub fn validate_weights(game: &str, values: Option<&Bound<'_, PyDict>>) -> PyRes
     Ok(weight_table(game).iter().map(|s| s.name).zip(full).collect())
 }
 
-fn limits_from(limits: Option<&Bound<'_, PyDict>>) -> PyResult<Limits> {
-    let mut out = Limits::default();
-    let Some(limits) = limits else { return Ok(out) };
-    for (k, v) in limits.iter() {
-        let key: String = k.extract()?;
-        // Check the name first: a misspelt key must fail even when its value is None.
-        let slot = match key.as_str() {
-            "depth" => 0,
-            "nodes" => 1,
-            "movetime_ms" => 2,
-            _ => {
-                return Err(PyValueError::new_err(format!(
-                    "unknown limit {key:?}: expected depth, nodes or movetime_ms"
-                )))
-            }
-        };
-        if v.is_none() {
-            continue;
-        }
-        let n: u64 =
-            v.extract().map_err(|_| PyValueError::new_err(format!("limit {key} = {v} is not a positive integer")))?;
-        if n == 0 {
-            return Err(PyValueError::new_err(format!("limit {key} must be positive")));
-        }
-        match slot {
-            0 => out.depth = Some(n.min(100) as u32),
-            1 => out.nodes = Some(n),
-            _ => out.movetime_ms = Some(n),
-        }
-    }
-    Ok(out)
-}
-
-fn adjudication_from(adj: Option<&Bound<'_, PyDict>>) -> PyResult<Adjudication> {
-    let mut out = Adjudication::default();
-    let Some(adj) = adj else { return Ok(out) };
-    for (k, v) in adj.iter() {
-        let key: String = k.extract()?;
-        let bad = |what: &str| PyValueError::new_err(format!("adjudication {key} = {v} is not {what}"));
-        match key.as_str() {
-            "max_plies" => out.max_plies = v.extract::<Option<u32>>().map_err(|_| bad("a ply count"))?,
-            "repetition" => out.repetition = v.extract().map_err(|_| bad("true or false"))?,
-            "bare_lions" => out.bare_lions = v.extract().map_err(|_| bad("true or false"))?,
-            "resign_score" => out.resign_score = v.extract::<Option<i32>>().map_err(|_| bad("a score in centipawns"))?,
-            "resign_plies" => out.resign_plies = v.extract().map_err(|_| bad("a ply count"))?,
-            _ => {
-                return Err(PyValueError::new_err(format!(
-                    "unknown adjudication {key:?}: expected max_plies, repetition, bare_lions, resign_score or resign_plies"
-                )))
-            }
-        }
-    }
-    Ok(out)
-}
-
 fn result_dict<'py, M: std::fmt::Display>(py: Python<'py>, r: &SearchResult<M>) -> PyResult<Bound<'py, PyDict>> {
     let d = PyDict::new(py);
     d.set_item("best_move", r.best_move.as_ref().map(|m| m.to_string()))?;
@@ -157,30 +105,34 @@ fn search_one<P: Evaluate>(
     py: Python<'_>,
     pos: P,
     w: Vec<i32>,
-    limits: Limits,
+    limits: SearchLimits,
     hash_mb: usize,
 ) -> SearchResult<P::Move> {
     py.detach(|| Searcher::<P>::new(w, hash_mb).search(&pos, limits, &[]))
 }
 
-/// Searches `position` with a fresh table; returns best_move, score (centipawns for the side to
-/// move; beyond `MATE_BOUND` a forced win in `MATE_SCORE - score` plies), depth, nodes, pv,
-/// time_ms and the iterations.
+/// Searches `position` with a fresh table under `limits` (None: to depth 6; a time control is
+/// for games, not one search); returns best_move, score (centipawns for the side to move; beyond
+/// `MATE_BOUND` a forced win in `MATE_SCORE - score` plies), depth, nodes, pv, time_ms and the
+/// iterations.
 #[pyfunction]
 #[pyo3(signature = (position, weights=None, limits=None, hash_mb=16))]
 pub fn search<'py>(
     py: Python<'py>,
     position: &Position,
     weights: Option<&Bound<'py, PyDict>>,
-    limits: Option<&Bound<'py, PyDict>>,
+    limits: Option<Limits>,
     hash_mb: usize,
 ) -> PyResult<Bound<'py, PyDict>> {
     let pos = position.core();
     let w = resolve(pos.game(), weights)?;
-    let mut limits = limits_from(limits)?;
-    if limits == Limits::default() {
-        limits.depth = Some(6);
-    }
+    let limits = match limits.map(|l| l.core) {
+        None => SearchLimits::depth(6),
+        Some(CoreLimits { time_control: Some(_), .. }) => {
+            return Err(PyValueError::new_err("limits: a time control is for games, not for one search"))
+        }
+        Some(l) => SearchLimits { nodes: l.nodes, depth: l.depth, movetime_ms: l.movetime_ms, clock: None },
+    };
     match pos {
         AnyPosition::Congo(p) => result_dict(py, &search_one(py, p, w, limits, hash_mb)),
         AnyPosition::Congress(p) => result_dict(py, &search_one(py, p, w, limits, hash_mb)),
@@ -189,7 +141,7 @@ pub fn search<'py>(
 
 /// A searcher for one side of a game: `hash_mb` if given, else a table sized to the node limit
 /// (16 MiB without one).
-fn game_searcher<P: Evaluate>(weights: Vec<i32>, limits: Limits, hash_mb: Option<usize>) -> Searcher<P> {
+fn game_searcher<P: Evaluate>(weights: Vec<i32>, limits: CoreLimits, hash_mb: Option<usize>) -> Searcher<P> {
     match (hash_mb, limits.nodes) {
         (Some(mb), _) => Searcher::new(weights, mb),
         (None, Some(nodes)) => Searcher::with_entries(weights, (nodes as usize).saturating_mul(2).min(1 << 22)),
@@ -201,8 +153,8 @@ fn play_one<'py, P: Evaluate>(
     py: Python<'py>,
     opening: P,
     weights: [Vec<i32>; 2],
-    limits: Limits,
-    adjudication: Adjudication,
+    limits: CoreLimits,
+    adjudication: CoreAdjudication,
     hash_mb: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let [white, black] = weights;
@@ -217,11 +169,14 @@ fn play_one<'py, P: Evaluate>(
     d.set_item("reason", record.reason)?;
     d.set_item("plies", record.moves.len())?;
     d.set_item("nodes", record.nodes.to_vec())?;
+    d.set_item("budgets", record.budgets)?;
+    d.set_item("times_ms", record.times_ms)?;
     Ok(d)
 }
 
 /// Plays one whole game in Rust from the `opening` position string and returns its record:
-/// opening, moves, result ("1-0", "0-1", "1/2-1/2"), reason, plies and nodes per side.
+/// opening, moves, result ("1-0", "0-1", "1/2-1/2"), reason, plies, nodes per side, and per move
+/// the node budget that repeats its search and the milliseconds it took.
 #[pyfunction]
 #[pyo3(signature = (game, white_weights, black_weights, opening, limits, adjudication=None, hash_mb=None))]
 #[allow(clippy::too_many_arguments, reason = "the signature is the Python API (keyword arguments)")]
@@ -231,20 +186,57 @@ pub fn play_game<'py>(
     white_weights: Option<&Bound<'py, PyDict>>,
     black_weights: Option<&Bound<'py, PyDict>>,
     opening: &str,
-    limits: &Bound<'py, PyDict>,
-    adjudication: Option<&Bound<'py, PyDict>>,
+    limits: Limits,
+    adjudication: Option<Adjudication>,
     hash_mb: Option<usize>,
 ) -> PyResult<Bound<'py, PyDict>> {
     let kind = game_kind(game)?;
     let weights = [resolve(kind, white_weights)?, resolve(kind, black_weights)?];
-    let limits = limits_from(Some(limits))?;
-    if limits == Limits::default() {
-        return Err(PyValueError::new_err("limits must set depth, nodes or movetime_ms"));
-    }
-    let adjudication = adjudication_from(adjudication)?;
+    let (limits, adjudication) = (limits.core, adjudication.unwrap_or_default().core);
     match AnyPosition::from_fen(kind, opening)? {
         AnyPosition::Congo(p) => play_one::<congo::Position>(py, p, weights, limits, adjudication, hash_mb),
         AnyPosition::Congress(p) => play_one::<congress::Position>(py, p, weights, limits, adjudication, hash_mb),
+    }
+}
+
+fn budget_moves<P: Evaluate>(
+    py: Python<'_>,
+    opening: P,
+    weights: [Vec<i32>; 2],
+    limits: CoreLimits,
+    budgets: &[u64],
+    hash_mb: Option<usize>,
+) -> Vec<String> {
+    let [white, black] = weights;
+    py.detach(|| {
+        let mut engines = [game_searcher::<P>(white, limits, hash_mb), game_searcher::<P>(black, limits, hash_mb)];
+        core_budgets(&opening, &mut engines, budgets).iter().map(|m| m.to_string()).collect()
+    })
+}
+
+/// The moves of a game played from `opening` with each move searched under exactly its node
+/// budget (`play_game`'s `budgets`), by searchers set up as `play_game` sets them up for `limits`
+/// and `hash_mb`: a timed game, repeated move for move on any machine.
+#[pyfunction]
+#[pyo3(signature = (game, white_weights, black_weights, opening, limits, budgets, hash_mb=None))]
+#[allow(clippy::too_many_arguments, reason = "the signature is the Python API (keyword arguments)")]
+pub fn moves_for_budgets(
+    py: Python<'_>,
+    game: &str,
+    white_weights: Option<&Bound<'_, PyDict>>,
+    black_weights: Option<&Bound<'_, PyDict>>,
+    opening: &str,
+    limits: Limits,
+    budgets: Vec<u64>,
+    hash_mb: Option<usize>,
+) -> PyResult<Vec<String>> {
+    let kind = game_kind(game)?;
+    let weights = [resolve(kind, white_weights)?, resolve(kind, black_weights)?];
+    match AnyPosition::from_fen(kind, opening)? {
+        AnyPosition::Congo(p) => Ok(budget_moves::<congo::Position>(py, p, weights, limits.core, &budgets, hash_mb)),
+        AnyPosition::Congress(p) => {
+            Ok(budget_moves::<congress::Position>(py, p, weights, limits.core, &budgets, hash_mb))
+        }
     }
 }
 
@@ -267,9 +259,9 @@ pub fn replay_game<'py>(
     game: &str,
     opening: &str,
     moves: Vec<String>,
-    adjudication: Option<&Bound<'py, PyDict>>,
+    adjudication: Option<Adjudication>,
 ) -> PyResult<Bound<'py, PyDict>> {
-    let adjudication = adjudication_from(adjudication)?;
+    let adjudication = adjudication.unwrap_or_default().core;
     let replayed = match AnyPosition::from_fen(game_kind(game)?, opening)? {
         AnyPosition::Congo(p) => core_replay::<congo::Position, _>(&p, &moves, adjudication),
         AnyPosition::Congress(p) => core_replay::<congress::Position, _>(&p, &moves, adjudication),
@@ -295,17 +287,17 @@ pub fn replay_games(
     py: Python<'_>,
     game: &str,
     records: Vec<(String, String)>,
-    adjudication: Option<&Bound<'_, PyDict>>,
+    adjudication: Option<Adjudication>,
 ) -> PyResult<Vec<Replay>> {
     let kind = game_kind(game)?;
-    let adjudication = adjudication_from(adjudication)?;
+    let adjudication = adjudication.unwrap_or_default().core;
     Ok(py.detach(|| match kind {
         GameKind::Congo => replay_all::<congo::Position>(&records, adjudication),
         GameKind::Congress => replay_all::<congress::Position>(&records, adjudication),
     }))
 }
 
-fn replay_all<P: Evaluate>(records: &[(String, String)], adjudication: Adjudication) -> Vec<Replay> {
+fn replay_all<P: Evaluate>(records: &[(String, String)], adjudication: CoreAdjudication) -> Vec<Replay> {
     let mut openings: HashMap<&str, Result<P, String>> = HashMap::new();
     records
         .iter()

@@ -10,7 +10,8 @@ use std::thread::{self, JoinHandle};
 use std::time::Duration;
 
 use arbiter_core::eval::Evaluate;
-use arbiter_core::search::{Limits, SearchParams, Searcher, MATE, MATE_BOUND};
+use arbiter_core::limits::{Clock, SearchLimits};
+use arbiter_core::search::{SearchParams, Searcher, MATE, MATE_BOUND};
 use arbiter_core::{Color, GameKind};
 
 use crate::command::{Go, Start};
@@ -20,9 +21,9 @@ use crate::wire::{info_string, send};
 /// The search thread's stack: the search recurses up to 128 plies.
 const STACK_BYTES: usize = 8 << 20;
 
-/// The longest time limit passed to the core (about 35 years): a deadline is an `Instant`, which
-/// cannot hold any `u64` of milliseconds on every platform.
-const MAX_MOVETIME_MS: u64 = 1 << 40;
+/// The longest time passed to the core (about 35 years): a deadline is an `Instant`, which cannot
+/// hold any `u64` of milliseconds on every platform.
+const MAX_TIME_MS: u64 = 1 << 40;
 
 /// A game of either kind, driven by the protocol.
 pub trait Session {
@@ -166,7 +167,7 @@ fn run_search<P: Evaluate>(
     mut searcher: Searcher<P>,
     position: P,
     history: Vec<u64>,
-    limits: Limits,
+    limits: SearchLimits,
     infinite: bool,
     stop: Arc<AtomicBool>,
 ) -> Searcher<P> {
@@ -231,40 +232,29 @@ pub fn score_text(score: i32) -> String {
 }
 
 /// The core's limits for `go` with `turn` to move, and whether the search must wait for `stop`
-/// (`go infinite`; a bare `go` also searches until `stop`, but then answers when done).
-pub fn limits(go: &Go, turn: Color) -> (Limits, bool) {
-    let mut limits =
-        Limits { depth: go.depth.map(|d| d.max(1)), nodes: go.nodes.map(|n| n.max(1)), ..Limits::default() };
+/// (`go infinite`; a bare `go` also searches until `stop`, but then answers when done). The side
+/// to move's clock goes to the core, whose time management (`timeman`) shares it out.
+pub fn limits(go: &Go, turn: Color) -> (SearchLimits, bool) {
+    let ms = |t: i64| u64::try_from(t).unwrap_or(0).min(MAX_TIME_MS);
     let (time, inc) = match turn {
         Color::White => (go.wtime.or(go.btime), go.winc),
         Color::Black => (go.btime.or(go.wtime), go.binc),
     };
-    let clock = time.map(|t| allocate(t, inc.unwrap_or(0), go.movestogo));
-    limits.movetime_ms = match (go.movetime, clock) {
-        (Some(a), Some(b)) => Some(a.min(b)),
-        (a, b) => a.or(b),
-    }
-    .map(|ms| ms.min(MAX_MOVETIME_MS));
-    if go.infinite || limits == Limits::default() {
+    let mut limits = SearchLimits {
+        nodes: go.nodes.map(|n| n.max(1)),
+        depth: go.depth.map(|d| d.max(1)),
+        movetime_ms: go.movetime.map(|t| t.min(MAX_TIME_MS)),
+        clock: time.map(|t| Clock {
+            remaining_ms: ms(t),
+            increment_ms: inc.map_or(0, ms),
+            moves_to_go: go.movestogo.filter(|&m| m > 0),
+        }),
+    };
+    if go.infinite || limits == SearchLimits::default() {
         // No limit of its own: as deep as the search goes, until `stop`.
         limits.depth = limits.depth.or(Some(u32::MAX));
     }
     (limits, go.infinite)
-}
-
-/// The time for one move under a clock: an equal share of the time left over `movestogo` (30
-/// moves when not given) plus most of the increment, never more than 3/4 of the time left after
-/// a safety margin.
-///
-/// TODO(timeman): a stand-in until the core's clock limits and time management (timeman.rs) land
-/// on main; then `go wtime ...` passes the clock to the core and this goes.
-pub fn allocate(time_ms: i64, inc_ms: i64, movestogo: Option<u32>) -> u64 {
-    const MARGIN_MS: u64 = 30;
-    let time = u64::try_from(time_ms).unwrap_or(0);
-    let inc = u64::try_from(inc_ms).unwrap_or(0);
-    let usable = time.saturating_sub(MARGIN_MS);
-    let moves = movestogo.filter(|&m| m > 0).map_or(30, |m| u64::from(m.min(30)));
-    (usable / moves + inc / 4 * 3).min(usable / 4 * 3).max(1)
 }
 
 #[cfg(test)]
@@ -301,39 +291,33 @@ mod tests {
     #[test]
     fn limits_of_go() {
         let go = |g: Go| limits(&g, Color::White);
-        assert_eq!(
-            go(Go { nodes: Some(1000), ..Go::default() }),
-            (Limits { nodes: Some(1000), ..Limits::default() }, false)
-        );
+        assert_eq!(go(Go { nodes: Some(1000), ..Go::default() }), (SearchLimits::nodes(1000), false));
         assert_eq!(go(Go { depth: Some(0), ..Go::default() }).0.depth, Some(1));
-        assert_eq!(go(Go::default()), (Limits { depth: Some(u32::MAX), ..Limits::default() }, false));
+        assert_eq!(go(Go::default()), (SearchLimits::depth(u32::MAX), false));
         let (l, infinite) = go(Go { infinite: true, ..Go::default() });
         assert!(infinite && l.depth == Some(u32::MAX));
         let (l, infinite) = go(Go { infinite: true, nodes: Some(5), ..Go::default() });
         assert!(infinite && l.nodes == Some(5));
-        // The clock of the side to move: White has 60 s, Black 1 s.
-        let clock = Go { wtime: Some(60_000), btime: Some(1_000), ..Go::default() };
-        let white = limits(&clock, Color::White).0.movetime_ms.unwrap();
-        let black = limits(&clock, Color::Black).0.movetime_ms.unwrap();
-        assert!(white > 1000 && black < 100, "{white} {black}");
-        // movetime and the clock: the first reached.
-        assert_eq!(go(Go { movetime: Some(5), ..clock.clone() }).0.movetime_ms, Some(5));
-        assert_eq!(go(Go { movetime: Some(u64::MAX), ..Go::default() }).0.movetime_ms, Some(MAX_MOVETIME_MS));
-    }
-
-    #[test]
-    fn allocation_stays_inside_the_clock() {
-        for time in [-100, 0, 1, 30, 50, 100, 1000, 60_000, i64::MAX] {
-            for inc in [0, 100, 10_000] {
-                for mtg in [None, Some(0), Some(1), Some(40)] {
-                    let t = allocate(time, inc, mtg);
-                    assert!(t >= 1);
-                    let left = u64::try_from(time).unwrap_or(0);
-                    assert!(t <= left.max(1), "{time} {inc} {mtg:?}: {t}");
-                }
-            }
-        }
-        assert_eq!(allocate(3030, 0, None), 100);
-        assert_eq!(allocate(3030, 0, Some(1)), 2250);
+        // The clock of the side to move.
+        let clock = Go {
+            wtime: Some(60_000),
+            btime: Some(-5),
+            winc: Some(100),
+            binc: Some(200),
+            movestogo: Some(0),
+            ..Go::default()
+        };
+        let white = Clock { remaining_ms: 60_000, increment_ms: 100, moves_to_go: None };
+        let black = Clock { remaining_ms: 0, increment_ms: 200, moves_to_go: None };
+        assert_eq!(limits(&clock, Color::White).0.clock, Some(white));
+        assert_eq!(limits(&clock, Color::Black).0.clock, Some(black));
+        let (l, _) = go(Go { movetime: Some(5), movestogo: Some(12), ..clock.clone() });
+        assert_eq!((l.movetime_ms, l.clock.map(|c| c.moves_to_go)), (Some(5), Some(Some(12))));
+        // Only the other side's clock: it stands in.
+        assert_eq!(go(Go { btime: Some(700), ..Go::default() }).0.clock.map(|c| c.remaining_ms), Some(700));
+        // Numbers beyond any real clock are cut to what an `Instant` holds.
+        let (l, _) = go(Go { movetime: Some(u64::MAX), wtime: Some(i64::MAX), winc: Some(i64::MAX), ..Go::default() });
+        assert_eq!(l.movetime_ms, Some(MAX_TIME_MS));
+        assert_eq!(l.clock, Some(Clock { remaining_ms: MAX_TIME_MS, increment_ms: MAX_TIME_MS, moves_to_go: None }));
     }
 }

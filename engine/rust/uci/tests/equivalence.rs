@@ -6,10 +6,12 @@
 mod common;
 
 use arbiter_core::bench::{CONGO_POSITIONS, CONGRESS_POSITIONS};
+use arbiter_core::ending::Adjudication;
 use arbiter_core::eval::{resolve_weights, Evaluate};
+use arbiter_core::limits::Limits;
 use arbiter_core::params::resolve_params;
-use arbiter_core::play::{play_game, Adjudication};
-use arbiter_core::search::{Limits, Searcher};
+use arbiter_core::play::play_game;
+use arbiter_core::search::Searcher;
 use arbiter_core::{congo, congress, GameKind};
 
 use common::{info_nodes, Engine};

@@ -7,8 +7,9 @@ use std::time::{Duration, Instant};
 
 use arbiter_core::bench::bench;
 use arbiter_core::eval::{default_weights, resolve_weights, weight_table};
+use arbiter_core::limits::SearchLimits;
 use arbiter_core::params::{resolve_params, PARAM_TABLE};
-use arbiter_core::search::{Limits, Searcher};
+use arbiter_core::search::Searcher;
 use arbiter_core::{congo, congress, GameKind, Rules, ENGINE_VERSION};
 
 use common::{info_nodes, run, Engine, WAIT};
@@ -264,7 +265,7 @@ fn game_history_reaches_the_search() {
         pos = pos.play(&pos.parse_move(m).unwrap());
         history.push(pos.hash());
     }
-    let limits = Limits { depth: Some(6), ..Limits::default() };
+    let limits = SearchLimits::depth(6);
     let search = |history: &[u64]| {
         Searcher::<congo::Position>::new(default_weights(GameKind::Congo), 16).search(&pos, limits, history)
     };
@@ -292,7 +293,7 @@ fn options_take_effect_at_the_next_search() {
     let params = resolve_params(&[("lmr_min_move".into(), 2)]).unwrap();
     let want = Searcher::<congo::Position>::with_params(weights, params, 16).search(
         &congo::Position::start(),
-        Limits { depth: Some(5), ..Limits::default() },
+        SearchLimits::depth(5),
         &[],
     );
     assert_eq!(info_nodes(&tuned[tuned.len() - 2]), Some(want.nodes), "{tuned:?}");
