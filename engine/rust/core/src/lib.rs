@@ -6,9 +6,9 @@
 //!
 //! The modules, from the board up: `bitboard`, `types`, `board` (the shared board), `congo` and
 //! `congress` (each game's rules), `rules` (one interface over both), `notation` (position strings
-//! and moves as text), `perft`; `eval` (weight tables, evaluation), `limits`, `timeman`, `search`,
-//! `bench`; `ending` (results, adjudication, the end of a game), `clock`, `play` (whole games),
-//! `replay` (records checked move by move).
+//! and moves as text), `perft`; `eval` (weight tables, evaluation), `params` (the search's
+//! parameter table), `limits`, `timeman`, `search`, `bench`; `ending` (results, adjudication, the
+//! end of a game), `clock`, `play` (whole games), `replay` (records checked move by move).
 
 pub mod bench;
 pub mod bitboard;
