@@ -5,7 +5,7 @@ use std::time::{Duration, Instant};
 
 use crate::eval::{default_weights, Evaluate};
 use crate::limits::SearchLimits;
-use crate::search::Searcher;
+use crate::search::{SearchParams, Searcher};
 use crate::types::GameKind;
 use crate::{congo, congress};
 
@@ -30,6 +30,8 @@ pub const CONGRESS_POSITIONS: &[&str] = &[
 ];
 
 pub const DEPTH: u32 = 9;
+/// The table size of every bench search, in MiB.
+pub const HASH_MB: usize = 16;
 
 #[derive(Clone, Copy, Debug)]
 pub struct BenchResult {
@@ -37,22 +39,49 @@ pub struct BenchResult {
     pub elapsed: Duration,
 }
 
-fn run<P: Evaluate>(positions: &[&str], depth: u32) -> BenchResult {
+fn run<P: Evaluate>(
+    positions: &[&str],
+    depth: u32,
+    weights: &[i32],
+    params: SearchParams,
+    hash_mb: usize,
+) -> BenchResult {
     let start = Instant::now();
     let mut nodes = 0;
     for fen in positions {
         let pos = P::from_fen(fen).expect("bench positions are valid");
-        let mut searcher = Searcher::<P>::new(default_weights(P::GAME), 16);
+        let mut searcher = Searcher::<P>::with_params(weights.to_vec(), params, hash_mb);
         nodes += searcher.search(&pos, SearchLimits::depth(depth), &[]).nodes;
     }
     BenchResult { nodes, elapsed: start.elapsed() }
 }
 
-/// Searches the game's bench positions to `depth` (default `DEPTH`) with default weights.
+/// Searches the game's bench positions to `depth` (default `DEPTH`) with default weights and
+/// parameters.
 pub fn bench(game: GameKind, depth: Option<u32>) -> BenchResult {
+    bench_with(game, depth, &default_weights(game), SearchParams::default(), HASH_MB)
+}
+
+/// [`bench`] with the game's full weight vector `weights`, `params` and a `hash_mb` table (fresh
+/// for each position): what an engine with non-default options would bench.
+pub fn bench_with(
+    game: GameKind,
+    depth: Option<u32>,
+    weights: &[i32],
+    params: SearchParams,
+    hash_mb: usize,
+) -> BenchResult {
     let depth = depth.unwrap_or(DEPTH);
     match game {
-        GameKind::Congo => run::<congo::Position>(CONGO_POSITIONS, depth),
-        GameKind::Congress => run::<congress::Position>(CONGRESS_POSITIONS, depth),
+        GameKind::Congo => run::<congo::Position>(CONGO_POSITIONS, depth, weights, params, hash_mb),
+        GameKind::Congress => run::<congress::Position>(CONGRESS_POSITIONS, depth, weights, params, hash_mb),
+    }
+}
+
+/// The game's bench positions.
+pub fn positions(game: GameKind) -> &'static [&'static str] {
+    match game {
+        GameKind::Congo => CONGO_POSITIONS,
+        GameKind::Congress => CONGRESS_POSITIONS,
     }
 }

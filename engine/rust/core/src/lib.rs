@@ -6,9 +6,10 @@
 //!
 //! The modules, from the board up: `bitboard`, `types`, `board` (the shared board), `moves`,
 //! `notation` (position strings and moves as text), `rules` (one interface over both games),
-//! `congo` and `congress` (each game's rules), `perft`; `eval` (weight tables, evaluation), `limits`, `timeman`, `search`,
-//! `bench`; `ending` (results, adjudication, the end of a game), `clock`, `play` (whole games),
-//! `replay` (records checked move by move).
+//! `congo` and `congress` (each game's rules), `perft`; `eval` (weight tables, evaluation),
+//! `params` (the search's parameter table), `limits`, `timeman`, `search`, `bench`; `ending`
+//! (results, adjudication, the end of a game), `clock`, `play` (whole games), `replay` (records
+//! checked move by move).
 
 pub mod bench;
 pub mod bitboard;
@@ -22,6 +23,7 @@ pub mod eval;
 pub mod limits;
 pub mod moves;
 pub mod notation;
+pub mod params;
 pub mod perft;
 pub mod play;
 pub mod replay;

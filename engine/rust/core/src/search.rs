@@ -1,5 +1,6 @@
 //! Iterative-deepening principal variation search with a transposition table, quiescence on
-//! captures, and move ordering (TT move, captures by victim value, killers, history).
+//! captures, and move ordering (TT move, captures by victim value, killers, history). Its numbers
+//! are the named parameters of `crate::params`.
 //!
 //! With a depth or node limit and a fresh `Searcher` the result is the same on every run and
 //! machine: nothing depends on time unless a time limit is given. A timed search can be repeated
@@ -7,10 +8,13 @@
 //! (from the same searcher state) stops where it stopped, because the only thing time decides is
 //! the node at which the search stops, and a stopped iteration leaves no trace in the searcher.
 
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use crate::eval::Evaluate;
 use crate::limits::SearchLimits;
+pub use crate::params::SearchParams;
 use crate::timeman::{self, Allotment};
 use crate::types::Color;
 
@@ -61,6 +65,9 @@ struct Entry<M> {
     bound: Bound,
 }
 
+/// Called with each completed iteration of a search, as it completes.
+pub type IterationHook<M> = Box<dyn FnMut(&Iteration<M>) + Send>;
+
 /// One engine's search state: transposition table, killers and history. Reuse it across the
 /// moves of one game; create a new one (or `clear`) for a deterministic fresh search.
 pub struct Searcher<P: Evaluate> {
@@ -68,10 +75,14 @@ pub struct Searcher<P: Evaluate> {
     killers: Vec<[Option<P::Move>; 2]>,
     history: Vec<i32>,
     weights: Vec<i32>,
+    params: SearchParams,
     nodes: u64,
     stop: bool,
     /// The node count at which `stop` was set.
     stopped_at: u64,
+    /// Set by another thread to stop the search (read with the clock, every 1024 nodes).
+    external_stop: Option<Arc<AtomicBool>>,
+    on_iteration: Option<IterationHook<P::Move>>,
     node_limit: u64,
     /// Stop wherever the search is (hard) / start no new iteration (soft).
     deadline: Option<Instant>,
@@ -81,9 +92,17 @@ pub struct Searcher<P: Evaluate> {
 }
 
 impl<P: Evaluate> Searcher<P> {
+    /// A searcher with the default parameters and a table of at most `hash_mb` MiB.
     pub fn new(weights: Vec<i32>, hash_mb: usize) -> Searcher<P> {
+        Searcher::with_params(weights, SearchParams::default(), hash_mb)
+    }
+
+    /// A searcher with the parameters `params` and a table of at most `hash_mb` MiB.
+    pub fn with_params(weights: Vec<i32>, params: SearchParams, hash_mb: usize) -> Searcher<P> {
         let entry = std::mem::size_of::<Option<Entry<P::Move>>>().max(1);
-        Searcher::with_entries(weights, ((hash_mb.max(1) << 20) / entry).next_power_of_two() / 2)
+        let mut searcher = Searcher::with_entries(weights, ((hash_mb.max(1) << 20) / entry).next_power_of_two() / 2);
+        searcher.params = params;
+        searcher
     }
 
     /// A searcher whose table has `entries` slots (rounded to a power of two, at least 1024).
@@ -96,9 +115,12 @@ impl<P: Evaluate> Searcher<P> {
             killers: vec![[None; 2]; MAX_PLY + 1],
             history: vec![0; 64 * 64],
             weights,
+            params: SearchParams::default(),
             nodes: 0,
             stop: false,
             stopped_at: 0,
+            external_stop: None,
+            on_iteration: None,
             node_limit: u64::MAX,
             deadline: None,
             soft_deadline: None,
@@ -114,6 +136,27 @@ impl<P: Evaluate> Searcher<P> {
 
     pub fn weights(&self) -> &[i32] {
         &self.weights
+    }
+
+    pub fn params(&self) -> &SearchParams {
+        &self.params
+    }
+
+    /// Replaces the parameters (the table, killers and history are kept).
+    pub fn set_params(&mut self, params: SearchParams) {
+        self.params = params;
+    }
+
+    /// A flag another thread sets to stop the search; it acts like a time limit (the last
+    /// completed iteration's move is returned). The searcher never resets it.
+    pub fn set_stop_flag(&mut self, flag: Option<Arc<AtomicBool>>) {
+        self.external_stop = flag;
+    }
+
+    /// A hook called with every completed iteration (for live output); it does not change the
+    /// search.
+    pub fn set_iteration_hook(&mut self, hook: Option<IterationHook<P::Move>>) {
+        self.on_iteration = hook;
     }
 
     /// Searches `pos`; `history` holds the hashes of earlier positions of the game (a position
@@ -157,7 +200,7 @@ impl<P: Evaluate> Searcher<P> {
         }
         let root_path = self.path.len();
         for depth in 1..=max_depth {
-            let score = self.negamax(pos, depth as i32, 0, -INF, INF);
+            let score = self.root_search(pos, depth as i32, (depth > 1).then_some(result.score));
             debug_assert_eq!(self.path.len(), root_path, "every move made in the search was undone");
             debug_assert!((-MATE..=MATE).contains(&score));
             if self.stop && depth > 1 {
@@ -171,6 +214,9 @@ impl<P: Evaluate> Searcher<P> {
             }
             result.pv = pv.clone();
             result.iterations.push(Iteration { depth, score, nodes: self.nodes, elapsed: start.elapsed(), pv });
+            if let (Some(hook), Some(it)) = (self.on_iteration.as_mut(), result.iterations.last()) {
+                hook(it);
+            }
             if self.stop || score.abs() > MATE_BOUND && (MATE - score.abs()) as u32 <= depth {
                 break;
             }
@@ -182,6 +228,30 @@ impl<P: Evaluate> Searcher<P> {
         result.elapsed = start.elapsed();
         result.budget = if self.stop { self.stopped_at } else { self.nodes + 1 };
         result
+    }
+
+    /// The root search of one iteration: with an aspiration window around the previous
+    /// iteration's score, widened on the side that fails until the score falls inside it.
+    fn root_search(&mut self, pos: &P, depth: i32, previous: Option<i32>) -> i32 {
+        let mut delta = self.params.aspiration_window;
+        let Some(prev) = previous.filter(|s| delta > 0 && s.abs() < MATE_BOUND) else {
+            return self.negamax(pos, depth, 0, -INF, INF);
+        };
+        let (mut alpha, mut beta) = ((prev - delta).max(-INF), (prev + delta).min(INF));
+        loop {
+            let score = self.negamax(pos, depth, 0, alpha, beta);
+            if self.stop {
+                return score;
+            }
+            if score <= alpha && alpha > -INF {
+                alpha = (score - delta).max(-INF);
+            } else if score >= beta && beta < INF {
+                beta = (score + delta).min(INF);
+            } else {
+                return score;
+            }
+            delta = delta.saturating_mul(2);
+        }
     }
 
     fn slot(&self, key: u64) -> usize {
@@ -216,7 +286,11 @@ impl<P: Evaluate> Searcher<P> {
         if self.stop {
             return;
         }
-        let out_of_time = || self.deadline.is_some_and(|deadline| Instant::now() >= deadline);
+        // An external stop acts like the clock: checked as often, and at a node too.
+        let out_of_time = || {
+            self.deadline.is_some_and(|deadline| Instant::now() >= deadline)
+                || self.external_stop.as_ref().is_some_and(|flag| flag.load(Ordering::Relaxed))
+        };
         if self.nodes >= self.node_limit || (self.nodes & 1023 == 0 && out_of_time()) {
             self.stop = true;
             self.stopped_at = self.nodes;
@@ -278,23 +352,37 @@ impl<P: Evaluate> Searcher<P> {
         // Step 5. Order moves: TT move, captures by victim value, killers, history
         self.order(pos, &mut moves, tt.and_then(|e| e.mv), ply);
 
-        // Step 6. Loop through all legal moves until none remain or one fails high
+        // Step 6. Futility: near the horizon of a non-PV node, when the static evaluation plus a
+        // margin cannot reach alpha, only captures (and the first move) are searched
+        let p = self.params;
+        let futile = p.futility_margin > 0
+            && !pv_node
+            && depth <= p.futility_depth
+            && alpha.abs() < MATE_BOUND
+            && pos.evaluate(&self.weights) + p.futility_margin * depth <= alpha;
+
+        // Step 7. Loop through all legal moves until none remain or one fails high
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_move = None;
         for (i, m) in moves.iter().enumerate() {
-            // Step 7. Make the move
+            let quiet = pos.capture_value(m, &self.weights) == 0;
+            if futile && quiet && i > 0 {
+                continue;
+            }
+
+            // Step 8. Make the move
             let child = pos.play(m);
             self.path.push(child.hash());
-            let quiet = pos.capture_value(m, &self.weights) == 0;
 
-            // Step 8. Search it: the first move with the full window, later ones with a null
+            // Step 9. Search it: the first move with the full window, later ones with a null
             // window, reduced (LMR) when late and quiet at a non-PV node; a reduced move that beats
             // alpha is searched again at full depth, then with the full window if inside it
             let score = if i == 0 {
                 -self.negamax(&child, depth - 1, ply + 1, -beta, -alpha)
             } else {
-                let reduction = if depth >= 3 && i >= 3 && quiet && !pv_node { 1 + (i >= 8) as i32 } else { 0 };
+                let late = depth >= p.lmr_min_depth && i >= p.lmr_min_move as usize && quiet && !pv_node;
+                let reduction = if late { self.reduction(depth, i) } else { 0 };
                 let mut s = -self.negamax(&child, depth - 1 - reduction, ply + 1, -alpha - 1, -alpha);
                 if s > alpha && reduction > 0 {
                     s = -self.negamax(&child, depth - 1, ply + 1, -alpha - 1, -alpha);
@@ -307,15 +395,15 @@ impl<P: Evaluate> Searcher<P> {
             };
             debug_assert!((-MATE..=MATE).contains(&score));
 
-            // Step 9. Undo the move
+            // Step 10. Undo the move
             self.path.pop();
 
-            // Step 10. Check for an aborted search: return at once and store nothing
+            // Step 11. Check for an aborted search: return at once and store nothing
             if self.stop {
                 return best.max(score);
             }
 
-            // Step 11. Check for a new best move; a beta cutoff by a quiet move updates the
+            // Step 12. Check for a new best move; a beta cutoff by a quiet move updates the
             // killers and the history
             if score > best {
                 best = score;
@@ -331,15 +419,16 @@ impl<P: Evaluate> Searcher<P> {
                         k[1] = k[0];
                         k[0] = Some(*m);
                     }
+                    let bonus = p.history_depth2 * depth * depth + p.history_depth1 * depth;
                     let h = &mut self.history[P::move_key(m)];
-                    *h = (*h + depth * depth).min(1 << 20);
+                    *h = (*h + bonus).min(p.history_max);
                 }
                 break;
             }
         }
         debug_assert!(best_move.is_some() && (-MATE..=MATE).contains(&best));
 
-        // Step 12. Store the result in the transposition table
+        // Step 13. Store the result in the transposition table
         let bound = if best >= beta {
             Bound::Lower
         } else if best > alpha0 {
@@ -376,9 +465,15 @@ impl<P: Evaluate> Searcher<P> {
         let w = &self.weights;
         moves.sort_by_cached_key(|m| -pos.capture_value(m, w));
 
-        // Step 4. Loop through the captures until none remain or one fails high
+        // Step 4. Loop through the captures until none remain or one fails high; with delta
+        // pruning, stop at the first capture too small to lift the score to alpha (the rest are
+        // smaller)
         let mut best = stand_pat;
+        let delta = self.params.delta_margin;
         for m in &moves {
+            if delta > 0 && stand_pat + pos.capture_value(m, &self.weights) + delta <= alpha {
+                break;
+            }
             let score = -self.quiescence(&pos.play(m), ply + 1, -beta, -alpha);
             debug_assert!((-MATE..=MATE).contains(&score));
             if self.stop {
@@ -397,22 +492,38 @@ impl<P: Evaluate> Searcher<P> {
         best
     }
 
+    /// Plies to reduce the late quiet move `i` at `depth` by; it leaves at least the horizon.
+    fn reduction(&self, depth: i32, i: usize) -> i32 {
+        let p = &self.params;
+        let mut r = p.lmr_reduction;
+        if i >= p.lmr_late_move as usize {
+            r += p.lmr_late_reduction;
+        }
+        if p.lmr_depth_divisor > 0 {
+            r += depth / p.lmr_depth_divisor;
+        }
+        r.min(depth - 1)
+    }
+
+    /// Sorts the moves by ordering score, highest first (a stable sort): the TT move, captures,
+    /// killers, then quiet moves by history.
     fn order(&self, pos: &P, moves: &mut [P::Move], tt_move: Option<P::Move>, ply: usize) {
         let killers = self.killers[ply];
         let w = &self.weights;
+        let p = &self.params;
         moves.sort_by_cached_key(|m| {
             if Some(*m) == tt_move {
                 return i32::MIN;
             }
             let victim = pos.capture_value(m, w);
             if victim > 0 {
-                return -(1 << 28) - victim;
+                return -p.order_capture - victim;
             }
             if killers[0] == Some(*m) {
-                return -(1 << 27);
+                return -p.order_killer1;
             }
             if killers[1] == Some(*m) {
-                return -(1 << 27) + 1;
+                return -p.order_killer2;
             }
             -self.history[P::move_key(m)]
         });

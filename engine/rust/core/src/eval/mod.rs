@@ -26,7 +26,7 @@ macro_rules! weight_table {
 mod congo;
 mod congress;
 
-/// One tunable evaluation weight, in centipawn-like units.
+/// One tunable number: an evaluation weight (centipawn-like units) or a search parameter.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct WeightSpec {
     pub name: &'static str,
