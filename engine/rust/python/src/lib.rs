@@ -1,6 +1,7 @@
 //! engine._engine: the thin Python binding of arbiter-core. Python-facing names and errors only;
 //! every rule lives in the core crate.
 
+mod judge;
 mod play;
 mod position;
 
@@ -30,6 +31,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("GAMES", arbiter_core::GameKind::ALL.map(|g| g.name()))?;
     m.add_class::<position::Position>()?;
     m.add_class::<position::Outcome>()?;
+    m.add_class::<judge::GameJudge>()?;
     m.add_class::<play::WeightSpec>()?;
     m.add_function(wrap_pyfunction!(play::weights, m)?)?;
     m.add_function(wrap_pyfunction!(play::validate_weights, m)?)?;

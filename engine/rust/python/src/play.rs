@@ -109,7 +109,7 @@ fn limits_from(limits: Option<&Bound<'_, PyDict>>) -> PyResult<Limits> {
     Ok(out)
 }
 
-fn adjudication_from(adj: Option<&Bound<'_, PyDict>>) -> PyResult<Adjudication> {
+pub(crate) fn adjudication_from(adj: Option<&Bound<'_, PyDict>>) -> PyResult<Adjudication> {
     let mut out = Adjudication::default();
     let Some(adj) = adj else { return Ok(out) };
     for (k, v) in adj.iter() {
