@@ -40,7 +40,7 @@ def player(
     return EnginePlayer(engine_spec, game, timeouts)
 
 
-def group_gone(pgid: int, within_s: float = 2.0) -> bool:
+def group_gone(pgid: int, within_s: float = 5.0) -> bool:
     """True once no process of group ``pgid`` is left, within ``within_s``: the engine itself is
     reaped by the referee; a child of it, killed with the group, is reaped by init a moment
     later."""

@@ -104,7 +104,13 @@ def test_bad_arguments_raise_value_errors() -> None:
 
 
 SPARSE = {
-    "congo": [START["congo"], "4l2/7/7/7/7/7/2L4 w", "1z1l3/7/7/7/7/7/3L1Z1 w", "2l4/1e5/7/7/7/5E1/4L2 b", CHAIN],
+    "congo": [
+        START["congo"],
+        "4l2/7/7/7/7/7/2L4 w",
+        "1z1l3/7/7/7/7/7/3L1Z1 w",
+        "2l4/1e5/7/7/7/5E1/4L2 b",
+        CHAIN,
+    ],
     "congress": [START["congress"], "hh1kk3/8/8/8/8/HH1KK3 w", "3kk1bb/1p6/8/8/6P1/3KK1BB b"],
 }
 ADJUDICATION: dict[str, Any] = {

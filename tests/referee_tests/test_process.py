@@ -24,9 +24,9 @@ from worker.referee.process import (
 )
 
 
-def python(code: str, limits: ResourceLimits = ResourceLimits()) -> EngineProcess:
+def python(code: str, limits: ResourceLimits | None = None) -> EngineProcess:
     """A process running ``code`` in Python."""
-    return EngineProcess.start([sys.executable, "-c", code], env=ENV, limits=limits)
+    return EngineProcess.start([sys.executable, "-c", code], env=ENV, limits=limits or ResourceLimits())
 
 
 @pytest.fixture
@@ -116,7 +116,8 @@ def test_a_flood_of_lines_is_a_violation_and_is_not_kept(processes: list[EngineP
         while process.read_line(soon()) is not None:
             lines += 1
             assert process.buffered_bytes <= 2 * 64 * 1024
-    assert caught.value.reason == f"protocol violation: more than {MAX_ANSWER_BYTES} bytes of output for one answer"
+    flood = f"protocol violation: more than {MAX_ANSWER_BYTES} bytes of output for one answer"
+    assert caught.value.reason == flood
     assert lines < MAX_ANSWER_BYTES // 90
 
 
@@ -127,6 +128,14 @@ def test_an_endless_line_is_a_violation_with_a_bounded_buffer(processes: list[En
         process.read_line(soon())
     assert caught.value.reason == f"protocol violation: a line longer than {MAX_LINE_BYTES} bytes"
     assert process.buffered_bytes <= MAX_LINE_BYTES + 64 * 1024
+
+
+def test_a_whole_over_long_line_is_a_violation(processes: list[EngineProcess]) -> None:
+    process = python(f"print('x' * {MAX_LINE_BYTES + 1}, flush=True); import time; time.sleep(60)")
+    processes.append(process)
+    with pytest.raises(EngineFault) as caught:
+        process.read_line(soon())
+    assert caught.value.reason == f"protocol violation: a line longer than {MAX_LINE_BYTES} bytes"
 
 
 def test_answers_are_counted_separately(processes: list[EngineProcess]) -> None:

@@ -259,6 +259,8 @@ class EngineProcess:
         while True:
             end = self._out.find(b"\n", self._pos)
             if end >= 0:
+                if end - self._pos > MAX_LINE_BYTES:
+                    raise protocol_violation(f"a line longer than {MAX_LINE_BYTES} bytes")
                 raw = bytes(self._out[self._pos : end])
                 self._pos = end + 1
                 line = raw.removesuffix(b"\r").decode("utf-8", "replace")

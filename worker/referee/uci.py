@@ -83,7 +83,8 @@ class OptionSpec:
     def command(self, value: OptionValue) -> str:
         """The ``setoption`` line setting this option to ``value``; EngineConfigError naming the
         option and what it expects unless the value is one it accepts."""
-        return f"setoption name {self.name}" + ("" if self.type == "button" else f" value {self.text(value)}")
+        text = self.text(value)
+        return f"setoption name {self.name}" + ("" if self.type == "button" else f" value {text}")
 
     def text(self, value: OptionValue) -> str:
         """``value`` as this option's value text, checked."""
