@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from types import TracebackType
 
 from worker.referee.faults import EngineConfigError, EngineFault
@@ -49,6 +49,19 @@ class EngineSpec:
             )
         if self.command not in ("uci", "ugi"):
             raise EngineConfigError(f"handshake command must be uci or ugi, got {self.command!r}")
+
+    def process_limits(self) -> ResourceLimits:
+        """The resource limits of the engine's process: its memory limit grows by the ``Hash``
+        it is given (MiB), as the table is the memory an engine is asked to take."""
+        limits = self.limits
+        hash_mb = next((v for k, v in self.options.items() if k.lower() == "hash"), None)
+        if limits.memory_bytes is None or isinstance(hash_mb, bool):
+            return limits
+        try:
+            extra = int(hash_mb) << 20 if hash_mb is not None else 0
+        except ValueError:
+            return limits  # not a number: setoption will say so
+        return replace(limits, memory_bytes=limits.memory_bytes + max(0, extra))
 
 
 class EnginePlayer:
@@ -98,7 +111,7 @@ class EnginePlayer:
             return self._uci
         spec = self.spec
         process = EngineProcess.start(
-            spec.argv, cwd=spec.cwd, env=spec.env, limits=spec.limits, name=spec.name, log=self.log
+            spec.argv, cwd=spec.cwd, env=spec.env, limits=spec.process_limits(), name=spec.name, log=self.log
         )
         self._process = process
         client = UciClient(process, self.timeouts)
