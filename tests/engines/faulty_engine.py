@@ -18,7 +18,8 @@ default 1), counted from ``ucinewgame``:
 - ``no_readyok``: plays that move, then leaves every ``isready`` unanswered.
 
 With ``FaultOnce <path>`` (``--fault-once``) the fault happens only if ``path`` does not exist,
-and the engine creates it then: a restarted engine plays on normally.
+and the engine creates it then: a restarted engine plays on normally (for the faults of the
+handshake too).
 
 Faults of the handshake, by the command line only: ``--slow-start SECONDS`` (sleeps before
 reading anything), ``--no-uciok`` (id and options, never ``uciok``).
@@ -103,13 +104,7 @@ class FaultyEngine(Engine):
         """True when this move is the one to misbehave on (and, once, marks it done)."""
         if self.fault == "none" or self.moves_this_game != self.fault_ply:
             return False
-        if self.once:
-            try:
-                with open(self.once, "x"):
-                    pass
-            except OSError:
-                return False
-        return True
+        return first_time(self.once)
 
     def on_go(self, go: Go) -> None:
         self.moves_this_game += 1
@@ -158,6 +153,17 @@ class FaultyEngine(Engine):
             super().on_stop()
 
 
+def first_time(marker: str) -> bool:
+    """True unless the file ``marker`` exists, which it does from now on (no marker: always)."""
+    if not marker:
+        return True
+    try:
+        with open(marker, "x"):
+            return True
+    except OSError:
+        return False
+
+
 def illegal_move(position: Any) -> str:
     """A move in the notation, from a square of the side to move's, that is not legal."""
     legal = set(position.legal_moves())
@@ -180,6 +186,9 @@ def main() -> None:
     parser.add_argument("--slow-start", type=float, default=0.0)
     parser.add_argument("--no-uciok", action="store_true")
     args = parser.parse_args()
+    handshake_fault = args.slow_start or args.no_uciok
+    if handshake_fault and not first_time(args.fault_once):
+        args.slow_start, args.no_uciok, args.fault_once = 0, False, ""
     if args.slow_start:
         time.sleep(args.slow_start)
     FaultyEngine(args.fault, args.fault_ply, args.fault_once, args.no_uciok).run()

@@ -112,9 +112,10 @@ def test_a_move_later_than_the_clock_allows_is_a_time_forfeit_even_when_answered
 
 
 @pytest.mark.parametrize("args", [["--slow-start", "60"], ["--no-uciok"]], ids=["slow_start", "no_uciok"])
-def test_no_uciok_in_time(args: list[str]) -> None:
+def test_no_uciok_in_time(args: list[str], tmp_path: Path) -> None:
     quick = replace(QUICK, handshake_s=1.0)
-    with player("congress", (*FAULTY, *args), timeouts=quick) as faulty, player("congress") as plain:
+    argv = (*FAULTY, *args, "--fault-once", str(tmp_path / "done"))
+    with player("congress", argv, timeouts=quick) as faulty, player("congress") as plain:
         started = time.monotonic()
         played = play_game(plain, faulty, "congress", START["congress"], NODES, ADJUDICATION)
         assert time.monotonic() - started < quick.handshake_s + 1.5
@@ -125,8 +126,11 @@ def test_no_uciok_in_time(args: list[str]) -> None:
             "no uciok in time",
         )
         assert played.moves == ()
-        process = faulty.process
-        assert process is not None and process.killed and group_gone(process.pid)
+        first = faulty.process
+        assert first is not None and first.killed and group_gone(first.pid)
+        again = play_game(faulty, plain, "congress", START["congress"], NODES, ADJUDICATION)
+        assert again.reason in RULE_ENDS, again.detail
+        assert faulty.starts == 1 and faulty.process is not first
 
 
 def test_a_batch_goes_on_after_a_crash(tmp_path: Path) -> None:

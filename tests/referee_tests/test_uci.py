@@ -248,3 +248,11 @@ def test_an_infinite_search_is_stopped_at_its_deadline(plain: UciClient) -> None
     best = plain.go(GoLimits(infinite=True), 0.3, AtDeadline.STOP)
     assert best.move in engine.Position.start("congo").legal_moves()
     assert 300 <= best.elapsed_ms < 300 + 1000 * QUICK.stop_s
+
+
+def test_a_move_is_timed_from_go_to_bestmove_with_the_clients_time_source(plain: UciClient) -> None:
+    ticks = iter([100.0, 100.25])  # read when go is written, and when bestmove is read
+    plain.now = lambda: next(ticks)
+    plain.new_game()
+    plain.position(START["congo"])
+    assert plain.go(GoLimits(nodes=100), 5.0, AtDeadline.HANG).elapsed_ms == 250.0
