@@ -29,7 +29,7 @@ NAME = "plain"
 AUTHOR = "arbiter tests"
 GAMES = ("congo", "congress")
 #: Infinite searches run in slices of this many ms, so that ``stop`` is answered quickly.
-SLICE_MS = 200
+SLICE_MS = 50
 MAX_DEPTH = 64
 
 

@@ -221,7 +221,12 @@ class EngineProcess:
         log: Log | None = None,
     ) -> EngineProcess:
         """Starts ``argv`` (no shell) in ``cwd`` with ``env`` (None: this process's) in a new
-        session under ``limits``. EngineConfigError if the program cannot be started at all."""
+        session under ``limits``. EngineConfigError if the program cannot be started at all.
+
+        The limits are set by subprocess's ``preexec_fn``, the standard library's only hook
+        between fork and exec; like any preexec_fn it is unsafe in a process whose other threads
+        may hold locks at the fork, so engines are started from the referee's one thread.
+        """
         argv = [str(a) for a in argv]
         _resolve_program(argv, cwd, env)
         network = network_isolation() if limits.isolate_network else NetworkIsolation("none")
