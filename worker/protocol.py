@@ -84,6 +84,11 @@ class BatchPayload:
     engine_version: str
 
     @property
+    def has_programs(self) -> bool:
+        """Whether a side is played by an engine program (faults can then end games)."""
+        return False
+
+    @property
     def pairs(self) -> int:
         """Game pairs in the batch."""
         return len(self.openings)

@@ -8,13 +8,8 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The Python files on the path from a payload to `play_game`, from the workspace root.
-const PYTHON: &[&str] = &[
-    "engine/__init__.py",
-    "engine/weights.py",
-    "worker/fields.py",
-    "worker/games.py",
-    "worker/protocol.py",
-];
+const PYTHON: &[&str] =
+    &["engine/__init__.py", "engine/weights.py", "worker/fields.py", "worker/games.py", "worker/protocol.py"];
 
 fn visit(dir: &Path, files: &mut Vec<PathBuf>) {
     let Ok(entries) = fs::read_dir(dir) else { return };

@@ -58,6 +58,43 @@ pub mod reasons {
     pub const TIME_FORFEIT: &str = "time_forfeit";
 }
 
+/// Resignation from the engines' own scores: once both sides' last scores agree, for
+/// `resign_plies` consecutive plies, that one side is behind by at least `resign_score`
+/// centipawns, that side resigns. A side that reported no score agrees with nothing.
+#[derive(Clone, Copy, Debug)]
+pub struct ResignWatch {
+    threshold: Option<i32>,
+    plies: u32,
+    streak: u32,
+    /// Each side's last score, from White's point of view.
+    white_view: [Option<i32>; 2],
+}
+
+impl ResignWatch {
+    pub fn new(adjudication: &Adjudication) -> ResignWatch {
+        ResignWatch {
+            threshold: adjudication.resign_score,
+            plies: adjudication.resign_plies.max(1),
+            streak: 0,
+            white_view: [None, None],
+        }
+    }
+
+    /// After `side`'s search scored `score` (from its own point of view), before its move is
+    /// played: the result if the game ends by resignation.
+    pub fn searched(&mut self, side: Color, score: Option<i32>) -> Option<GameResult> {
+        let threshold = self.threshold?;
+        self.white_view[side.index()] = score.map(|s| if side == Color::White { s } else { -s });
+        let agree = |sign: i32| self.white_view.iter().all(|v| v.is_some_and(|v| sign * v >= threshold));
+        self.streak = if agree(1) || agree(-1) { self.streak + 1 } else { 0 };
+        if self.streak < self.plies {
+            return None;
+        }
+        let white_ahead = self.white_view[0].unwrap_or(0) > 0;
+        Some(GameResult::win_for(if white_ahead { Color::White } else { Color::Black }))
+    }
+}
+
 /// Hashes a Zobrist key by itself: the keys are random already.
 #[derive(Default)]
 pub struct KeyHasher(u64);

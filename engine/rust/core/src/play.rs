@@ -4,11 +4,10 @@
 use std::time::Instant;
 
 use crate::clock::GameClock;
-use crate::ending::{reasons, Adjudication, EndWatch, GameResult};
+use crate::ending::{reasons, Adjudication, EndWatch, GameResult, ResignWatch};
 use crate::eval::Evaluate;
 use crate::limits::{Limits, SearchLimits};
-use crate::search::{white_view, Searcher};
-use crate::types::Color;
+use crate::search::Searcher;
 
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct GameRecord<M> {
@@ -47,9 +46,7 @@ pub fn play_game<P: Evaluate>(
         budgets: Vec::new(),
         times_ms: Vec::new(),
     };
-    // Consecutive plies in which both sides' last scores agree that White (+) or Black (-) is lost.
-    let mut resign_streak = 0u32;
-    let mut last_white_view: [Option<i32>; 2] = [None, None];
+    let mut resign = ResignWatch::new(&adjudication);
     let (result, reason) = loop {
         if let Some(end) = watch.end(&pos) {
             break end;
@@ -73,18 +70,8 @@ pub fn play_game<P: Evaluate>(
         let Some(mv) = found.best_move else {
             break (GameResult::win_for(side.other()), "no_legal_move");
         };
-        if let Some(threshold) = adjudication.resign_score {
-            last_white_view[side.index()] = Some(white_view(found.score, side));
-            let agree = |sign: i32| last_white_view.iter().all(|s| s.is_some_and(|v| sign * v >= threshold));
-            if agree(1) || agree(-1) {
-                resign_streak += 1;
-            } else {
-                resign_streak = 0;
-            }
-            if resign_streak >= adjudication.resign_plies.max(1) {
-                let white_ahead = last_white_view[0].unwrap_or(0) > 0;
-                break (GameResult::win_for(if white_ahead { Color::White } else { Color::Black }), reasons::RESIGN);
-            }
+        if let Some(result) = resign.searched(side, Some(found.score)) {
+            break (result, reasons::RESIGN);
         }
         pos = pos.play(&mv);
         record.moves.push(mv);

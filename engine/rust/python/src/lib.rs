@@ -1,6 +1,8 @@
 //! engine._engine: the thin Python binding of arbiter-core. Python-facing names and errors only;
 //! every rule lives in the core crate.
 
+mod clock;
+mod judge;
 mod limits;
 mod play;
 mod position;
@@ -32,6 +34,8 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("GAMES", arbiter_core::GameKind::ALL.map(|g| g.name()))?;
     m.add_class::<position::Position>()?;
     m.add_class::<position::Outcome>()?;
+    m.add_class::<judge::GameJudge>()?;
+    m.add_class::<clock::GameClock>()?;
     m.add_class::<play::WeightSpec>()?;
     m.add_class::<limits::Limits>()?;
     m.add_class::<limits::TimeControl>()?;

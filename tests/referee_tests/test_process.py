@@ -1,0 +1,222 @@
+"""worker.referee.process: an engine process on a leash, with small programs as engines."""
+
+from __future__ import annotations
+
+import errno
+import os
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from referee_testkit import ENV, group_gone
+
+from worker.referee.faults import EngineConfigError, EngineFault, FaultKind
+from worker.referee.process import (
+    MAX_ANSWER_BYTES,
+    MAX_LINE_BYTES,
+    STDERR_LINE_CHARS,
+    STDERR_LINES,
+    EngineProcess,
+    ResourceLimits,
+    network_isolation,
+)
+
+
+def python(code: str, limits: ResourceLimits | None = None) -> EngineProcess:
+    """A process running ``code`` in Python."""
+    return EngineProcess.start([sys.executable, "-c", code], env=ENV, limits=limits or ResourceLimits())
+
+
+@pytest.fixture
+def processes() -> Iterator[list[EngineProcess]]:
+    """Processes killed at the end of the test, whatever happened."""
+    started: list[EngineProcess] = []
+    yield started
+    for process in started:
+        process.kill()
+
+
+def soon(seconds: float = 5.0) -> float:
+    return time.monotonic() + seconds
+
+
+def test_lines_in_and_out(processes: list[EngineProcess]) -> None:
+    seen: list[tuple[str, str]] = []
+    echo = "import sys\nfor line in sys.stdin:\n    print('got', line.strip(), end='\\r\\n', flush=True)"
+    process = EngineProcess.start(
+        [sys.executable, "-c", echo], env=ENV, log=lambda way, line: seen.append((way, line))
+    )
+    processes.append(process)
+    process.send("hello  world", 1.0)
+    assert process.read_line(soon()) == "got hello  world"
+    assert seen == [(">", "hello  world"), ("<", "got hello  world")]
+    assert process.read_line(time.monotonic() + 0.05) is None  # nothing more: the deadline passes
+
+
+@pytest.mark.parametrize(
+    ("code", "how"),
+    [
+        ("import os, signal; os.kill(os.getpid(), signal.SIGSEGV)", "crashed: signal 11"),
+        ("import sys; sys.exit(1)", "crashed: exit status 1"),
+        ("print('bye')", "crashed: exit status 0"),
+    ],
+)
+def test_how_an_engine_ended(code: str, how: str, processes: list[EngineProcess]) -> None:
+    process = python(code)
+    processes.append(process)
+    started = time.monotonic()
+    with pytest.raises(EngineFault) as caught:
+        while process.read_line(soon()) is not None:
+            pass
+    assert (caught.value.kind, caught.value.reason) == (FaultKind.CRASH, how)
+    assert time.monotonic() - started < 3
+    process.kill()
+    assert process.exit_how() == how.removeprefix("crashed: ")
+
+
+def test_kill_ends_the_whole_group_and_reaps_it() -> None:
+    # The engine starts a child of its own, which ignores SIGTERM: both must go.
+    code = (
+        "import signal, subprocess, sys, time\n"
+        "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        "print(child.pid, flush=True)\n"
+        "time.sleep(60)\n"
+    )
+    process = python(code)
+    child = int(process.read_line(soon()) or "0")
+    started = time.monotonic()
+    process.kill()
+    assert time.monotonic() - started < 2
+    assert process.killed
+    assert group_gone(process.pid)
+    assert not os.path.exists(f"/proc/{child}")
+    process.kill()  # twice is harmless
+
+
+def test_a_stuck_reader_cannot_block_a_write(processes: list[EngineProcess]) -> None:
+    process = python("import time; time.sleep(60)")  # never reads its input
+    processes.append(process)
+    started = time.monotonic()
+    with pytest.raises(EngineFault) as caught:
+        for _ in range(100):
+            process.send("x" * 10_000, 0.3)
+    assert caught.value.reason == "hang"
+    assert time.monotonic() - started < 2
+
+
+def test_a_flood_of_lines_is_a_violation_and_is_not_kept(processes: list[EngineProcess]) -> None:
+    process = python("import sys\nwhile True:\n    sys.stdout.write('info string ' + 'x' * 80 + '\\n')")
+    processes.append(process)
+    process.begin_answer()
+    lines = 0
+    with pytest.raises(EngineFault) as caught:
+        while process.read_line(soon()) is not None:
+            lines += 1
+            assert process.buffered_bytes <= 2 * 64 * 1024
+    flood = f"protocol violation: more than {MAX_ANSWER_BYTES} bytes of output for one answer"
+    assert caught.value.reason == flood
+    assert lines < MAX_ANSWER_BYTES // 90
+
+
+def test_an_endless_line_is_a_violation_with_a_bounded_buffer(processes: list[EngineProcess]) -> None:
+    process = python("import sys\nwhile True:\n    sys.stdout.write('x' * 4096)")
+    processes.append(process)
+    with pytest.raises(EngineFault) as caught:
+        process.read_line(soon())
+    assert caught.value.reason == f"protocol violation: a line longer than {MAX_LINE_BYTES} bytes"
+    assert process.buffered_bytes <= MAX_LINE_BYTES + 64 * 1024
+
+
+def test_a_whole_over_long_line_is_a_violation(processes: list[EngineProcess]) -> None:
+    process = python(f"print('x' * {MAX_LINE_BYTES + 1}, flush=True); import time; time.sleep(60)")
+    processes.append(process)
+    with pytest.raises(EngineFault) as caught:
+        process.read_line(soon())
+    assert caught.value.reason == f"protocol violation: a line longer than {MAX_LINE_BYTES} bytes"
+
+
+def test_answers_are_counted_separately(processes: list[EngineProcess]) -> None:
+    # 700 KiB per answer, twice: each answer is under the bound though the total is not.
+    code = "import sys\nfor line in sys.stdin:\n    print(('x' * 999 + '\\n') * 700, end='', flush=True)"
+    process = python(code)
+    processes.append(process)
+    for _ in range(2):
+        process.send("go", 1.0)
+        process.begin_answer()
+        for _ in range(700):
+            assert process.read_line(soon()) == "x" * 999
+
+
+def test_stderr_keeps_the_last_lines_clean_and_short(processes: list[EngineProcess]) -> None:
+    code = (
+        "import sys\n"
+        "for i in range(50):\n"
+        "    sys.stderr.write(f'line {i} \\x1b[31mred\\x07\\n')\n"
+        "sys.stderr.write('y' * 1000 + '\\n')\n"
+        "sys.stderr.flush()\n"
+        "print('done', flush=True)\n"
+        "sys.stdin.read()\n"
+    )
+    process = python(code)
+    processes.append(process)
+    assert process.read_line(soon()) == "done"
+    process.send("quit", 1.0)
+    process.kill()
+    tail = process.stderr_tail()
+    assert len(tail) == STDERR_LINES
+    assert tail[-1] == "y" * STDERR_LINE_CHARS
+    assert tail[-2] == "line 49 [31mred"
+    assert all(c.isprintable() for line in tail for c in line)
+
+
+def test_limits_are_set_in_the_child(processes: list[EngineProcess]) -> None:
+    limits = ResourceLimits(memory_bytes=512 << 20, cpu_seconds=30, file_size_bytes=0)
+    process = python("import sys; sys.stdin.read()", limits)
+    processes.append(process)
+    with open(f"/proc/{process.pid}/limits") as f:
+        table = {line[:26].strip(): line[26:].split() for line in f.readlines()[1:]}
+    assert table["Max address space"][:2] == [str(512 << 20)] * 2
+    assert table["Max cpu time"][:2] == ["30", "31"]
+    assert table["Max file size"][:2] == ["0", "0"]
+    assert table["Max core file size"][:2] == ["0", "0"]
+
+
+def test_an_engine_cannot_write_files(tmp_path: Path, processes: list[EngineProcess]) -> None:
+    code = (
+        "import sys\n"
+        f"with open({str(tmp_path / 'f')!r}, 'wb', buffering=0) as f:\n"
+        "    try:\n"
+        "        f.write(b'x')\n"
+        "    except OSError as e:\n"
+        "        print(e.errno, flush=True)\n"
+    )
+    process = python(code)
+    processes.append(process)
+    assert process.read_line(soon()) == str(errno.EFBIG)  # Python ignores SIGXFSZ
+    assert (tmp_path / "f").stat().st_size == 0
+
+
+def test_network_namespace_when_the_machine_can_make_one(processes: list[EngineProcess]) -> None:
+    isolation = network_isolation()
+    code = "import socket; print(' '.join(sorted(n for _, n in socket.if_nameindex())), flush=True)"
+    process = python(code)
+    processes.append(process)
+    assert process.network == isolation
+    interfaces = (process.read_line(soon()) or "").split()
+    if isolation.isolated:
+        assert interfaces == ["lo"]
+    free = python(code, ResourceLimits(isolate_network=False))
+    processes.append(free)
+    assert not free.network.isolated
+
+
+def test_a_missing_program_is_a_configuration_error() -> None:
+    with pytest.raises(EngineConfigError, match="not an executable"):
+        EngineProcess.start(["./no-such-engine"])
+    with pytest.raises(EngineConfigError, match="not on the PATH"):
+        EngineProcess.start(["no-such-engine-anywhere"])
+    with pytest.raises(EngineConfigError, match="empty"):
+        EngineProcess.start([])

@@ -1,0 +1,118 @@
+"""worker.referee.game and batch: whole games and batches between two plain engines."""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator
+
+import pytest
+from referee_testkit import START, player
+
+import engine
+from coordinator.trust.replay import check_records
+from worker.protocol import Color
+from worker.referee import EnginePlayer, PlayedGame, play_game, play_pairs
+from worker.referee.game import go_limits, score_of, time_limit_ms
+from worker.referee.uci import SearchInfo
+
+RULE_ENDS = {"lion_captured", "kings_captured", "no_legal_move", "repetition", "bare_lions", "ply_limit"}
+ADJUDICATION = engine.Adjudication(max_plies=300, repetition=True, bare_lions=True)
+
+
+@pytest.fixture
+def engines(request: pytest.FixtureRequest) -> Iterator[tuple[EnginePlayer, EnginePlayer]]:
+    game = request.param
+    with player(game, name="one") as one, player(game, name="two") as two:
+        yield one, two
+
+
+def replayed(
+    game: str, played: PlayedGame, adjudication: engine.Adjudication
+) -> tuple[str | None, str | None]:
+    again = engine.replay_game(game, played.opening, list(played.moves), adjudication)
+    return again["result"], again["reason"]
+
+
+@pytest.mark.parametrize("engines", ["congo", "congress"], indirect=True)
+def test_a_whole_game_at_fixed_nodes_is_the_same_twice(engines: tuple[EnginePlayer, EnginePlayer]) -> None:
+    one, two = engines
+    game = one.game
+    first = play_game(one, two, game, START[game], engine.Limits(nodes=1500), ADJUDICATION)
+    second = play_game(one, two, game, START[game], engine.Limits(nodes=1500), ADJUDICATION)
+    assert first.moves == second.moves
+    assert (first.result, first.reason) == (second.result, second.reason)
+    assert first.reason in RULE_ENDS
+    assert replayed(game, first, ADJUDICATION) == (first.result, first.reason)
+    assert len(first.stats) == len(first.moves) > 4
+    assert all(s.nodes is not None and s.nodes > 0 for s in first.stats)
+    assert [s.nodes for s in first.stats] == [s.nodes for s in second.stats]
+    assert first.white_fault is first.black_fault is first.detail is None
+    assert one.starts == two.starts == 1, "the engines stay up from game to game"
+
+
+@pytest.mark.parametrize("engines", ["congo", "congress"], indirect=True)
+def test_a_game_under_a_clock_ends_without_forfeit(engines: tuple[EnginePlayer, EnginePlayer]) -> None:
+    one, two = engines
+    game = one.game
+    limits = engine.Limits(time_control=engine.TimeControl(2_000, 50))
+    adjudication = engine.Adjudication(max_plies=80, repetition=True, bare_lions=True)
+    started = time.monotonic()
+    played = play_game(one, two, game, START[game], limits, adjudication)
+    assert played.reason in RULE_ENDS, played.detail
+    assert replayed(game, played, adjudication) == (played.result, played.reason)
+    # Each side's moves, less its increments, fit in its base time.
+    for side in (0, 1):
+        used = sum(s.time_ms for s in played.stats[side::2])
+        assert used <= 2_000 + 50 * len(played.stats[side::2]) + limits.time_margin_ms
+    assert time.monotonic() - started < 2 * 2.0 + 0.05 * len(played.moves) + 3
+
+
+def test_a_batch_of_pairs_gives_records_the_coordinator_accepts() -> None:
+    game = "congo"
+    openings = [START[game], "gmelecz/ppppppp/7/7/3P3/PPP1PPP/GMELECZ b"]
+    with player(game, name="candidate") as candidate, player(game, name="baseline") as baseline:
+        limits = {0: engine.Limits(nodes=600), 1: engine.Limits(nodes=700)}
+        games = play_pairs(candidate, baseline, game, openings, limits.__getitem__, ADJUDICATION)
+        assert candidate.starts == baseline.starts == 1
+    assert [g.candidate_color for g in games] == [Color.WHITE, Color.BLACK] * 2
+    records = [g.record() for g in games]
+    assert [r.opening for r in records] == [openings[0]] * 2 + [openings[1]] * 2
+    check_records(game, records, ADJUDICATION, engine.Limits(nodes=600), programs=True)
+    assert records[0].moves == games[0].game.moves_text and records[0].plies == len(games[0].game.moves)
+
+
+def test_an_opening_that_has_ended_needs_no_engine() -> None:
+    with player("congo") as one, player("congo") as two:
+        bare = "4l2/7/7/7/7/7/2L4 w"
+        played = play_game(
+            one, two, "congo", bare, engine.Limits(nodes=100), engine.Adjudication(bare_lions=True)
+        )
+        assert (played.result, played.reason, played.moves) == ("1/2-1/2", "bare_lions", ())
+        assert one.starts == two.starts == 0
+
+
+def test_one_engine_cannot_play_both_sides() -> None:
+    with player("congo") as one, pytest.raises(ValueError, match="both sides"):
+        play_game(one, one, "congo", START["congo"], engine.Limits(nodes=10))
+
+
+def test_go_carries_every_limit_of_a_combination() -> None:
+    control = engine.TimeControl(60_000, 500, moves=40)
+    limits = engine.Limits(nodes=5000, depth=9, movetime_ms=300, time_control=control)
+    clock = engine.GameClock(control, limits.time_margin_ms)
+    assert go_limits(limits, clock, "black").command() == (
+        "go wtime 60000 btime 60000 winc 500 binc 500 movestogo 40 movetime 300 nodes 5000 depth 9"
+    )
+    assert time_limit_ms(limits, clock, "white") == 400  # movetime + margin is the nearer limit
+    assert time_limit_ms(engine.Limits(nodes=5), None, "white") is None
+
+
+def info(cp: int | None = None, mate: int | None = None) -> SearchInfo:
+    return SearchInfo(score_cp=cp, score_mate=mate)
+
+
+def test_mate_scores_count_as_the_searchs_own() -> None:
+    assert score_of(info(cp=-35)) == -35
+    assert score_of(info()) is None
+    assert score_of(info(mate=1)) == engine.MATE_SCORE - 1
+    assert score_of(info(mate=-1)) == -(engine.MATE_SCORE - 2)
