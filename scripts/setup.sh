@@ -10,3 +10,6 @@ fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
 .venv/bin/python -m pip install -q -e '.[dev]'
+# arbiter-engine, the built-in engine as a program speaking the engine protocol, beside arbiter.
+cargo build --quiet --release -p arbiter-engine
+install -m 0755 target/release/arbiter-engine .venv/bin/arbiter-engine

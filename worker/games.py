@@ -17,8 +17,11 @@ from typing import Any
 import orjson
 
 import engine
+from worker.program_batch import Fetch, play_program_batch
+from worker.programs import ProgramCache, ProgramError
 from worker.protocol import PAIR_COLORS, BatchPayload, BatchResult, Color, GameRecord, number_list
 from worker.sealing import WorkerKeys, digest, refusal, seal
+from worker.speed import scaled, time_factor
 from worker.tally import tally
 
 PlayGame = Callable[..., dict[str, Any]]
@@ -59,22 +62,59 @@ def pair_limits(limits: engine.Limits, seed: int, pair: int) -> engine.Limits:
 
 
 def play_batch(
-    payload: BatchPayload, play_game: PlayGame | None = None, worker: str | None = None
+    payload: BatchPayload,
+    play_game: PlayGame | None = None,
+    worker: str | None = None,
+    fetch: Fetch | None = None,
+    cache: ProgramCache | None = None,
 ) -> BatchResult:
     """Play every opening of ``payload`` twice, colours reversed; the records and their counts,
-    signed with ``worker`` (default: :func:`worker_name`).
+    signed with ``worker`` (default: :func:`worker_name`). Sides played by engine programs go
+    through the referee, with each program from ``cache`` (``fetch`` gets a missing one); time
+    limits are scaled by this machine's speed when the payload asks.
 
     ``play_game`` defaults to ``engine.play_game``; it is a parameter only so that the plumbing can
     be exercised without the search.
     """
     check_engine_version(payload)
-    play = play_game if play_game is not None else engine.play_game
     started = time.process_time()
+    factor = time_factor() if payload.scale_time and not payload.limits.deterministic else 1.0
+
+    def limits_of(pair: int) -> engine.Limits:
+        return scaled(pair_limits(payload.limits, payload.seed, pair), factor)
+
+    nodes = {"candidate": 0, "baseline": 0}
+    faults: list[dict[str, Any]] = []
+    if payload.has_programs:
+        records, found = play_program_batch(payload, limits_of, fetch, cache)
+        faults = [f.to_json() for f in found]
+    else:
+        records = play_in_process(payload, limits_of, play_game or engine.play_game, nodes)
+    pentanomial, wdl = tally(records)
+    return BatchResult(
+        run_id=payload.run_id,
+        batch_index=payload.batch_index,
+        engine_version=engine.ENGINE_VERSION,
+        pentanomial=pentanomial,
+        wdl=wdl,
+        games=records,
+        nodes=nodes,
+        cpu_seconds=time.process_time() - started,
+        worker=worker or worker_name(),
+        faults=faults,
+        time_factor=factor,
+    )
+
+
+def play_in_process(
+    payload: BatchPayload, limits_of: Callable[[int], engine.Limits], play: PlayGame, nodes: dict[str, int]
+) -> list[GameRecord]:
+    """Every game of ``payload`` with the built-in engine, in this process (``nodes``: each
+    side's searched nodes, added up)."""
     sides = {"candidate": payload.candidate, "baseline": payload.baseline}
     records: list[GameRecord] = []
-    nodes = {"candidate": 0, "baseline": 0}
     for pair, opening in enumerate(payload.openings):
-        limits = pair_limits(payload.limits, payload.seed, pair)
+        limits = limits_of(pair)
         for candidate_color in PAIR_COLORS:
             white, black = (
                 ("candidate", "baseline") if candidate_color is Color.WHITE else ("baseline", "candidate")
@@ -95,36 +135,29 @@ def play_batch(
                     times=" ".join(map(str, played["times_ms"])) if timed else "",
                 )
             )
-    pentanomial, wdl = tally(records)
-    return BatchResult(
-        run_id=payload.run_id,
-        batch_index=payload.batch_index,
-        engine_version=engine.ENGINE_VERSION,
-        pentanomial=pentanomial,
-        wdl=wdl,
-        games=records,
-        nodes=nodes,
-        cpu_seconds=time.process_time() - started,
-        worker=worker or worker_name(),
-    )
+    return records
 
 
-def run_batch(data: Any, worker: str | None = None) -> dict[str, Any]:
+def run_batch(data: Any, worker: str | None = None, fetch: Fetch | None = None) -> dict[str, Any]:
     """Check a JSON payload, play it, return the JSON result (in the local pool, the whole task).
 
-    A malformed payload, or one asking for another engine version, raises a one-line ValueError
-    that the coordinator records as the reason the batch was refused.
+    A malformed payload, one asking for another engine version, or a program this machine cannot
+    have or run, raises a one-line ValueError that the coordinator records as the reason the
+    batch was refused.
     """
-    return play_batch(BatchPayload.from_json(data), worker=worker).to_json()
+    return play_batch(BatchPayload.from_json(data), worker=worker, fetch=fetch).to_json()
 
 
-def answer_batch(data: Any, worker: str) -> dict[str, Any]:
+def answer_batch(data: Any, worker: str, fetch: Fetch | None = None) -> dict[str, Any]:
     """A Celery worker's answer for a JSON payload: the result of :func:`run_batch`, or the
-    refusal of a batch it cannot play (a malformed payload, another engine version)."""
+    refusal of a batch it cannot play (a malformed payload, another engine version, a program it
+    cannot have or run)."""
     try:
-        return run_batch(data, worker=worker)
+        return run_batch(data, worker=worker, fetch=fetch)
     except OtherEngine as e:
         return refusal(str(e), worker, kind="version")
+    except ProgramError as e:
+        return refusal(str(e), worker, kind="program")
     except ValueError as e:
         return refusal(str(e), worker, kind="payload")
 
@@ -132,14 +165,28 @@ def answer_batch(data: Any, worker: str) -> dict[str, Any]:
 Answer = Callable[[Any, str], dict[str, Any]]
 
 
+#: Why a worker without keys plays no engine program.
+UNSIGNED_PROGRAMS = (
+    "this worker starts engine programs only from payloads its fleet's coordinator signed: "
+    "set ARBITER_WORKER_KEY (or ARBITER_SECRET) on it"
+)
+
+
 def answer_task(
-    message: Any, task_id: str, worker: str, keys: WorkerKeys | None, answer: Answer | None = None
+    message: Any,
+    task_id: str,
+    worker: str,
+    keys: WorkerKeys | None,
+    answer: Answer | None = None,
+    fetch: Fetch | None = None,
 ) -> dict[str, Any]:
     """A Celery worker's sealed answer for a batch's task message (the payload's JSON text and the
     coordinator's signature of it for this task): with keys, a payload whose signature does not
-    verify is refused unplayed (nobody's fault but a forger's); the answer binds the digest of the
-    payload played, and is sealed with this worker's key. ``answer`` turns the JSON payload into
-    the body (default :func:`answer_batch`; test workers that lie pass their own)."""
+    verify is refused unplayed (nobody's fault but a forger's); without keys, a payload naming an
+    engine program is refused (only a signed payload may start a program); the answer binds the
+    digest of the payload played, and is sealed with this worker's key. ``answer`` turns the JSON
+    payload into the body (default :func:`answer_batch`, with ``fetch`` getting missing programs;
+    test workers that lie pass their own)."""
     key = keys.key_for(worker) if keys is not None else None
     text = message.get("payload") if isinstance(message, dict) else None
     if not isinstance(text, str):
@@ -152,7 +199,12 @@ def answer_task(
         data = orjson.loads(text)
     except orjson.JSONDecodeError:
         return seal(refusal("the payload is not JSON", worker), task_id, worker, played, key)
-    return seal((answer or answer_batch)(data, worker), task_id, worker, played, key)
+    programs = isinstance(data, dict) and (data.get("candidate_program") or data.get("baseline_program"))
+    if keys is None and programs:
+        return seal(refusal(UNSIGNED_PROGRAMS, worker, kind="program"), task_id, worker, played, key)
+    if answer is None:
+        return seal(answer_batch(data, worker, fetch), task_id, worker, played, key)
+    return seal(answer(data, worker), task_id, worker, played, key)
 
 
 def replay_budgets(data: Any) -> dict[str, Any]:

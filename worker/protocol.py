@@ -32,6 +32,7 @@ from worker.fields import (
     check_str,
     check_weights,
 )
+from worker.programs import EngineProgram
 
 #: The Celery task name coordinators send batches to.
 TASK_NAME = "arbiter.play_batch"
@@ -68,6 +69,10 @@ _RESULT_SET = frozenset(RESULTS)
 _RECORD_KEYS = frozenset(RECORD_FIELDS)
 
 
+#: Payload fields a payload may leave out (their defaults: the built-in engine, time not scaled).
+PAYLOAD_OPTIONAL = ("candidate_program", "baseline_program", "scale_time")
+
+
 @dataclass(frozen=True)
 class BatchPayload:
     """One batch of a run: play each opening twice, colours reversed, candidate white first."""
@@ -82,11 +87,21 @@ class BatchPayload:
     adjudication: engine.Adjudication
     seed: int
     engine_version: str
+    #: The engine programs the sides are played by (None: the built-in engine with its weights).
+    candidate_program: EngineProgram | None = None
+    baseline_program: EngineProgram | None = None
+    #: Whether a worker scales time limits by its own speed (fishtest's way: slow and fast
+    #: machines then play at the same effective strength); never nodes or depth.
+    scale_time: bool = False
 
     @property
     def has_programs(self) -> bool:
         """Whether a side is played by an engine program (faults can then end games)."""
-        return False
+        return self.candidate_program is not None or self.baseline_program is not None
+
+    def programs(self) -> list[EngineProgram]:
+        """The engine programs of the batch."""
+        return [p for p in (self.candidate_program, self.baseline_program) if p is not None]
 
     @property
     def pairs(self) -> int:
@@ -106,6 +121,9 @@ class BatchPayload:
             "adjudication": self.adjudication.to_json(),
             "seed": self.seed,
             "engine_version": self.engine_version,
+            "candidate_program": None if self.candidate_program is None else self.candidate_program.to_json(),
+            "baseline_program": None if self.baseline_program is None else self.baseline_program.to_json(),
+            "scale_time": self.scale_time,
         }
 
     def to_text(self) -> str:
@@ -115,8 +133,8 @@ class BatchPayload:
     @classmethod
     def from_json(cls, data: Any) -> BatchPayload:
         """A payload from its JSON object; ValueError naming the first missing or bad field."""
-        fields = [f for f in cls.__dataclass_fields__]
-        d = check_object(data, "batch payload", fields)
+        fields = [f for f in cls.__dataclass_fields__ if f not in PAYLOAD_OPTIONAL]
+        d = check_object(data, "batch payload", fields, PAYLOAD_OPTIONAL)
         openings = check_list(d["openings"], "batch payload: openings")
         if not openings:
             raise ValueError("batch payload: openings must be a non-empty list of position strings")
@@ -133,7 +151,20 @@ class BatchPayload:
             adjudication=engine.Adjudication.from_json(d["adjudication"], "batch payload: adjudication"),
             seed=check_int(d["seed"], "batch payload: seed"),
             engine_version=check_str(d["engine_version"], "batch payload: engine_version", max_length=128),
+            candidate_program=_program(d.get("candidate_program"), "batch payload: candidate_program"),
+            baseline_program=_program(d.get("baseline_program"), "batch payload: baseline_program"),
+            scale_time=_flag(d.get("scale_time", False), "batch payload: scale_time"),
         )
+
+
+def _program(value: Any, name: str) -> EngineProgram | None:
+    return None if value is None else EngineProgram.from_json(value, name)
+
+
+def _flag(value: Any, name: str) -> bool:
+    if not isinstance(value, bool):
+        raise ValueError(f"{name}: expected true or false")
+    return value
 
 
 # records and results --------------------------------------------------------------------------------------
@@ -279,7 +310,12 @@ RESULT_FIELDS = (
     "wdl",
     "games",
 )
-RESULT_OPTIONAL = ("nodes", "cpu_seconds", "worker")
+RESULT_OPTIONAL = ("nodes", "cpu_seconds", "worker", "faults", "time_factor")
+#: The most faults a result may report (one per game at most), and the stderr lines of each.
+MAX_FAULT_LINES = 20
+MAX_FAULT_TEXT = 300
+#: The range of the factor a worker scales time limits by.
+TIME_FACTOR_RANGE = (0.05, 20.0)
 
 
 @dataclass(frozen=True)
@@ -296,6 +332,10 @@ class BatchResult:
     nodes: dict[str, int] = field(default_factory=dict)
     cpu_seconds: float = 0.0
     worker: str | None = None
+    #: Games lost by an engine program's fault: {"game", "side", "reason", "stderr"} each.
+    faults: list[dict[str, Any]] = field(default_factory=list)
+    #: What the worker scaled time limits by (its speed against the reference; 1: not scaled).
+    time_factor: float = 1.0
 
     @property
     def game_count(self) -> int:
@@ -314,6 +354,8 @@ class BatchResult:
             "nodes": dict(self.nodes),
             "cpu_seconds": self.cpu_seconds,
             "worker": self.worker,
+            "faults": list(self.faults),
+            "time_factor": self.time_factor,
         }
 
     @classmethod
@@ -324,6 +366,7 @@ class BatchResult:
         games = check_list(d["games"], "games")
         nodes = check_object(d.get("nodes", {}), "nodes", (), ("candidate", "baseline"))
         worker = d.get("worker")
+        low, high = TIME_FACTOR_RANGE
         return cls(
             run_id=check_int(d["run_id"], "run_id"),
             batch_index=check_int(d["batch_index"], "batch_index"),
@@ -334,4 +377,33 @@ class BatchResult:
             nodes={k: check_int(v, f"nodes.{k}") for k, v in nodes.items()},
             cpu_seconds=check_float(d.get("cpu_seconds", 0.0), "cpu_seconds"),
             worker=None if worker is None else check_str(worker, "worker", max_length=MAX_WORKER_NAME),
+            faults=check_faults(d.get("faults", []), len(games)),
+            time_factor=check_float(d.get("time_factor", 1.0), "time_factor", low=low, high=high),
         )
+
+
+def check_faults(value: Any, games: int) -> list[dict[str, Any]]:
+    """The faults a result reports: at most one per game, each naming its game, the side
+    (candidate or baseline), the reason and the engine's last stderr lines, all bounded."""
+    faults = check_list(value, "faults")
+    if len(faults) > games:
+        raise ValueError(f"faults: expected at most one per game ({games}), got {len(faults)}")
+    out = []
+    for i, fault in enumerate(faults):
+        name = f"faults[{i}]"
+        f = check_object(fault, name, ("game", "side", "reason", "stderr"))
+        side = check_str(f["side"], f"{name}: side", max_length=16)
+        if side not in ("candidate", "baseline"):
+            raise ValueError(f"{name}: side: expected candidate or baseline, got {side!r}")
+        lines = check_list(f["stderr"], f"{name}: stderr")
+        if len(lines) > MAX_FAULT_LINES:
+            raise ValueError(f"{name}: stderr: expected at most {MAX_FAULT_LINES} lines")
+        out.append(
+            {
+                "game": check_int(f["game"], f"{name}: game", high=max(0, games - 1)),
+                "side": side,
+                "reason": check_str(f["reason"], f"{name}: reason", max_length=MAX_FAULT_TEXT),
+                "stderr": [check_str(x, f"{name}: stderr", max_length=MAX_FAULT_TEXT) for x in lines],
+            }
+        )
+    return out

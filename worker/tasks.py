@@ -15,6 +15,7 @@ from typing import Any
 from celery import shared_task
 
 from worker.games import answer_task
+from worker.programs import redis_fetch
 from worker.protocol import TASK_NAME
 from worker.sealing import WorkerKeys, worker_keys
 
@@ -27,5 +28,7 @@ def keys() -> WorkerKeys | None:
 
 @shared_task(name=TASK_NAME, bind=True)  # type: ignore[untyped-decorator]  # celery ships no type hints
 def play_batch(task: Any, message: Any) -> dict[str, Any]:
-    """Play one batch of game pairs and return its sealed answer."""
-    return answer_task(message, task.request.id, task.request.hostname, keys())
+    """Play one batch of game pairs and return its sealed answer (engine programs it names are
+    fetched from the result backend, where the coordinator put them)."""
+    fetch = redis_fetch(task.app.backend.client)
+    return answer_task(message, task.request.id, task.request.hostname, keys(), fetch=fetch)

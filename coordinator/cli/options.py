@@ -10,6 +10,7 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -33,6 +34,7 @@ from worker.celeryconfig import BROKER_ENV, DEFAULT_PRIORITY, PRIORITIES, RESULT
 if TYPE_CHECKING:  # the store, executors and books load only in the commands that use them
     from coordinator.executors.base import Executor
     from coordinator.store import Run, Store
+    from worker.programs import EngineProgram
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -309,6 +311,49 @@ def check_hypothesis(
             )
     if alpha + beta >= 1:
         raise click.UsageError(f"--alpha/--beta: expected alpha + beta < 1, got {alpha:g} + {beta:g}")
+
+
+@dataclass(frozen=True)
+class Side:
+    """One side of a match as the command line names it: the built-in engine with weights, or
+    an engine program (its weights then unused) with the archive of its files."""
+
+    source: str
+    weights: dict[str, int]
+    program: EngineProgram | None = None
+    archive: bytes | None = None
+
+    def keep(self, store: Store) -> None:
+        """Keep the program's archive in the store (its runs ship it from there)."""
+        if self.program is not None and self.archive is not None:
+            store.keep_program(self.program.digest, self.program.name, self.archive)
+
+
+def read_side(game: str, source: str, option: str) -> Side:
+    """A side from ``default``, a weights JSON file, or an engine file (``.toml``); a
+    BadParameter naming ``option`` and what is wrong."""
+    from coordinator.engine_files import is_engine_file, read_program
+
+    if not is_engine_file(source):
+        return Side(source, read_weights(game, source, option))
+    try:
+        program, archive = read_program(source)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint=option) from None
+    return Side(source, read_weights(game, "default", option), program, archive)
+
+
+def check_programs_can_go(sides: tuple[Side, ...], broker: str | None) -> None:
+    """A UsageError when a side is an engine program and batches would go to a fleet without
+    keys: only a payload the coordinator signed may make a worker start a program."""
+    from worker.sealing import SECRET_ENV, fleet_keys
+
+    named = [s.source for s in sides if s.program is not None]
+    if named and (broker or os.environ.get(BROKER_ENV)) and fleet_keys() is None:
+        raise click.UsageError(
+            f"{named[0]}: engine programs are sent only to a fleet with keys; set {SECRET_ENV} "
+            "(docs/deploy.md, Security)"
+        )
 
 
 def read_weights(game: str, source: str, option: str) -> dict[str, int]:

@@ -21,6 +21,7 @@ from coordinator.cli.options import (
     broker_option,
     check_batch_time,
     check_hypothesis,
+    check_programs_can_go,
     concurrency_option,
     create_or_resume,
     game_argument,
@@ -29,7 +30,7 @@ from coordinator.cli.options import (
     open_executor_and_store,
     priority_option,
     read_book,
-    read_weights,
+    read_side,
     search_limits,
     seed_option,
     store_option,
@@ -103,9 +104,18 @@ def play(store: Store, run: Run, config: SprtConfig, executor: Executor) -> None
 
 @click.command()
 @game_argument()
-@click.option("--candidate", required=True, metavar="FILE", help="Weights of the engine under test (JSON).")
 @click.option(
-    "--baseline", default="default", show_default=True, metavar="FILE|default", help="Weights to beat."
+    "--candidate",
+    required=True,
+    metavar="FILE",
+    help="The engine under test: weights (JSON) of the built-in engine, or an engine file (.toml).",
+)
+@click.option(
+    "--baseline",
+    default="default",
+    show_default=True,
+    metavar="FILE|default",
+    help="The engine to beat: weights (JSON), default, or an engine file (.toml).",
 )
 @hypothesis_options
 @limit_options(f"{SPRT_LIMITS.nodes}")
@@ -149,14 +159,14 @@ def sprt(
     limits = search_limits(nodes, depth, movetime, SPRT_LIMITS, tc, timemargin)
     batch_pairs = batch_pairs_for(click.get_current_context(), batch_pairs, batch_seconds, game, limits)
     check_batch_time(game, limits, batch_pairs, broker)
-    candidate_weights = read_weights(game, candidate, "'--candidate'")
-    baseline_weights = read_weights(game, baseline, "'--baseline'")
+    sides = read_side(game, candidate, "'--candidate'"), read_side(game, baseline, "'--baseline'")
+    check_programs_can_go(sides, broker)
     book_path, openings = read_book(game, book)
     try:
         config = SprtConfig(
             game=game,
-            candidate=candidate_weights,
-            baseline=baseline_weights,
+            candidate=sides[0].weights,
+            baseline=sides[1].weights,
             openings=openings,
             engine_version=engine.ENGINE_VERSION,
             elo0=elo0,
@@ -172,11 +182,16 @@ def sprt(
             book=book_path,
             candidate_source=candidate,
             baseline_source=baseline,
+            candidate_program=sides[0].program,
+            baseline_program=sides[1].program,
+            scale_time=not limits.deterministic,
         )
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     options = ExecutorOptions(broker, concurrency, verify_fraction, priority)
     executor, store = open_executor_and_store(options, store_url)
+    for side in sides:
+        side.keep(store)
     warn_if_games_repeat(config)
     run = create_or_resume(
         store, RunKind.SPRT, game, config.to_json(), config.fingerprint(), finished_too=True

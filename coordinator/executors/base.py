@@ -10,7 +10,7 @@ counts each (run, batch) once. Delivery order is arbitrary.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
@@ -90,6 +90,10 @@ class Executor(ABC):
         """True while checks of results already delivered for ``run_id`` are under way (a run
         must not end before they tell whether what it counted stands)."""
         return False
+
+    def ship_programs(self, archives: Mapping[str, bytes]) -> None:  # noqa: B027 - optional hook
+        """Make the engine programs of the runs to come (archives by digest) available where
+        their batches are played (a no-op where no batch names a program)."""
 
     def set_check_key(self, run_id: int, key: bytes) -> None:  # noqa: B027 - optional hook
         """The secret that chooses which of run ``run_id``'s batches are spot-checked (a no-op

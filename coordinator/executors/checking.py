@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 import os
 from collections import defaultdict, deque
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass
 from typing import Any, Protocol
 
@@ -67,6 +67,7 @@ def only_moves(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
 class Verifier(Protocol):
     """This machine's pool, as checks use it: a payload played again, or a check's data run."""
 
+    def ship_programs(self, archives: Mapping[str, bytes]) -> None: ...
     def submit(self, payload: BatchPayload) -> None: ...
     def submit_job(self, run_id: int, batch_index: int, data: dict[str, Any]) -> None: ...
     def completed(self, timeout: float | None = None) -> Iterator[BatchOutcome]: ...
@@ -201,6 +202,11 @@ class CheckingExecutor(Executor):
     def quarantine(self, worker: str | None, reason: str) -> None:
         """Believe nothing more from ``worker`` (its held results become refusals)."""
         self._quarantined.setdefault(worker or UNNAMED, reason)
+
+    def ship_programs(self, archives: Mapping[str, bytes]) -> None:
+        """The programs go to the workers, and to this machine's pool for its checks."""
+        self.inner.ship_programs(archives)
+        self.verifier.ship_programs(archives)
 
     def set_check_key(self, run_id: int, key: bytes) -> None:
         """The secret that chooses which of run ``run_id``'s batches are checked."""

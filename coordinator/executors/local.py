@@ -14,11 +14,12 @@ import os
 import signal
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
 from typing import Any
 
 from coordinator.executors.base import BatchOutcome, Executor
+from worker.programs import ProgramCache
 from worker.protocol import BatchPayload
 
 #: Batches kept in flight per worker process: one playing, one queued behind it.
@@ -82,6 +83,13 @@ class LocalExecutor(Executor):
                 initializer=_init_worker,
             )
         return self._pool
+
+    def ship_programs(self, archives: Mapping[str, bytes]) -> None:
+        """Unpack the programs into this machine's program cache, where the pool's processes
+        find them."""
+        cache = ProgramCache()
+        for digest, archive in archives.items():
+            cache.install(digest, archive)
 
     def submit(self, payload: BatchPayload) -> None:
         """Queue one batch on the pool (replacing a broken pool first)."""

@@ -19,7 +19,12 @@ from typing import Any
 import engine
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS
 from coordinator.stats import SprtParams
+from worker.programs import EngineProgram
 from worker.protocol import BatchPayload
+
+#: Settings kept out of a configuration's JSON while they hold their default, so that the
+#: fingerprints of runs made before they existed stay what they were.
+_OMITTED_AT_DEFAULT = {"candidate_program": None, "baseline_program": None, "scale_time": False}
 
 
 def derive_seed(seed: int, *labels: object) -> int:
@@ -55,6 +60,11 @@ class SprtConfig:
     book: str = ""
     candidate_source: str = ""
     baseline_source: str = "default"
+    #: Engine programs that play a side instead of the built-in engine (its weights then unused).
+    candidate_program: EngineProgram | None = None
+    baseline_program: EngineProgram | None = None
+    #: Whether workers scale time limits by their speed (timed runs; never nodes or depth).
+    scale_time: bool = False
 
     def __post_init__(self) -> None:
         """Reject settings no run could use (the SPRT settings are checked by ``SprtParams``)."""
@@ -88,14 +98,17 @@ class SprtConfig:
     def to_json(self) -> dict[str, Any]:
         """The configuration as a JSON-safe dict."""
         data = {f.name: getattr(self, f.name) for f in fields(self)}
-        return {
+        out = {
             **data,
             "candidate": dict(self.candidate),
             "baseline": dict(self.baseline),
             "openings": list(self.openings),
             "limits": self.limits.to_json(),
             "adjudication": self.adjudication.to_json(),
+            "candidate_program": None if self.candidate_program is None else self.candidate_program.to_json(),
+            "baseline_program": None if self.baseline_program is None else self.baseline_program.to_json(),
         }
+        return {k: v for k, v in out.items() if k not in _OMITTED_AT_DEFAULT or v != _OMITTED_AT_DEFAULT[k]}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> SprtConfig:
@@ -105,12 +118,22 @@ class SprtConfig:
                 **data,
                 "limits": engine.Limits.from_json(data.get("limits")),
                 "adjudication": engine.Adjudication.from_json(data.get("adjudication")),
+                "candidate_program": _program(data.get("candidate_program")),
+                "baseline_program": _program(data.get("baseline_program")),
             }
         )
+
+    def programs(self) -> list[EngineProgram]:
+        """The engine programs of the run."""
+        return [p for p in (self.candidate_program, self.baseline_program) if p is not None]
 
     def fingerprint(self) -> str:
         """Equal for runs that would play the same games."""
         return fingerprint(self.to_json())
+
+
+def _program(value: Any) -> EngineProgram | None:
+    return None if value is None else EngineProgram.from_json(value)
 
 
 class BatchPlan:
@@ -167,4 +190,7 @@ class BatchPlan:
             adjudication=c.adjudication,
             seed=self.seed_for(batch_index),
             engine_version=c.engine_version,
+            candidate_program=c.candidate_program,
+            baseline_program=c.baseline_program,
+            scale_time=c.scale_time,
         )

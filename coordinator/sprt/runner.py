@@ -163,12 +163,26 @@ class SprtRunner:
             self.quarantines_seen.add(quarantine.worker)
             executor.quarantine(quarantine.worker, quarantine.reason)
         executor.set_check_key(run_id, store.check_key(run_id))
+        self._ship_programs()
         self.cursor = 0
         self.started = time.monotonic()
         self.games_played_here = 0
         self._unsaved = False
         self._saved_at = -math.inf
         self._advance()
+
+    def _ship_programs(self) -> None:
+        """The run's engine programs, from the store, to where its batches are played."""
+        archives = {}
+        for program in self.config.programs():
+            archive = self.store.program_archive(program.digest)
+            if archive is None:
+                raise RunFailed(f"the program {program.name} ({program.digest[:12]}) is not in the store")
+            archives[program.digest] = archive
+        try:
+            self.executor.ship_programs(archives)
+        except (ValueError, OSError) as e:
+            raise RunFailed(str(e)) from None
 
     # counting ---------------------------------------------------------------------------------
 

@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from coordinator.store.connection import read_only_connections, schema_lock
 from coordinator.store.fleet import FleetStore
+from coordinator.store.programs import ProgramStore
 from coordinator.store.results import ResultStore
 from coordinator.store.rows import (
     Activity,
@@ -36,7 +37,7 @@ from coordinator.store.runs import RunStore
 from coordinator.store.urls import DEFAULT_URL, STORE_ENV, engine_url, mask_url, store_url
 
 
-class Store(RunStore, ResultStore, FleetStore):
+class Store(RunStore, ResultStore, FleetStore, ProgramStore):
     """Transactional access to the runs, batches, results and game records of one URL."""
 
 

@@ -41,6 +41,16 @@ def stored_record(values: list[Any]) -> dict[str, Any]:
     return dict(zip(RECORD_FIELDS, values, strict=True))
 
 
+def result_details(result: BatchResult) -> str | None:
+    """What a result reports beside its games, as stored (None when there is nothing)."""
+    details: dict[str, Any] = {}
+    if result.faults:
+        details["faults"] = result.faults
+    if result.time_factor != 1.0:
+        details["time_factor"] = result.time_factor
+    return json.dumps(details) if details else None
+
+
 class ResultStore(Database):
     """The checked results of a store's runs, their game records and the quarantined workers."""
 
@@ -73,6 +83,7 @@ class ResultStore(Database):
                         worker=clip_worker(result.worker),
                         engine_version=result.engine_version,
                         created_at=stamp,
+                        details=result_details(result),
                     )
                 )
                 c.execute(

@@ -16,6 +16,7 @@ from sqlalchemy import (
     Float,
     ForeignKey,
     Integer,
+    LargeBinary,
     MetaData,
     PrimaryKeyConstraint,
     String,
@@ -77,7 +78,22 @@ results = Table(
     Column("worker", String(255)),
     Column("engine_version", String(64), nullable=False),
     Column("created_at", DateTime, nullable=False),
+    #: What the worker reported beside its games (JSON): faults of engine programs, the factor it
+    #: scaled time limits by. None for a plain result.
+    Column("details", Text),
     PrimaryKeyConstraint("run_id", "batch_index"),
+)
+
+#: Engine programs the runs ship to workers: the archive of each program's files, once, by the
+#: digest of its files (worker.programs), so that a resumed run ships the very same program.
+programs = Table(
+    "programs",
+    metadata,
+    Column("digest", String(64), primary_key=True),
+    Column("name", String(200), nullable=False),
+    Column("archive", LargeBinary, nullable=False),
+    Column("size", Integer, nullable=False),
+    Column("stored_at", DateTime, nullable=False),
 )
 
 #: The game records of a batch, as one JSON array (in game order) of records, each an array of the

@@ -45,7 +45,7 @@ import math
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,6 +78,7 @@ from worker.celeryconfig import (
     versioned_queue,
 )
 from worker.connectivity import check_reachable, safe_url
+from worker.programs import PROGRAM_TTL, program_key
 from worker.protocol import MAX_WORKER_NAME, TASK_NAME, BatchPayload
 from worker.sealing import digest, fleet_keys, refusal_reason, sealed_by, task_message, unseal
 
@@ -291,6 +292,21 @@ class CeleryExecutor(Executor):
         return set(self.workers)
 
     # sending ----------------------------------------------------------------------------------
+
+    def ship_programs(self, archives: Mapping[str, bytes]) -> None:
+        """Put the programs' archives where workers fetch them (the result backend, for
+        :data:`PROGRAM_TTL` after this). Only a signed payload may make a worker start a program:
+        without the fleet's keys, ValueError."""
+        if not archives:
+            return
+        if self.keys is None:
+            raise ValueError(
+                "engine programs are sent only to a fleet with keys: set ARBITER_SECRET here and give "
+                "the workers their credentials (docs/deploy.md, Security)"
+            )
+        client = self.app.backend.client
+        for program, archive in archives.items():
+            client.set(program_key(program), archive, ex=PROGRAM_TTL)
 
     def submit(self, payload: BatchPayload) -> None:
         """Send one batch (a failed send is retried by the lease logic, not raised)."""

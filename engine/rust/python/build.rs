@@ -1,15 +1,27 @@
 //! Stamps the engine version Python sees with a hash of everything that decides the games a
 //! worker plays from a payload: the core's sources, this binding's, and the Python code on the way
-//! from a payload to `play_game` (parsing, pair limits, the batch loop). Two builds that could play
-//! differently never share a version: workers take only the batches of their own version, and a
-//! coordinator whose version no worker shares sends nothing instead of blaming the fleet.
+//! from a payload to `play_game` (parsing, pair limits, the batch loop), the referee of engine
+//! programs and `arbiter-engine` (the built-in engine as a program, when it meets one). Two builds
+//! that could play differently never share a version: workers take only the batches of their own
+//! version, and a coordinator whose version no worker shares sends nothing instead of blaming the
+//! fleet.
 
 use std::fs;
 use std::path::{Path, PathBuf};
 
 /// The Python files on the path from a payload to `play_game`, from the workspace root.
-const PYTHON: &[&str] =
-    &["engine/__init__.py", "engine/weights.py", "worker/fields.py", "worker/games.py", "worker/protocol.py"];
+const PYTHON: &[&str] = &[
+    "engine/__init__.py",
+    "engine/weights.py",
+    "worker/fields.py",
+    "worker/games.py",
+    "worker/program_batch.py",
+    "worker/programs.py",
+    "worker/protocol.py",
+    "worker/speed.py",
+];
+/// Folders of Python files on that path (every file in them).
+const PYTHON_FOLDERS: &[&str] = &["worker/referee"];
 
 fn visit(dir: &Path, files: &mut Vec<PathBuf>) {
     let Ok(entries) = fs::read_dir(dir) else { return };
@@ -17,7 +29,7 @@ fn visit(dir: &Path, files: &mut Vec<PathBuf>) {
         let path = entry.path();
         if path.is_dir() {
             visit(&path, files);
-        } else if path.extension().is_some_and(|e| e == "rs") {
+        } else if path.extension().is_some_and(|e| e == "rs" || e == "py") {
             files.push(path);
         }
     }
@@ -28,6 +40,10 @@ fn main() {
     let mut files = Vec::new();
     visit(Path::new("../core/src"), &mut files);
     visit(Path::new("src"), &mut files);
+    visit(Path::new("../uci/src"), &mut files);
+    for folder in PYTHON_FOLDERS {
+        visit(&root.join(folder), &mut files);
+    }
     files.sort();
     files.extend(PYTHON.iter().map(|p| root.join(p)));
     // FNV-1a over every file's path and contents.
@@ -42,5 +58,6 @@ fn main() {
     }
     println!("cargo:rerun-if-changed=../core/src");
     println!("cargo:rerun-if-changed=src");
+    println!("cargo:rerun-if-changed=../uci/src");
     println!("cargo:rustc-env=ARBITER_BUILD_HASH={:08x}", hash >> 32);
 }
