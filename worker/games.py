@@ -18,6 +18,7 @@ import orjson
 
 import engine
 from worker.program_batch import Fetch, play_program_batch
+from worker.program_batch import moves_for_budgets as program_moves
 from worker.programs import ProgramCache, ProgramError
 from worker.protocol import PAIR_COLORS, BatchPayload, BatchResult, Color, GameRecord, number_list
 from worker.sealing import WorkerKeys, digest, refusal, seal
@@ -214,6 +215,9 @@ def replay_budgets(data: Any) -> dict[str, Any]:
     the moves so found, game by game, to be compared with the worker's."""
     payload = BatchPayload.from_json(data["payload"])
     budgets = data["budgets"]
+    if payload.has_programs:
+        found = program_moves(payload, [number_list(b) for b in budgets])
+        return {"games": [{"moves": " ".join(moves)} for moves in found]}
     sides = {"candidate": payload.candidate, "baseline": payload.baseline}
     games = []
     for i, opening in enumerate(index_openings(payload)):

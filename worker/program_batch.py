@@ -19,7 +19,8 @@ from typing import Any
 import engine
 from worker.programs import EngineProgram, ProgramCache, ProgramError
 from worker.protocol import BatchPayload, GameRecord
-from worker.referee import EngineConfigError, EnginePlayer, EngineSpec, PairedGame, play_pairs
+from worker.referee import EngineConfigError, EngineFault, EnginePlayer, EngineSpec, PairedGame, play_pairs
+from worker.referee.uci import AtDeadline, GoLimits
 
 #: Fetches a program's archive by digest (from the coordinator's store or broker).
 Fetch = Callable[[str], bytes]
@@ -64,6 +65,11 @@ def side_spec(payload: BatchPayload, side: str, cache: ProgramCache, fetch: Fetc
         options: dict[str, int | bool | str] = {"Hash": BUILTIN_HASH_MB, **weights}
         argv = (builtin_program(), "--variant", payload.game)
         return EngineSpec(argv, name=f"arbiter ({side})", options=options)
+    return program_spec(program, cache, fetch)
+
+
+def program_spec(program: EngineProgram, cache: ProgramCache, fetch: Fetch | None) -> EngineSpec:
+    """How to run ``program``: from its folder in ``cache`` (fetched if missing), with its options."""
     folder = cache.ready(program.digest, fetch)
     options = dict(program.options)
     return EngineSpec(
@@ -80,10 +86,7 @@ def play_program_batch(
     """Every game of ``payload`` through the referee: the records, and the faults that ended
     games. ProgramError (a ValueError) when a program cannot be had or set up here: nobody's
     fault, and no game is played."""
-    cache = cache or ProgramCache()
-    specs = {side: side_spec(payload, side, cache, fetch) for side in ("candidate", "baseline")}
-    candidate = EnginePlayer(specs["candidate"], payload.game)
-    baseline = EnginePlayer(specs["baseline"], payload.game)
+    candidate, baseline = players(payload, cache or ProgramCache(), fetch)
     try:
         with candidate, baseline:
             played = play_pairs(
@@ -92,6 +95,57 @@ def play_program_batch(
     except EngineConfigError as e:
         raise ProgramError(str(e)) from None
     return [g.record() for g in played], faults_of(played)
+
+
+def players(
+    payload: BatchPayload, cache: ProgramCache, fetch: Fetch | None
+) -> tuple[EnginePlayer, EnginePlayer]:
+    """The candidate's and the baseline's engine, not started yet."""
+    return (
+        EnginePlayer(side_spec(payload, "candidate", cache, fetch), payload.game),
+        EnginePlayer(side_spec(payload, "baseline", cache, fetch), payload.game),
+    )
+
+
+def moves_for_budgets(
+    payload: BatchPayload,
+    budgets: list[list[int]],
+    fetch: Fetch | None = None,
+    cache: ProgramCache | None = None,
+) -> list[list[str]]:
+    """The check of a timed batch with programs: every game played again, each move searched with
+    ``go nodes`` and the nodes the engine reported for it in the worker's game; the moves so
+    found, game by game (a game stops where an engine fails or plays an illegal move)."""
+    candidate, baseline = players(payload, cache or ProgramCache(), fetch)
+    games: list[list[str]] = []
+    try:
+        with candidate, baseline:
+            for i, opening in enumerate(o for o in payload.openings for _ in range(2)):
+                white, black = (candidate, baseline) if i % 2 == 0 else (baseline, candidate)
+                games.append(_repeat(payload.game, opening, white, black, budgets[i]))
+    except EngineConfigError as e:
+        raise ProgramError(str(e)) from None
+    return games
+
+
+def _repeat(
+    game: str, opening: str, white: EnginePlayer, black: EnginePlayer, budgets: list[int]
+) -> list[str]:
+    """One game's moves, each searched with its budget of nodes."""
+    judge = engine.GameJudge(game, opening)
+    moves: list[str] = []
+    try:
+        white.new_game()
+        black.new_game()
+        for budget in budgets:
+            player = white if judge.turn == "white" else black
+            best = player.play(
+                opening, moves, GoLimits(nodes=max(1, budget)), player.timeouts.move_s, AtDeadline.HANG
+            )
+            moves.append(judge.play(best.move))
+    except (EngineFault, ValueError):
+        pass  # the moves so far are what is compared
+    return moves
 
 
 def faults_of(played: list[PairedGame]) -> list[Fault]:

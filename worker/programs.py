@@ -76,8 +76,9 @@ class EngineProgram:
     """A side played by an engine program: ``command`` is its argv, a first word with a slash
     being a path inside the program's folder (where it runs); ``digest`` the :func:`tree_digest`
     of that folder; ``options`` what it is set to before it plays; ``deterministic`` whether it
-    was found to play the same moves twice at fixed nodes (else its games are checked by replay
-    alone, never by playing them again)."""
+    was found to play the same moves twice at fixed nodes, ``replayable`` whether a timed game's
+    moves come again when each is searched with the nodes it reported (else its games of that
+    kind are checked by replay alone, never by playing them again: the run is unverifiable)."""
 
     name: str
     digest: str
@@ -85,6 +86,12 @@ class EngineProgram:
     options: Mapping[str, OptionValue] = field(default_factory=dict)
     protocol: str = "uci"
     deterministic: bool = True
+    replayable: bool = True
+
+    def verifiable(self, timed: bool) -> bool:
+        """Whether its games under fixed limits (``timed``: under time limits) can be checked
+        by playing them again."""
+        return self.replayable if timed else self.deterministic
 
     def to_json(self) -> dict[str, Any]:
         return {
@@ -94,12 +101,15 @@ class EngineProgram:
             "options": dict(self.options),
             "protocol": self.protocol,
             "deterministic": self.deterministic,
+            "replayable": self.replayable,
         }
 
     @classmethod
     def from_json(cls, data: Any, name: str = "program") -> EngineProgram:
         """A program from its JSON object; ValueError naming the first bad field."""
-        d = check_object(data, name, ("name", "digest", "command", "options", "protocol", "deterministic"))
+        d = check_object(
+            data, name, ("name", "digest", "command", "options", "protocol", "deterministic"), ("replayable",)
+        )
         digest = check_str(d["digest"], f"{name}: digest", max_length=64)
         if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
             raise ValueError(f"{name}: digest: expected 64 lower-case hex digits")
@@ -110,9 +120,9 @@ class EngineProgram:
         protocol = check_str(d["protocol"], f"{name}: protocol", max_length=8)
         if protocol not in PROTOCOLS:
             raise ValueError(f"{name}: protocol: expected one of {', '.join(PROTOCOLS)}, got {protocol!r}")
-        deterministic = d["deterministic"]
-        if not isinstance(deterministic, bool):
-            raise ValueError(f"{name}: deterministic: expected true or false")
+        deterministic, replayable = d["deterministic"], d.get("replayable", True)
+        if not isinstance(deterministic, bool) or not isinstance(replayable, bool):
+            raise ValueError(f"{name}: deterministic, replayable: expected true or false")
         return cls(
             name=check_str(d["name"], f"{name}: name", max_length=200),
             digest=digest,
@@ -120,6 +130,7 @@ class EngineProgram:
             options=_check_options(d["options"], f"{name}: options"),
             protocol=protocol,
             deterministic=deterministic,
+            replayable=replayable,
         )
 
     def argv(self, folder: Path) -> tuple[str, ...]:

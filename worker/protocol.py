@@ -104,6 +104,14 @@ class BatchPayload:
         return [p for p in (self.candidate_program, self.baseline_program) if p is not None]
 
     @property
+    def verifiable(self) -> bool:
+        """Whether the batch can be checked by playing it again (or, timed, by repeating each
+        move with its recorded nodes): always with the built-in engine; with programs, when
+        each was found to play alike again."""
+        timed = not self.limits.deterministic
+        return all(p.verifiable(timed) for p in self.programs())
+
+    @property
     def pairs(self) -> int:
         """Game pairs in the batch."""
         return len(self.openings)

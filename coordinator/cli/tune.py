@@ -16,10 +16,12 @@ import engine
 from coordinator.cli.options import (
     MAX_NODES,
     F,
+    Side,
     batch_pairs_option,
     book_option,
     broker_option,
     check_batch_time,
+    check_programs_can_go,
     concurrency_option,
     create_or_resume,
     game_argument,
@@ -28,6 +30,7 @@ from coordinator.cli.options import (
     output_file_option,
     priority_option,
     read_book,
+    read_side,
     read_weights,
     search_limits,
     seed_option,
@@ -238,6 +241,13 @@ def write_report(store: Store, run: Run) -> Path | None:
     help="First champion.",
 )
 @click.option(
+    "--candidate",
+    "engine_file",
+    metavar="ENGINE.toml",
+    help="Tune this engine program's spin options (SPSA) instead of the built-in engine's weights; "
+    "it starts from the values its engine file sets, else its defaults.",
+)
+@click.option(
     "--sampler", type=click.Choice(SAMPLERS), default="tpe", show_default=True, help="Optuna sampler."
 )
 @click.option(
@@ -327,6 +337,7 @@ def tune(
     method: str,
     params: str | None,
     start_file: str,
+    engine_file: str | None,
     sampler: str,
     radius: float | None,
     seed: int,
@@ -368,11 +379,17 @@ def tune(
     check_method_options(method)
     accept_node_counts = parse_node_list(accept_nodes)
     names = [p.strip() for p in params.split(",") if p.strip()] if params else None
-    try:
-        tuned = tuned_names(game, names)
-    except ValueError as e:
-        raise click.BadParameter(str(e), param_hint="'--params'") from None
-    start = {k: int(v) for k, v in read_weights(game, start_file, "'--start'").items()}
+    side = None
+    if engine_file is not None:
+        side, tuned, start, ranges = program_tunables(game, engine_file, start_file, names, method)
+        check_programs_can_go((side,), broker)
+    else:
+        try:
+            tuned = tuned_names(game, names)
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="'--params'") from None
+        start = {k: int(v) for k, v in read_weights(game, start_file, "'--start'").items()}
+        ranges = {}
     limits = search_limits(nodes, depth, movetime, TUNE_LIMITS, tc, timemargin)
     check_batch_time(game, limits, batch_pairs, broker)
     book_path, openings = read_book(game, book)
@@ -409,17 +426,60 @@ def tune(
             max_games=max_games if max_games is not None or method == "optuna" else SPSA_GAMES,
             time_limit=parse_duration(time_limit),
             book=book_path,
-            start_source=start_file,
+            start_source=engine_file or start_file,
+            program=None if side is None else side.program,
+            ranges=ranges,
         )
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     options = ExecutorOptions(broker, concurrency, verify_fraction, priority)
     executor, store = open_executor_and_store(options, store_url)
+    if side is not None:
+        side.keep(store)
     # The same command again continues the run, or only reports it when its budget is used.
     run = create_or_resume(
         store, RunKind.TUNE, game, config.to_json(), config.fingerprint(), finished_too=True
     )
     drive(store, run, config, executor, output)
+
+
+def program_tunables(
+    game: str, source: str, start_file: str, names: list[str] | None, method: str
+) -> tuple[Side, list[str], dict[str, int], dict[str, list[int]]]:
+    """What tuning the engine program of ``source`` means: the program, the spin options tuned
+    (``names``, default all that set playing strength), where they start (the engine file's
+    values, else the program's defaults) and every tunable option's range, from its handshake."""
+    from coordinator.engine_options import declared, tunable_spins
+
+    if method != "spsa":
+        raise click.UsageError("--candidate: an engine program's options are tuned with --method spsa")
+    if start_file != "default":
+        raise click.UsageError("--candidate: the program starts from its engine file's options; drop --start")
+    side = read_side(game, source, "'--candidate'")
+    if side.program is None or side.archive is None:
+        raise click.BadParameter(f"{source}: expected an engine file (.toml)", param_hint="'--candidate'")
+    try:
+        spins = tunable_spins(declared(side.program, side.archive, game))
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="'--candidate'") from None
+    if not spins:
+        raise click.BadParameter(
+            f"{source}: the program declares no spin option to tune", param_hint="'--candidate'"
+        )
+    wanted = names or list(spins)
+    unknown = [n for n in wanted if n not in spins]
+    if unknown:
+        raise click.BadParameter(
+            f"{unknown[0]!r} is not a spin option of {side.program.name} (it has {', '.join(spins)})",
+            param_hint="'--params'",
+        )
+    set_in_file = side.program.options
+    start = {}
+    for name, (low, high, default) in spins.items():
+        value = set_in_file.get(name, default)
+        start[name] = min(max(int(value), low), high) if not isinstance(value, str) else default
+    ranges = {name: [low, high] for name, (low, high, _) in spins.items()}
+    return side, wanted, start, ranges
 
 
 def tune_status(store: Store, run: Run, as_json: bool) -> None:

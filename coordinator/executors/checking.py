@@ -240,7 +240,7 @@ class CheckingExecutor(Executor):
         """Check after all the latest results ``worker`` delivered unchecked in ``run_id``."""
         for payload, result, outcome in self._recent.pop((run_id, worker), ()):
             key = (payload.run_id, payload.batch_index)
-            if key in self._held or key in self._audits:
+            if key in self._held or key in self._audits or not payload.verifiable:
                 continue
             audit = self._audits[key] = _Held(outcome, worker, timed=not checkable_by_replaying(payload))
             self._verify(payload, result, audit)
@@ -255,7 +255,11 @@ class CheckingExecutor(Executor):
             self.verifier.submit(payload)
 
     def _must_check(self, payload: BatchPayload, worker: str) -> bool:
-        """Whether ``worker``'s result for ``payload`` is checked before it counts."""
+        """Whether ``worker``'s result for ``payload`` is checked before it counts (never one
+        that cannot be played alike again: an engine program found not to; such a run is
+        unverifiable, and relies on the replay and the statistics)."""
+        if not payload.verifiable:
+            return False
         if worker not in self._proven or worker in self._suspects[payload.run_id]:
             return True
         key = self._keys.get(payload.run_id, self._fallback_key)

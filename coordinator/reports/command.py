@@ -98,10 +98,11 @@ def tune_command(config: dict[str, Any], store_url: str) -> tuple[str, list[str]
     c = config
     spsa = c.get("method", "optuna") == "spsa"
     args = ["arbiter", "tune", c["game"], "--method", "spsa" if spsa else "optuna"]
-    every = [w.name for w in engine.weights(c["game"])]
+    program = c.get("program") is not None
+    every = list(c.get("ranges", {})) if program else [w.name for w in engine.weights(c["game"])]
     if list(c.get("params", every)) != every:
         args += ["--params", ",".join(c["params"])]
-    args += ["--start", c.get("start_source") or "default"]
+    args += ["--candidate" if program else "--start", c.get("start_source") or "default"]
     if spsa:
         for key, option in (
             ("spsa_lag", "--spsa-lag"),

@@ -15,7 +15,6 @@ import warnings
 from datetime import datetime
 from typing import Any
 
-import engine
 from coordinator.reports.command import tune_command
 from coordinator.reports.match import counted_result_rows, iso, run_info, series
 from coordinator.sprt.config import SprtConfig
@@ -105,7 +104,7 @@ def _weights(game: str, config: TuneConfig, final: dict[str, int]) -> list[dict[
             "change": final.get(w.name, w.default) - config.start.get(w.name, w.default),
             "tuned": w.name in tuned,
         }
-        for w in engine.weights(game)
+        for w in config.tunables()
     ]
 
 

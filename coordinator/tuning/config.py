@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field, fields
+from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
 import engine
@@ -11,8 +11,24 @@ from coordinator.defaults import ADJUDICATION, TUNE_BATCH_PAIRS, TUNE_LIMITS
 from coordinator.sprt.config import SprtConfig, derive_seed, fingerprint
 from coordinator.stats.inputs import check_hypotheses
 from coordinator.tuning import spsa
+from worker.programs import EngineProgram
 
 METHODS = ("optuna", "spsa")
+#: Settings kept out of a configuration's JSON while they hold their default (the fingerprints of
+#: runs made before they existed stay what they were).
+_OMITTED_AT_DEFAULT: dict[str, Any] = {"program": None, "ranges": {}}
+
+
+@dataclass(frozen=True)
+class Tunable:
+    """A number a tuning run may change: an evaluation weight of the built-in engine, or a spin
+    option of an engine program."""
+
+    name: str
+    min: int
+    max: int
+    default: int
+    description: str
 
 
 @dataclass(frozen=True)
@@ -67,6 +83,10 @@ class TuneConfig:
     spsa_a_ratio: float = spsa.A_RATIO
     spsa_alpha: float = spsa.ALPHA
     spsa_gamma: float = spsa.GAMMA
+    #: The engine program tuned (its spin options are the parameters), or None: the built-in
+    #: engine's weights. ``ranges`` holds each spin option's [min, max], as the program declared.
+    program: EngineProgram | None = None
+    ranges: dict[str, list[int]] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         """Reject settings no run could use."""
@@ -122,7 +142,7 @@ class TuneConfig:
     def to_json(self) -> dict[str, Any]:
         """The configuration as a JSON-safe dict."""
         data = {f.name: getattr(self, f.name) for f in fields(self)}
-        return {
+        out = {
             **data,
             "params": list(self.params),
             "start": dict(self.start),
@@ -130,7 +150,10 @@ class TuneConfig:
             "accept_nodes": list(self.accept_nodes),
             "limits": self.limits.to_json(),
             "adjudication": self.adjudication.to_json(),
+            "program": None if self.program is None else self.program.to_json(),
+            "ranges": {k: list(v) for k, v in self.ranges.items()},
         }
+        return {k: v for k, v in out.items() if k not in _OMITTED_AT_DEFAULT or v != _OMITTED_AT_DEFAULT[k]}
 
     @classmethod
     def from_json(cls, data: dict[str, Any]) -> TuneConfig:
@@ -140,8 +163,18 @@ class TuneConfig:
                 **data,
                 "limits": engine.Limits.from_json(data.get("limits")),
                 "adjudication": engine.Adjudication.from_json(data.get("adjudication")),
+                "program": None if data.get("program") is None else EngineProgram.from_json(data["program"]),
             }
         )
+
+    def tunables(self) -> list[Tunable]:
+        """Everything this run could tune, in order: the built-in engine's weight table, or the
+        tuned program's spin options."""
+        if self.program is None:
+            table = engine.weights(self.game)
+            return [Tunable(w.name, w.min, w.max, w.default, w.description) for w in table]
+        what = f"spin option of {self.program.name}"
+        return [Tunable(n, lo, hi, self.start.get(n, lo), what) for n, (lo, hi) in self.ranges.items()]
 
     def fingerprint(self) -> str:
         """Equal for runs with the same settings."""
@@ -172,6 +205,14 @@ class TuneConfig:
     ) -> SprtConfig:
         """A match of ``candidate`` against ``baseline``: the run's game, book, limits (unless
         given) and batches, with the given SPRT settings, budget and seed."""
+        programs: dict[str, Any] = {}
+        if self.program is not None:  # the parameters are the program's options; no weights
+            base = dict(self.program.options)
+            programs = {
+                "candidate_program": replace(self.program, options=base | dict(candidate)),
+                "baseline_program": replace(self.program, options=base | dict(baseline)),
+            }
+            candidate, baseline = {}, {}
         return SprtConfig(
             game=self.game,
             candidate=dict(candidate),
@@ -185,6 +226,7 @@ class TuneConfig:
             book=self.book,
             candidate_source=sources[0],
             baseline_source=sources[1],
+            **programs,
             **sprt,
         )
 

@@ -25,7 +25,6 @@ from __future__ import annotations
 import time
 from dataclasses import dataclass
 
-import engine
 from coordinator.executors.base import BatchOutcome
 from coordinator.runs import RunKind, RunState
 from coordinator.sprt.config import SprtConfig
@@ -56,8 +55,9 @@ class SpsaProgress:
 
 
 def plan_of(config: TuneConfig) -> spsa.SpsaPlan:
-    """The SPSA plan of a run: its tuned weights' ranges from the engine's table."""
-    table = {w.name: w for w in engine.weights(config.game)}
+    """The SPSA plan of a run: its tuned parameters' ranges (the engine's weight table, or the
+    tuned program's spin options)."""
+    table = {t.name: t for t in config.tunables()}
     return spsa.plan_for(
         [(name, table[name].min, table[name].max) for name in config.params],
         config.iterations,

@@ -221,6 +221,8 @@ class CeleryExecutor(Executor):
         self._poll_interval = POLL_INTERVAL
         self._outage: str | None = None
         self._closed = False
+        #: Programs put on the result backend, and when (a run's matches share them).
+        self._shipped: dict[str, float] = {}
         #: Batches sent again after their lease ran out (for reports and tests).
         self.resubmissions = 0
 
@@ -306,7 +308,10 @@ class CeleryExecutor(Executor):
             )
         client = self.app.backend.client
         for program, archive in archives.items():
-            client.set(program_key(program), archive, ex=PROGRAM_TTL)
+            shipped = self._shipped.get(program)
+            if shipped is None or time.monotonic() - shipped > PROGRAM_TTL / 2:
+                client.set(program_key(program), archive, ex=PROGRAM_TTL)
+                self._shipped[program] = time.monotonic()
 
     def submit(self, payload: BatchPayload) -> None:
         """Send one batch (a failed send is retried by the lease logic, not raised)."""
