@@ -3,7 +3,8 @@
 (docs/protocol.md), besides a weights file or ``default`` for the built-in engine.
 
     name = "Plain 1.0"                 # how reports name it (default: the file's name)
-    command = ["./plain"]              # argv; a first word with a slash is a file of the program
+    command = ["./plain"]              # argv; a relative first word with a slash is a file of the
+                                       # program; "python3" or "/usr/bin/java" are the machine's
     workdir = "."                      # the program's folder, from the engine file's folder
     files = ["plain", "nets/x.bin"]    # what is shipped to workers (default: the command's file)
     protocol = "uci"                   # or "ugi"
@@ -31,6 +32,7 @@ from worker.programs import (
     OptionValue,
     ProgramError,
     files_digest,
+    is_program_file,
     pack,
 )
 
@@ -150,15 +152,15 @@ def load_engine_file(source: str | Path) -> EngineFile:
     folder = (path.parent / _text(data, path, "workdir", ".")).resolve()
     if not folder.is_dir():
         raise _fail(path, "workdir", f"the program's folder; {folder} is not one")
-    listed = data.get("files")
+    listed, key = data.get("files"), "files"
     if listed is None:
-        if "/" not in command[0]:
+        if not is_program_file(command[0]):
             raise _fail(path, "files", "the program's files (the command names no file of its folder)")
-        listed = [command[0]]
+        listed, key = [command[0]], "command"
     if not isinstance(listed, list) or not listed or not all(isinstance(f, str) for f in listed):
         raise _fail(path, "files", "a list of the program's files, relative to its folder")
-    files = tuple(sorted({_inside(folder, f, path, "files") for f in listed}))
-    if "/" in command[0]:
+    files = tuple(sorted({_inside(folder, f, path, key) for f in listed}))
+    if is_program_file(command[0]):
         program = _inside(folder, command[0], path, "command")
         if program not in files:
             raise _fail(path, "files", f"the command's own file {command[0]!r} among them")

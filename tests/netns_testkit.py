@@ -15,12 +15,18 @@ killed, and every namespace deleted, by :meth:`Network.close`, whatever happened
 from __future__ import annotations
 
 import contextlib
+import json
 import os
+import re
 import shutil
 import signal
 import subprocess
+import sys
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from subprocess import Popen
+
+from celery_testkit import START_TIMEOUT, wait_until
 
 #: The private /24 of the test network (it exists only inside the namespaces).
 SUBNET = "10.77.0"
@@ -171,3 +177,67 @@ class Network:
             ip("netns", "del", namespace, check=False)
         self._namespaces.clear()
         self.hosts.clear()
+
+
+# a Celery worker on a host ---------------------------------------------------------------------
+
+
+def log_text(path: Path) -> str:
+    """A log file so far."""
+    return path.read_text(errors="replace") if path.exists() else ""
+
+
+class HostWorker:
+    """A Celery worker of one process on a host, reaching Redis only through the bridge."""
+
+    def __init__(
+        self, net: Network, host: str, broker: str, tmp_path: Path, extra_env: Mapping[str, str] | None = None
+    ) -> None:
+        """Start it (in ``host``'s namespace, under host name ``host``, with ``extra_env`` in its
+        environment); see :meth:`wait_ready`."""
+        self.host = host
+        self.log = tmp_path / f"worker-{host}.log"
+        env = {k: v for k, v in os.environ.items() if not k.startswith("ARBITER_")}
+        env["ARBITER_BROKER"] = broker
+        env.update(extra_env or {})
+        argv = [sys.executable, "-m", "celery", "-A", "worker.celery_app", "worker", "--hostname"]
+        argv += [f"worker@{host}", "--concurrency", "1", "--loglevel", "INFO", "--without-gossip"]
+        argv += ["--without-mingle"]
+        self.process: Popen[bytes] = net.popen(host, argv, self.log, env=env, hostname=host)
+
+    def output(self) -> str:
+        """What it logged so far."""
+        return log_text(self.log)
+
+    def wait_ready(self) -> None:
+        """Wait (bounded) until it says it is ready for tasks."""
+        wait_until(self.is_ready, START_TIMEOUT, f"the worker on {self.host} to be ready", interval=0.05)
+
+    def open_tasks(self) -> set[str]:
+        """The tasks it has received and neither finished nor discarded (a task the coordinator
+        revoked is dropped unplayed), by its log."""
+        text = self.output()
+        received = set(re.findall(r"Task arbiter\.play_batch\[([^\]]+)\] received", text))
+        ended = set(re.findall(r"Task arbiter\.play_batch\[([^\]]+)\] (?:succeeded|failed|raised)", text))
+        ended |= set(re.findall(r"Discarding revoked task: arbiter\.play_batch\[([^\]]+)\]", text))
+        return received - ended
+
+    def playing(self) -> bool:
+        """True while it has received a batch it has neither finished nor discarded: its one
+        process is playing it."""
+        return bool(self.open_tasks())
+
+    def is_ready(self) -> bool:
+        """True once it says it is ready for tasks (AssertionError if it exited)."""
+        assert self.process.poll() is None, f"worker on {self.host} exited:\n{self.output()}"
+        return " ready." in self.output()
+
+    def started_unstored(self, net: Network, cli: list[str]) -> bool:
+        """True if it has started a batch whose result is not stored: the result backend (in the
+        hub) still says STARTED for a task its log shows open; its own result would replace that.
+        Asked while the worker is stopped, the answer holds until it goes on."""
+        for task_id in self.open_tasks():
+            meta = net.run(None, [*cli, "--raw", "GET", f"celery-task-meta-{task_id}"]).strip()
+            if meta and json.loads(meta).get("status") == "STARTED":
+                return True
+        return False

@@ -73,12 +73,14 @@ def _check_options(value: Any, name: str) -> dict[str, OptionValue]:
 
 @dataclass(frozen=True)
 class EngineProgram:
-    """A side played by an engine program: ``command`` is its argv, a first word with a slash
-    being a path inside the program's folder (where it runs); ``digest`` the :func:`tree_digest`
-    of that folder; ``options`` what it is set to before it plays; ``deterministic`` whether it
-    was found to play the same moves twice at fixed nodes, ``replayable`` whether a timed game's
-    moves come again when each is searched with the nodes it reported (else its games of that
-    kind are checked by replay alone, never by playing them again: the run is unverifiable)."""
+    """A side played by an engine program: ``command`` is its argv, a relative first word with a
+    slash being a path inside the program's folder (where it runs; an absolute one, or a bare
+    name looked up on the PATH, is a program of the machine, such as an interpreter); ``digest``
+    the :func:`tree_digest` of that folder; ``options`` what it is set to before it plays;
+    ``deterministic`` whether it was found to play the same moves twice at fixed nodes,
+    ``replayable`` whether a timed game's moves come again when each is searched with the nodes
+    it reported (else its games of that kind are checked by replay alone, never by playing them
+    again: the run is unverifiable)."""
 
     name: str
     digest: str
@@ -136,9 +138,15 @@ class EngineProgram:
     def argv(self, folder: Path) -> tuple[str, ...]:
         """The command to start it with, its own program resolved inside ``folder``."""
         first, *rest = self.command
-        if "/" in first:
+        if is_program_file(first):
             return (str(folder / first), *rest)
         return (first, *rest)
+
+
+def is_program_file(word: str) -> bool:
+    """Whether a command's first word names a file of the program (a relative path with a slash,
+    like ``./engine``), not a program of the machine (``python3``, ``/usr/bin/java``)."""
+    return "/" in word and not word.startswith("/")
 
 
 # a program's files ------------------------------------------------------------------------------
@@ -228,8 +236,9 @@ def default_cache_root() -> Path:
 
 
 class ProgramCache:
-    """Programs unpacked on this machine, one folder per digest, each checked against its digest
-    when it is unpacked and again before every use."""
+    """Programs unpacked on this machine, one folder per digest with the list of its files beside
+    it, each checked against its digest when it is unpacked and again before every use (files
+    the engine writes into its folder, such as logs, are not the program's and are left alone)."""
 
     def __init__(self, root: Path | None = None) -> None:
         self.root = root or default_cache_root()
@@ -237,25 +246,35 @@ class ProgramCache:
     def folder(self, digest: str) -> Path:
         return self.root / digest
 
+    def _manifest(self, digest: str) -> Path:
+        return self.root / f"{digest}.files"
+
     def install(self, digest: str, archive: bytes) -> Path:
         """Unpack ``archive`` as program ``digest`` (already there: kept); ProgramError when its
         files are not the ones the digest names."""
         target = self.folder(digest)
-        if target.is_dir():
+        if target.is_dir() and self._manifest(digest).is_file():
             return target
         self.root.mkdir(parents=True, exist_ok=True)
         staging = Path(tempfile.mkdtemp(prefix=f".{digest[:12]}-", dir=self.root))
         try:
             unpack(archive, staging)
-            found = tree_digest(staging)
+            files = _files(staging)
+            found = files_digest(staging, files)
             if found != digest:
                 why = f"its archive holds other files (digest {found[:12]})"
                 raise ProgramError(f"program {digest[:12]}: {why}")
+            names = "\n".join(f.relative_to(staging).as_posix() for f in files)
+            shutil.rmtree(target, ignore_errors=True)  # a folder left without its list of files
             try:
                 staging.rename(target)
             except OSError:
                 if not target.is_dir():  # another process unpacked it first: theirs is as good
                     raise
+            manifest = self._manifest(digest)
+            partial = manifest.with_suffix(f".{os.getpid()}.tmp")
+            partial.write_text(names)
+            partial.replace(manifest)
         finally:
             shutil.rmtree(staging, ignore_errors=True)
         return target
@@ -263,12 +282,18 @@ class ProgramCache:
     def ready(self, digest: str, fetch: Callable[[str], bytes] | None) -> Path:
         """The folder of program ``digest``, fetched and unpacked if missing (``fetch``: its
         archive by digest), its files checked against the digest before this use."""
-        target = self.folder(digest)
-        if not target.is_dir():
+        target, manifest = self.folder(digest), self._manifest(digest)
+        if not (target.is_dir() and manifest.is_file()):
             if fetch is None:
                 raise ProgramError(f"program {digest[:12]} is not on this machine and cannot be fetched")
             self.install(digest, fetch(digest))
-        if tree_digest(target) != digest:
+        try:
+            files = [target / name for name in manifest.read_text().splitlines()]
+            intact = files_digest(target, files) == digest
+        except OSError:
+            intact = False
+        if not intact:
+            manifest.unlink(missing_ok=True)
             shutil.rmtree(target, ignore_errors=True)
             raise ProgramError(f"program {digest[:12]}: its files on this machine changed; removed")
         return target

@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 from celery_testkit import RedisServer, WorkerPool, redis_server_path
+from netns_testkit import Network, unavailable_reason
 
 
 @pytest.fixture
@@ -41,3 +42,26 @@ def workers(redis_server: RedisServer, tmp_path: Path) -> Iterator[WorkerPool]:
         yield pool
     finally:
         pool.stop_all()
+
+
+@pytest.fixture
+def network() -> Iterator[Network]:
+    """The hub namespace, torn down (processes killed, namespaces deleted) whatever happens."""
+    reason = unavailable_reason()
+    if reason is not None:
+        pytest.skip(f"multi-host test: {reason}")
+    if redis_server_path() is None:
+        message = "redis-server is not installed (scripts/ensure-redis.sh installs it)"
+        if os.environ.get("CI"):
+            pytest.fail(f"{message}; the multi-host test must run in CI")
+        pytest.skip(message)
+    try:
+        net = Network()
+    except (RuntimeError, OSError) as e:
+        if os.environ.get("CI"):  # root and iproute2 are there: this must work
+            pytest.fail(f"multi-host test: cannot create network namespaces: {e}")
+        pytest.skip(f"multi-host test: cannot create network namespaces: {e}")
+    try:
+        yield net
+    finally:
+        net.close()

@@ -18,15 +18,12 @@ import os
 import re
 import secrets
 import sqlite3
-import sys
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
-from subprocess import Popen
 from typing import Any
 
-import pytest
 from celery_testkit import START_TIMEOUT, redis_server_path, wait_until
-from netns_testkit import SUBNET, Network, ip, unavailable_reason
+from netns_testkit import SUBNET, HostWorker, Network, ip, log_text
 from process_testkit import CommandPause, pause_when
 from sprt_testkit import cli_command, run_cli, write_book, write_weights
 
@@ -43,86 +40,6 @@ RUN_TIMEOUT = 180.0
 #: Bound on waiting for one event of the run (seconds).
 EVENT_TIMEOUT = 60.0
 REDIS_PORT = 6379
-
-
-@pytest.fixture
-def network() -> Iterator[Network]:
-    """The hub namespace, torn down (processes killed, namespaces deleted) whatever happens."""
-    reason = unavailable_reason()
-    if reason is not None:
-        pytest.skip(f"multi-host test: {reason}")
-    if redis_server_path() is None:
-        message = "redis-server is not installed (scripts/ensure-redis.sh installs it)"
-        if os.environ.get("CI"):
-            pytest.fail(f"{message}; the multi-host test must run in CI")
-        pytest.skip(message)
-    try:
-        net = Network()
-    except (RuntimeError, OSError) as e:
-        if os.environ.get("CI"):  # root and iproute2 are there: this must work
-            pytest.fail(f"multi-host test: cannot create network namespaces: {e}")
-        pytest.skip(f"multi-host test: cannot create network namespaces: {e}")
-    try:
-        yield net
-    finally:
-        net.close()
-
-
-def log_text(path: Path) -> str:
-    """A log file so far."""
-    return path.read_text(errors="replace") if path.exists() else ""
-
-
-class HostWorker:
-    """A Celery worker of one process on a host, reaching Redis only through the bridge."""
-
-    def __init__(self, net: Network, host: str, broker: str, tmp_path: Path) -> None:
-        """Start it (in ``host``'s namespace, under host name ``host``); see :meth:`wait_ready`."""
-        self.host = host
-        self.log = tmp_path / f"worker-{host}.log"
-        env = {k: v for k, v in os.environ.items() if not k.startswith("ARBITER_")}
-        env["ARBITER_BROKER"] = broker
-        argv = [sys.executable, "-m", "celery", "-A", "worker.celery_app", "worker", "--hostname"]
-        argv += [f"worker@{host}", "--concurrency", "1", "--loglevel", "INFO", "--without-gossip"]
-        argv += ["--without-mingle"]
-        self.process: Popen[bytes] = net.popen(host, argv, self.log, env=env, hostname=host)
-
-    def output(self) -> str:
-        """What it logged so far."""
-        return log_text(self.log)
-
-    def wait_ready(self) -> None:
-        """Wait (bounded) until it says it is ready for tasks."""
-        wait_until(self.is_ready, START_TIMEOUT, f"the worker on {self.host} to be ready", interval=0.05)
-
-    def open_tasks(self) -> set[str]:
-        """The tasks it has received and neither finished nor discarded (a task the coordinator
-        revoked is dropped unplayed), by its log."""
-        text = self.output()
-        received = set(re.findall(r"Task arbiter\.play_batch\[([^\]]+)\] received", text))
-        ended = set(re.findall(r"Task arbiter\.play_batch\[([^\]]+)\] (?:succeeded|failed|raised)", text))
-        ended |= set(re.findall(r"Discarding revoked task: arbiter\.play_batch\[([^\]]+)\]", text))
-        return received - ended
-
-    def playing(self) -> bool:
-        """True while it has received a batch it has neither finished nor discarded: its one
-        process is playing it."""
-        return bool(self.open_tasks())
-
-    def is_ready(self) -> bool:
-        """True once it says it is ready for tasks (AssertionError if it exited)."""
-        assert self.process.poll() is None, f"worker on {self.host} exited:\n{self.output()}"
-        return " ready." in self.output()
-
-    def started_unstored(self, net: Network, cli: list[str]) -> bool:
-        """True if it has started a batch whose result is not stored: the result backend (in the
-        hub) still says STARTED for a task its log shows open; its own result would replace that.
-        Asked while the worker is stopped, the answer holds until it goes on."""
-        for task_id in self.open_tasks():
-            meta = net.run(None, [*cli, "--raw", "GET", f"celery-task-meta-{task_id}"]).strip()
-            if meta and json.loads(meta).get("status") == "STARTED":
-                return True
-        return False
 
 
 class Run:

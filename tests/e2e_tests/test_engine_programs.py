@@ -1,0 +1,186 @@
+"""Engine programs as sides of a match, as a user runs them on the local pool: an engine file for
+arbiter-engine against the built-in engine (the same counts every time), the faulty test engine
+losing each game it breaks with its reason (and no batch lost), SPSA over a program's spin
+options, and bad engine files refused in one line before the store is touched."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+import pytest
+from engine_testkit import arbiter_engine_file, python_engine_file
+from sprt_testkit import run_cli
+
+from worker.programs import ProgramCache, files_digest
+
+#: Wide bounds: runs end at their budgets.
+SPRT_ARGS = ("--elo0", "-50", "--elo1", "50", "--alpha", "0.001", "--beta", "0.001")
+
+
+def status(db: Path, run: int = 1) -> dict[str, Any]:
+    done = run_cli("status", str(run), "--json", "--store", f"sqlite:///{db}")
+    assert done.returncode == 0, done.stderr
+    return dict(json.loads(done.stdout))
+
+
+def stored_games(db: Path) -> list[list[Any]]:
+    """Every stored game record of a store, in batch order."""
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
+        rows = c.execute("SELECT games FROM batch_games ORDER BY run_id, batch_index").fetchall()
+    return [game for (games,) in rows for game in json.loads(games)]
+
+
+def test_a_program_against_the_built_in_engine_plays_the_same_games_every_time(tmp_path: Path) -> None:
+    candidate = arbiter_engine_file(tmp_path / "ae", options="congo_pawn = 140\n")
+    runs = []
+    for name in ("one", "two"):
+        db = tmp_path / f"{name}.db"
+        done = run_cli(
+            "sprt", "congo", "--candidate", str(candidate), "--nodes", "300", "--max-games", "16",
+            "--batch-pairs", "4", "--seed", "5", *SPRT_ARGS, "--store", f"sqlite:///{db}",
+        )  # fmt: skip
+        assert done.returncode == 0, done.stderr
+        runs.append((status(db), stored_games(db)))
+    (first, games), (second, again) = runs
+    assert first["games"] == second["games"] == 16 and first["pentanomial"] == second["pentanomial"]
+    assert games == again and len(games) == 16
+    assert {game[3] for game in games} <= {
+        "lion_captured",
+        "no_legal_move",
+        "repetition",
+        "bare_lions",
+        "ply_limit",
+    }
+
+
+@pytest.mark.parametrize(
+    ("fault", "reason", "says"),
+    [
+        ("crash", "crash", "crashed: signal"),
+        ("exit", "crash", "crashed: exit status 1"),
+        ("illegal", "illegal_move", "illegal move"),
+        ("garbage", "illegal_move", "illegal move xyz"),
+        ("hang", "hang", "hang"),
+        ("flood", "protocol", "protocol violation: more than 1048576 bytes"),
+        ("bestmove_none", "protocol", "protocol violation: bestmove (none)"),
+    ],
+)
+def test_every_fault_is_a_loss_with_its_reason(tmp_path: Path, fault: str, reason: str, says: str) -> None:
+    faulty = python_engine_file(
+        tmp_path / "faulty",
+        "faulty_engine.py",
+        ["--fault", fault, "--fault-ply", "2"],
+        name=f"faulty-{fault}",
+    )
+    db = tmp_path / "store.db"
+    done = run_cli(
+        "sprt", "congress", "--candidate", str(faulty), "--movetime", "40", "--max-games", "4",
+        "--batch-pairs", "2", *SPRT_ARGS, "--store", f"sqlite:///{db}",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert status(db)["games"] == 4, "no batch lost"
+    games = stored_games(db)
+    assert len(games) == 4
+    for _opening, moves, result, game_reason, candidate_color, *_ in games:
+        assert game_reason == reason, (fault, game_reason, moves)
+        candidate_lost = result == ("0-1" if candidate_color == "white" else "1-0")
+        assert candidate_lost, (fault, result, candidate_color)
+    with sqlite3.connect(f"file:{db}?mode=ro", uri=True) as c:
+        details = [json.loads(d) for (d,) in c.execute("SELECT details FROM results") if d]
+    faults = [f for d in details for f in d.get("faults", [])]
+    assert len(faults) == 4 and all(f["side"] == "candidate" and says in f["reason"] for f in faults), faults
+
+
+def test_spsa_tunes_a_programs_spin_options(tmp_path: Path) -> None:
+    engine_file = arbiter_engine_file(tmp_path / "ae")
+    champion = tmp_path / "champion.json"
+    done = run_cli(
+        "tune", "congress", "--candidate", str(engine_file), "--params", "congress_pawn,congress_mobility",
+        "--nodes", "200", "--max-games", "32", "--batch-pairs", "4", "--accept-max-games", "16",
+        "--store", f"sqlite:///{tmp_path / 'tune.db'}", "-o", str(champion),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    values = json.loads(champion.read_text())
+    assert {"congress_pawn", "congress_mobility", "Hash"} <= set(values) or {"congress_pawn"} <= set(values)
+    assert "congress_pawn" in done.stdout and "theta" in done.stdout
+    wrong = run_cli(
+        "tune", "congress", "--candidate", str(engine_file), "--params", "pawn", "--store", "sqlite://"
+    )
+    assert wrong.returncode == 2 and "'pawn' is not a spin option of arbiter-engine" in wrong.stderr
+
+
+@pytest.mark.parametrize(
+    ("text", "says"),
+    [
+        ('command = ["./missing"]\n', "command: expected a file of the program's folder"),
+        ('name = "x"\n', "command: expected the program and its arguments"),
+        (
+            'command = "python3 x.py"\nfiles = ["../outside"]\n',
+            "files: expected files inside the program's folder",
+        ),
+        ('command = ["./arbiter-engine"]\ncolour = "red"\n', "unknown key 'colour'"),
+        ('command = ["./arbiter-engine"]\nhash = "12"\n', "hash: expected the 64 hex digits"),
+        ('command = ["./arbiter-engine"\n', "not TOML"),
+        ('command = ["./arbiter-engine"]\n[options]\nUCI_Variant = "congo"\n', "no UCI_Variant"),
+    ],
+)
+def test_bad_engine_files_are_one_line_and_status_2(tmp_path: Path, text: str, says: str) -> None:
+    arbiter_engine_file(tmp_path)  # the program itself is there
+    bad = tmp_path / "bad.toml"
+    bad.write_text(text)
+    db = tmp_path / "store.db"
+    done = run_cli("sprt", "congo", "--candidate", str(bad), "--max-games", "4", "--store", f"sqlite:///{db}")
+    assert done.returncode == 2, done
+    assert done.stderr.count("\n") == 1 and says in done.stderr and "Traceback" not in done.stderr, (
+        done.stderr
+    )
+    assert not db.exists()
+
+
+def test_a_changed_program_is_refused_by_its_hash(tmp_path: Path) -> None:
+    engine_file = arbiter_engine_file(tmp_path)
+    digest = files_digest(tmp_path, [tmp_path / "arbiter-engine"])
+    engine_file.write_text(engine_file.read_text().replace("[options]", f'hash = "{digest}"\n[options]'))
+    ok = run_cli("sprt", "congo", "--candidate", str(engine_file), "--nodes", "200", "--max-games", "4",
+                 *SPRT_ARGS, "--store", f"sqlite:///{tmp_path / 'ok.db'}")  # fmt: skip
+    assert ok.returncode == 0, ok.stderr
+    with (tmp_path / "arbiter-engine").open("ab") as program:
+        program.write(b"\0")
+    changed = run_cli(
+        "sprt", "congo", "--candidate", str(engine_file), "--max-games", "4", "--store", "sqlite://"
+    )
+    assert changed.returncode == 2 and "the program's files changed since it was written" in changed.stderr
+
+
+def test_programs_go_only_to_a_fleet_with_keys(tmp_path: Path) -> None:
+    engine_file = arbiter_engine_file(tmp_path)
+    done = run_cli(
+        "sprt",
+        "congo",
+        "--candidate",
+        str(engine_file),
+        "--broker",
+        "redis://127.0.0.1:1/0",
+        "--store",
+        "sqlite://",
+    )
+    assert done.returncode == 2 and "engine programs are sent only to a fleet with keys" in done.stderr
+
+
+def test_a_cached_program_whose_files_changed_is_removed(tmp_path: Path) -> None:
+    engine_file = arbiter_engine_file(tmp_path / "ae")
+    from coordinator.engine_files import read_program
+    from worker.programs import ProgramError
+
+    program, archive = read_program(str(engine_file))
+    cache = ProgramCache(tmp_path / "cache")
+    folder = cache.install(program.digest, archive)
+    (folder / "engine.log").write_text("an engine may write beside its files")
+    assert cache.ready(program.digest, None) == folder
+    (folder / "arbiter-engine").write_bytes(b"#!/bin/sh\necho pwned\n")
+    with pytest.raises(ProgramError, match="its files on this machine changed"):
+        cache.ready(program.digest, None)
+    assert cache.ready(program.digest, lambda digest: archive) == folder  # fetched again
