@@ -30,6 +30,7 @@ from coordinator.executors.celery.leases import LEASE_ENV  # noqa: E402
 from coordinator.store import STORE_ENV  # noqa: E402
 from coordinator.web.app import ROUTES  # noqa: E402
 from worker import celeryconfig  # noqa: E402
+from worker.programs import CACHE_ENV  # noqa: E402
 from worker.sealing import SECRET_ENV, WORKER_KEY_ENV  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
@@ -38,7 +39,15 @@ K8S = DEPLOY / "k8s"
 DOCS = REPO / "docs" / "deploy.md"
 
 #: Variables arbiter's own containers may set: the ones the code reads, plus Python's own.
-KNOWN_ENV = {*celeryconfig.ENVIRONMENT, STORE_ENV, LEASE_ENV, SECRET_ENV, WORKER_KEY_ENV, "PYTHONUNBUFFERED"}
+KNOWN_ENV = {
+    *celeryconfig.ENVIRONMENT,
+    STORE_ENV,
+    LEASE_ENV,
+    SECRET_ENV,
+    WORKER_KEY_ENV,
+    CACHE_ENV,
+    "PYTHONUNBUFFERED",
+}
 #: The uid the Dockerfile creates; manifests that run the image as non-root must use it.
 IMAGE_USER = "arbiter"
 

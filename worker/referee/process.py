@@ -54,11 +54,13 @@ class ResourceLimits:
 
     ``processes`` (RLIMIT_NPROC) counts every process and thread of the engine's user, not of the
     engine, so it is only sensible when engines run under a user of their own; it is off by
-    default.
+    default. ``cpu_seconds`` bounds a runaway engine over its whole life (an engine lives for a
+    batch, whose time Celery bounds at ``ARBITER_BATCH_SECONDS``, 30 minutes by default: twice
+    that, for an engine's threads).
     """
 
     memory_bytes: int | None = 1 << 30
-    cpu_seconds: int | None = None
+    cpu_seconds: int | None = 3600
     file_size_bytes: int | None = 0
     processes: int | None = None
     isolate_network: bool = True
