@@ -17,6 +17,7 @@ from typing import Any
 import orjson
 
 import engine
+from worker.builds import BuildError
 from worker.program_batch import Fetch, play_program_batch
 from worker.program_batch import moves_for_budgets as program_moves
 from worker.programs import ProgramCache, ProgramError
@@ -157,7 +158,7 @@ def answer_batch(data: Any, worker: str, fetch: Fetch | None = None) -> dict[str
         return run_batch(data, worker=worker, fetch=fetch)
     except OtherEngine as e:
         return refusal(str(e), worker, kind="version")
-    except ProgramError as e:
+    except (ProgramError, BuildError) as e:
         return refusal(str(e), worker, kind="program")
     except ValueError as e:
         return refusal(str(e), worker, kind="payload")

@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 import engine
+from worker.builds import BuildCache
 from worker.programs import EngineProgram, ProgramCache, ProgramError
 from worker.protocol import BatchPayload, GameRecord
 from worker.referee import EngineConfigError, EngineFault, EnginePlayer, EngineSpec, PairedGame, play_pairs
@@ -69,8 +70,11 @@ def side_spec(payload: BatchPayload, side: str, cache: ProgramCache, fetch: Fetc
 
 
 def program_spec(program: EngineProgram, cache: ProgramCache, fetch: Fetch | None) -> EngineSpec:
-    """How to run ``program``: from its folder in ``cache`` (fetched if missing), with its options."""
-    folder = cache.ready(program.digest, fetch)
+    """How to run ``program``: from its folder in ``cache`` (fetched if missing), or built here
+    from its commit, with its options."""
+    folder = (
+        BuildCache().ready(program.build) if program.build is not None else cache.ready(program.digest, fetch)
+    )
     options = dict(program.options)
     return EngineSpec(
         program.argv(folder), name=program.name, cwd=str(folder), options=options, command=program.protocol

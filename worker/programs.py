@@ -26,6 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from worker.builds import BuildSpec
 from worker.fields import check_list, check_object, check_str
 
 #: The largest program archive (and unpacked program) a run may ship, in bytes.
@@ -89,6 +90,9 @@ class EngineProgram:
     protocol: str = "uci"
     deterministic: bool = True
     replayable: bool = True
+    #: A commit built on each worker (its ``digest`` then names the commit), else None: the files
+    #: of an archive.
+    build: BuildSpec | None = None
 
     def verifiable(self, timed: bool) -> bool:
         """Whether its games under fixed limits (``timed``: under time limits) can be checked
@@ -104,13 +108,17 @@ class EngineProgram:
             "protocol": self.protocol,
             "deterministic": self.deterministic,
             "replayable": self.replayable,
+            **({} if self.build is None else {"build": self.build.to_json()}),
         }
 
     @classmethod
     def from_json(cls, data: Any, name: str = "program") -> EngineProgram:
         """A program from its JSON object; ValueError naming the first bad field."""
         d = check_object(
-            data, name, ("name", "digest", "command", "options", "protocol", "deterministic"), ("replayable",)
+            data,
+            name,
+            ("name", "digest", "command", "options", "protocol", "deterministic"),
+            ("replayable", "build"),
         )
         digest = check_str(d["digest"], f"{name}: digest", max_length=64)
         if len(digest) != 64 or any(c not in "0123456789abcdef" for c in digest):
@@ -133,6 +141,7 @@ class EngineProgram:
             protocol=protocol,
             deterministic=deterministic,
             replayable=replayable,
+            build=None if d.get("build") is None else BuildSpec.from_json(d["build"], f"{name}: build"),
         )
 
     def argv(self, folder: Path) -> tuple[str, ...]:

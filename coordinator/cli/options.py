@@ -343,6 +343,20 @@ def read_side(game: str, source: str, option: str) -> Side:
     return Side(source, read_weights(game, "default", option), program, archive)
 
 
+def read_ref_side(game: str, repo: str | None, ref: str, option: str) -> Side:
+    """A side from a ref of a repository (default: arbiter's own): the commit it names, built
+    by every worker; a BadParameter naming ``option`` when it cannot be resolved or built."""
+    from coordinator.refs import program_of, resolve, this_repository
+    from worker.builds import BuildError
+
+    try:
+        commit = resolve(repo or this_repository(), ref)
+        program = program_of(commit, game)
+    except (ValueError, BuildError) as e:
+        raise click.BadParameter(str(e), param_hint=option) from None
+    return Side(f"{commit.short} ({ref})", read_weights(game, "default", option), program)
+
+
 def check_programs_can_go(sides: tuple[Side, ...], broker: str | None) -> None:
     """A UsageError when a side is an engine program and batches would go to a fleet without
     keys: only a payload the coordinator signed may make a worker start a program."""

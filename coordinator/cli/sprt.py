@@ -14,6 +14,7 @@ import click
 
 import engine
 from coordinator.cli.options import (
+    Side,
     batch_pairs_for,
     batch_pairs_option,
     batch_seconds_option,
@@ -30,6 +31,7 @@ from coordinator.cli.options import (
     open_executor_and_store,
     priority_option,
     read_book,
+    read_ref_side,
     read_side,
     search_limits,
     seed_option,
@@ -41,6 +43,7 @@ from coordinator.cli.signals import graceful_stop
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS
 from coordinator.executors.base import Executor
 from coordinator.executors.options import ExecutorOptions
+from coordinator.refs import DEFAULT_BASE
 from coordinator.runs import RunKind
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.report import progress_line, summary_text
@@ -102,11 +105,40 @@ def play(store: Store, run: Run, config: SprtConfig, executor: Executor) -> None
     click.echo(summary_text(finished, config, progress, time.monotonic() - started, cpu))
 
 
+def match_sides(
+    game: str,
+    candidate: str | None,
+    baseline: str,
+    candidate_ref: str | None,
+    baseline_ref: str | None,
+    repo: str | None,
+) -> tuple[Side, Side]:
+    """The two sides the options name: weights, engine files or commits of ``repo``. A commit
+    under test plays its base (``--baseline-ref``, default main) unless ``--baseline`` is given."""
+    ctx = click.get_current_context()
+    baseline_given = ctx.get_parameter_source("baseline") is not click.core.ParameterSource.DEFAULT
+    if (candidate is None) == (candidate_ref is None):
+        raise click.UsageError("give the engine under test with --candidate or --candidate-ref (one of them)")
+    if baseline_ref is not None and baseline_given:
+        raise click.UsageError("give the engine to beat with --baseline or --baseline-ref (one of them)")
+    if repo is not None and candidate_ref is None and baseline_ref is None:
+        raise click.UsageError("--repo names the repository of --candidate-ref or --baseline-ref")
+    if candidate_ref is not None:
+        first = read_ref_side(game, repo, candidate_ref, "'--candidate-ref'")
+    else:
+        assert candidate is not None
+        first = read_side(game, candidate, "'--candidate'")
+    if baseline_ref is not None or (candidate_ref is not None and not baseline_given):
+        second = read_ref_side(game, repo, baseline_ref or DEFAULT_BASE, "'--baseline-ref'")
+    else:
+        second = read_side(game, baseline, "'--baseline'")
+    return first, second
+
+
 @click.command()
 @game_argument()
 @click.option(
     "--candidate",
-    required=True,
     metavar="FILE",
     help="The engine under test: weights (JSON) of the built-in engine, or an engine file (.toml).",
 )
@@ -117,6 +149,15 @@ def play(store: Store, run: Run, config: SprtConfig, executor: Executor) -> None
     metavar="FILE|default",
     help="The engine to beat: weights (JSON), default, or an engine file (.toml).",
 )
+@click.option(
+    "--candidate-ref", metavar="REF", help="Test a commit of --repo (a branch, tag or SHA) instead."
+)
+@click.option(
+    "--baseline-ref",
+    metavar="REF",
+    help=f"The commit to beat (with --candidate-ref: default {DEFAULT_BASE}).",
+)
+@click.option("--repo", metavar="URL", help="The repository of the refs (default: arbiter's own checkout).")
 @hypothesis_options
 @limit_options(f"{SPRT_LIMITS.nodes}")
 @book_option
@@ -131,8 +172,11 @@ def play(store: Store, run: Run, config: SprtConfig, executor: Executor) -> None
 @store_option
 def sprt(
     game: str,
-    candidate: str,
+    candidate: str | None,
     baseline: str,
+    candidate_ref: str | None,
+    baseline_ref: str | None,
+    repo: str | None,
     elo0: float,
     elo1: float,
     model: str,
@@ -159,7 +203,7 @@ def sprt(
     limits = search_limits(nodes, depth, movetime, SPRT_LIMITS, tc, timemargin)
     batch_pairs = batch_pairs_for(click.get_current_context(), batch_pairs, batch_seconds, game, limits)
     check_batch_time(game, limits, batch_pairs, broker)
-    sides = read_side(game, candidate, "'--candidate'"), read_side(game, baseline, "'--baseline'")
+    sides = match_sides(game, candidate, baseline, candidate_ref, baseline_ref, repo)
     check_programs_can_go(sides, broker)
     book_path, openings = read_book(game, book)
     try:
@@ -180,8 +224,8 @@ def sprt(
             max_games=max_games,
             seed=seed,
             book=book_path,
-            candidate_source=candidate,
-            baseline_source=baseline,
+            candidate_source=sides[0].source,
+            baseline_source=sides[1].source,
             candidate_program=sides[0].program,
             baseline_program=sides[1].program,
             scale_time=not limits.deterministic,

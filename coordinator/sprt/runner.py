@@ -175,6 +175,8 @@ class SprtRunner:
         """The run's engine programs, from the store, to where its batches are played."""
         archives = {}
         for program in self.config.programs():
+            if program.build is not None:
+                continue  # built by each worker from its commit
             archive = self.store.program_archive(program.digest)
             if archive is None:
                 raise RunFailed(f"the program {program.name} ({program.digest[:12]}) is not in the store")

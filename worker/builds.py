@@ -1,0 +1,257 @@
+"""Engines built from a commit, on the machine that plays them (fishtest's and OpenBench's unit of
+work: a commit tested against its base).
+
+A payload may name a side as a commit of arbiter's repository (:class:`BuildSpec`: the repository
+URL the operator gave, the commit's SHA, and its bench signature). The worker fetches the
+repository at that commit, builds ``arbiter-engine`` with cargo, and runs its ``bench`` twice at
+once: both node counts must equal each other (a build whose search depends on timing or threads is
+refused, as OpenBench refuses it) and the signature ("wrong bench" otherwise). Builds are cached
+by commit and toolchain, built once per machine (concurrent batches wait for the one build), and
+the cache is bounded on disk, least recently used first out. A build or bench that fails is
+remembered too: the worker refuses that commit's batches at once, and keeps serving other runs.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import functools
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Iterator
+from concurrent.futures import ThreadPoolExecutor
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from worker.fields import check_int, check_object, check_str
+
+#: Where a machine keeps its builds (default: ~/.cache/arbiter/builds), and how large the cache may
+#: grow (MiB) before the least recently used builds go.
+BUILD_CACHE_ENV = "ARBITER_BUILD_CACHE"
+BUILD_CACHE_MB_ENV = "ARBITER_BUILD_CACHE_MB"
+DEFAULT_CACHE_MB = 2048
+#: The cargo profile builds use (release: what arbiter ships).
+BUILD_PROFILE_ENV = "ARBITER_BUILD_PROFILE"
+#: Bounds on fetching, building and benching (seconds).
+FETCH_TIMEOUT = 300
+BUILD_TIMEOUT = 1200
+BENCH_TIMEOUT = 300
+#: Compiler output quoted when a build fails.
+ERROR_LINES = 8
+#: The program a build makes.
+BINARY = "arbiter-engine"
+SHA = re.compile(r"^[0-9a-f]{40}$")
+#: fishtest's reading of a commit message's signature: the last "Bench: N" (or "bench N").
+BENCH_LINE = re.compile(r"\b[Bb]ench[ :]+([0-9]+)")
+#: ``arbiter-engine bench``'s own line.
+BENCH_OUTPUT = re.compile(r"^Bench: ([0-9]+) nodes", re.MULTILINE)
+
+
+class BuildError(ValueError):
+    """A commit that cannot be fetched or built here (the compiler's first error lines); like a
+    program that cannot run here, nobody's lie."""
+
+
+class WrongBench(BuildError):
+    """A build whose bench is not the commit's signature, or not the same twice."""
+
+
+@dataclass(frozen=True)
+class BuildSpec:
+    """A commit to build: ``repo`` (a path, ``git://`` or ``https://`` URL), its full ``sha``, and
+    the ``bench`` node count every build of it must print."""
+
+    repo: str
+    sha: str
+    bench: int
+
+    def to_json(self) -> dict[str, Any]:
+        return {"repo": self.repo, "sha": self.sha, "bench": self.bench}
+
+    @classmethod
+    def from_json(cls, data: Any, name: str = "build") -> BuildSpec:
+        d = check_object(data, name, ("repo", "sha", "bench"))
+        sha = check_str(d["sha"], f"{name}: sha", max_length=40)
+        if not SHA.match(sha):
+            raise ValueError(f"{name}: sha: expected a full commit SHA (40 lower-case hex digits)")
+        repo = check_str(d["repo"], f"{name}: repo", max_length=1000)
+        if repo.startswith("-") or "\n" in repo:
+            raise ValueError(f"{name}: repo: expected a repository path or URL")
+        return cls(repo=repo, sha=sha, bench=check_int(d["bench"], f"{name}: bench", low=1))
+
+    @property
+    def digest(self) -> str:
+        """The identity of the build as a program: the commit, whatever machine builds it."""
+        return hashlib.sha256(f"build:{self.sha}".encode()).hexdigest()
+
+
+def bench_of_message(message: str) -> int | None:
+    """The signature a commit message states (its last ``Bench: N``), as fishtest reads it."""
+    found = BENCH_LINE.findall(message)
+    return int(found[-1]) if found else None
+
+
+@functools.cache
+def toolchain() -> str:
+    """This machine's Rust compiler (``rustc -V``): builds are cached per commit and toolchain."""
+    try:
+        done = subprocess.run(["rustc", "-V"], capture_output=True, text=True, timeout=30, check=False)
+    except (OSError, subprocess.TimeoutExpired):
+        raise BuildError("no Rust toolchain on this machine (rustc not found)") from None
+    if done.returncode != 0:
+        raise BuildError(f"rustc -V failed: {done.stderr.strip()[:200]}")
+    return done.stdout.strip()
+
+
+def default_build_root() -> Path:
+    configured = os.environ.get(BUILD_CACHE_ENV)
+    if configured:
+        return Path(configured)
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "arbiter" / "builds"
+
+
+def _run(argv: list[str], cwd: Path, timeout: float, what: str, env: dict[str, str] | None = None) -> str:
+    """Run a step of a build; BuildError with its first error lines when it fails."""
+    try:
+        done = subprocess.run(
+            argv, cwd=cwd, capture_output=True, text=True, timeout=timeout, env=env, check=False
+        )
+    except subprocess.TimeoutExpired:
+        raise BuildError(f"{what}: took longer than {timeout:.0f} s") from None
+    except OSError as e:
+        raise BuildError(f"{what}: {argv[0]} cannot run ({e.strerror})") from None
+    if done.returncode != 0:
+        raise BuildError(f"{what} failed: {first_errors(done.stderr or done.stdout)}")
+    return done.stdout
+
+
+def first_errors(output: str) -> str:
+    """The compiler's first error lines (or the output's last lines), in one line."""
+    lines = [line.rstrip() for line in output.splitlines() if line.strip()]
+    fallback = max(0, len(lines) - ERROR_LINES)
+    start = next((i for i, line in enumerate(lines) if line.startswith("error")), fallback)
+    return " | ".join(lines[start : start + ERROR_LINES])[:1500]
+
+
+class BuildCache:
+    """This machine's builds of arbiter-engine, one folder per commit and toolchain."""
+
+    def __init__(self, root: Path | None = None, max_bytes: int | None = None) -> None:
+        self.root = root or default_build_root()
+        mb = int(os.environ.get(BUILD_CACHE_MB_ENV, DEFAULT_CACHE_MB))
+        self.max_bytes = max_bytes if max_bytes is not None else mb << 20
+
+    def _key(self, spec: BuildSpec) -> str:
+        return f"{spec.sha}-{hashlib.sha256(toolchain().encode()).hexdigest()[:12]}"
+
+    @contextmanager
+    def _locked(self, key: str) -> Iterator[None]:
+        """One build of a commit at a time on this machine: the others wait for it."""
+        self.root.mkdir(parents=True, exist_ok=True)
+        with (self.root / f"{key}.lock").open("w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            try:
+                yield
+            finally:
+                fcntl.flock(lock, fcntl.LOCK_UN)
+
+    def ready(self, spec: BuildSpec) -> Path:
+        """The folder holding ``spec``'s built ``arbiter-engine``, its bench checked against the
+        signature: built now if this machine has not built it yet. BuildError or WrongBench."""
+        folder, measured = self.built(spec)
+        if measured != spec.bench:
+            raise WrongBench(f"wrong bench: expected {spec.bench} nodes, got {measured}")
+        return folder
+
+    def built(self, spec: BuildSpec) -> tuple[Path, int]:
+        """The folder of ``spec``'s commit built here, and its bench (two at once, which must
+        agree): built and benched once per machine, failures remembered (asked again, the same
+        error at once)."""
+        key = self._key(spec)
+        folder = self.root / key
+        failed = self.root / f"{key}.failed"
+        with self._locked(key):
+            if failed.is_file():
+                self._refuse(failed.read_text())
+            if not (folder / "bench").is_file():
+                try:
+                    self._build(spec, folder)
+                    (folder / "bench").write_text(str(agreed_bench(folder / BINARY)))
+                except BuildError as e:
+                    shutil.rmtree(folder, ignore_errors=True)
+                    failed.write_text(f"{type(e).__name__}\n{e}")
+                    raise
+            os.utime(folder)  # most recently used
+            measured = int((folder / "bench").read_text())
+        self._evict(keep=folder)
+        return folder, measured
+
+    @staticmethod
+    def _refuse(text: str) -> None:
+        kind, _, message = text.partition("\n")
+        raise (WrongBench if kind == "WrongBench" else BuildError)(message)
+
+    def _build(self, spec: BuildSpec, folder: Path) -> None:
+        """Fetch the commit and build arbiter-engine into ``folder`` (its sources and target go)."""
+        work = folder.with_name(folder.name + ".work")
+        shutil.rmtree(work, ignore_errors=True)
+        source = work / "src"
+        source.mkdir(parents=True)
+        git = ["git", "-c", "advice.detachedHead=false"]
+        _run([*git, "init", "-q"], source, FETCH_TIMEOUT, "git init")
+        try:
+            _run(
+                [*git, "fetch", "-q", "--depth", "1", "--", spec.repo, spec.sha],
+                source,
+                FETCH_TIMEOUT,
+                "git fetch",
+            )
+        except BuildError:  # a server that serves no commit by its SHA: all of it, then the commit
+            every = "+refs/*:refs/remotes/origin/*"
+            _run([*git, "fetch", "-q", "--", spec.repo, every], source, FETCH_TIMEOUT, "git fetch")
+        _run([*git, "checkout", "-q", spec.sha], source, FETCH_TIMEOUT, f"git checkout {spec.sha[:12]}")
+        profile = os.environ.get(BUILD_PROFILE_ENV, "release")
+        env = {**os.environ, "CARGO_TARGET_DIR": str(work / "target")}
+        command = ["cargo", "build", "--quiet", "--locked", "--profile", profile, "-p", BINARY]
+        _run(command, source, BUILD_TIMEOUT, f"building {spec.sha[:12]}", env=env)
+        folder.mkdir(parents=True, exist_ok=True)
+        shutil.copy2(work / "target" / profile / BINARY, folder / BINARY)
+        shutil.rmtree(work, ignore_errors=True)
+
+    def _evict(self, keep: Path) -> None:
+        """The least recently used builds go until the cache fits its bound."""
+        builds = [p for p in self.root.iterdir() if p.is_dir() and not p.name.endswith(".work")]
+        sizes = {p: sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) for p in builds}
+        total = sum(sizes.values())
+        for path in sorted(builds, key=lambda p: p.stat().st_mtime):
+            if total <= self.max_bytes:
+                break
+            if path != keep:
+                shutil.rmtree(path, ignore_errors=True)
+                total -= sizes[path]
+
+
+def bench(binary: Path) -> int:
+    """The node count ``binary bench`` prints; WrongBench when it prints none."""
+    try:
+        argv = [str(binary), "bench"]
+        done = subprocess.run(argv, capture_output=True, text=True, timeout=BENCH_TIMEOUT, check=False)
+    except (OSError, subprocess.TimeoutExpired) as e:
+        raise WrongBench(f"bench did not run: {e}") from None
+    found = BENCH_OUTPUT.search(done.stdout)
+    if done.returncode != 0 or found is None:
+        raise WrongBench(f"bench printed no signature (exit status {done.returncode})")
+    return int(found.group(1))
+
+
+def agreed_bench(binary: Path) -> int:
+    """The bench of two runs at once, which must agree (else the build is non-deterministic)."""
+    with ThreadPoolExecutor(2) as pool:
+        first, second = pool.map(bench, [binary, binary])
+    if first != second:
+        raise WrongBench(f"non-deterministic build: two benches gave {first} and {second} nodes")
+    return first
