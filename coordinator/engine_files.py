@@ -9,6 +9,7 @@
     files = ["plain", "nets/x.bin"]    # what is shipped to workers (default: the command's file)
     protocol = "uci"                   # or "ugi"
     hash = "3f0c..."                   # the files' digest, once known: a change is then refused
+    include = ["champion.toml"]        # option files (a tuning run's champion), over [options]
     [options]                          # setoption values: spin, check, combo and string options
     Hash = 16
 
@@ -37,7 +38,7 @@ from worker.programs import (
 )
 
 #: The keys an engine file may hold.
-KEYS = ("name", "command", "workdir", "files", "protocol", "hash", "options")
+KEYS = ("name", "command", "workdir", "files", "protocol", "hash", "options", "include")
 #: What marks an engine file among --candidate values (the rest: weights JSON or ``default``).
 SUFFIX = ".toml"
 
@@ -123,6 +124,26 @@ def _options(data: dict[str, Any], path: Path) -> dict[str, OptionValue]:
     return out
 
 
+def _included(data: dict[str, Any], path: Path) -> dict[str, OptionValue]:
+    """The options of the files ``include`` names (each a TOML file with an ``[options]`` table,
+    as ``arbiter tune -o champion.toml`` writes one), later files over earlier ones."""
+    value = data.get("include", [])
+    names = [value] if isinstance(value, str) else value
+    if not isinstance(names, list) or not all(isinstance(n, str) for n in names):
+        raise _fail(path, "include", "an option file or a list of them")
+    merged: dict[str, OptionValue] = {}
+    for name in names:
+        included = path.parent / name
+        try:
+            options = tomllib.loads(included.read_text())
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+            raise _fail(path, "include", f"option files that read as TOML; {name}: {e}") from None
+        if set(options) - {"options"}:
+            raise _fail(path, "include", f"option files holding only an [options] table; {name} holds more")
+        merged |= _options(options, included)
+    return merged
+
+
 def _inside(folder: Path, relative: str, path: Path, key: str) -> Path:
     """``relative`` as a regular file inside ``folder``."""
     target = (folder / relative).resolve()
@@ -180,7 +201,7 @@ def load_engine_file(source: str | Path) -> EngineFile:
         files=files,
         protocol=protocol,
         digest=digest,
-        options=_options(data, path),
+        options=_options(data, path) | _included(data, path),
     )
 
 

@@ -3,6 +3,7 @@ by starting it once on this machine (from the same archive the workers get)."""
 
 from __future__ import annotations
 
+from worker.builds import BuildError
 from worker.program_batch import program_spec
 from worker.programs import EngineProgram, ProgramCache, ProgramError
 from worker.referee import EngineConfigError, EngineFault, EngineInfo, EnginePlayer
@@ -11,17 +12,19 @@ from worker.referee import EngineConfigError, EngineFault, EngineInfo, EnginePla
 NOT_TUNED = frozenset({"hash", "threads", "multipv", "move overhead", "moveoverhead", "uci_elo"})
 
 
-def declared(program: EngineProgram, archive: bytes, game: str) -> EngineInfo:
-    """The program's handshake on this machine (its options as it declares them); ValueError in
-    one line when it cannot be started or set up."""
+def declared(program: EngineProgram, archive: bytes | None, game: str) -> EngineInfo:
+    """The program's handshake on this machine (its options as it declares them), from its
+    archive or, for a commit, its build here; ValueError in one line when it cannot be started
+    or set up."""
     cache = ProgramCache()
     try:
-        cache.install(program.digest, archive)
+        if archive is not None:
+            cache.install(program.digest, archive)
         player = EnginePlayer(program_spec(program, cache, None), game)
         with player:
             player.start()
             info = player.info
-    except (EngineFault, EngineConfigError, ProgramError) as e:
+    except (EngineFault, EngineConfigError, ProgramError, BuildError) as e:
         raise ValueError(f"{program.name}: {e}") from None
     if info is None:
         raise ValueError(f"{program.name}: it did not complete its handshake")

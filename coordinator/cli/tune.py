@@ -7,6 +7,7 @@ import re
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -30,6 +31,7 @@ from coordinator.cli.options import (
     output_file_option,
     priority_option,
     read_book,
+    read_ref_side,
     read_side,
     read_weights,
     search_limits,
@@ -46,7 +48,7 @@ from coordinator.files import write_atomically
 from coordinator.runs import RunKind, RunState
 from coordinator.sprt.runner import RunFailed
 from coordinator.store import Run, Store
-from coordinator.tuning.config import METHODS, TuneConfig
+from coordinator.tuning.config import METHODS, ROUNDINGS, TuneConfig
 from coordinator.tuning.driver import TuningDriver
 from coordinator.tuning.records import TuningRecords
 from coordinator.tuning.report import (
@@ -60,6 +62,7 @@ from coordinator.tuning.report import (
 )
 from coordinator.tuning.space import SAMPLERS, tuned_names
 from coordinator.tuning.spsa import A_RATIO, C_END_FRACTION, R_END
+from coordinator.tuning.spsa_params import SpsaParam, read_spsa_params
 from coordinator.tuning.spsa_tuner import SpsaTuner
 from coordinator.tuning.tuner import Tuner, elo_vs_start
 
@@ -178,7 +181,7 @@ def drive(store: Store, run: Run, config: TuneConfig, executor: Executor, out: s
     records = TuningRecords(store)
     champions = records.champions(run.id)
     target = Path(out or f"{run.id}-champion.json")
-    write_atomically(target, json.dumps(champions[-1].weights, indent=2, sort_keys=True) + "\n")
+    write_atomically(target, champion_text(champions[-1].weights, target))
     elo, half = elo_vs_start(champions, champions[-1].number)
     seconds = time.monotonic() - started
     if config.method == "spsa":
@@ -204,6 +207,15 @@ def drive(store: Store, run: Run, config: TuneConfig, executor: Executor, out: s
     )
     report = write_report(store, run)
     click.echo(f"{verdict}; weights written to {target}" + (f"; report: {report}" if report else ""))
+
+
+def champion_text(values: dict[str, int], target: Path) -> str:
+    """The champion as a weights file (JSON), or, for a ``.toml`` target, as an option file an
+    engine file includes (``include = "champion.toml"``)."""
+    if target.suffix.lower() != ".toml":
+        return json.dumps(values, indent=2, sort_keys=True) + "\n"
+    lines = [f"{json.dumps(name)} = {value}" for name, value in sorted(values.items())]
+    return "# a tuning run's champion: include it from an engine file\n[options]\n" + "\n".join(lines) + "\n"
 
 
 def write_report(store: Store, run: Run) -> Path | None:
@@ -233,6 +245,19 @@ def write_report(store: Store, run: Run) -> Path | None:
 )
 @click.option("--params", metavar="A,B,C", help="Weights to tune (default: all of them).")
 @click.option(
+    "--spsa-params",
+    metavar="FILE",
+    help="SPSA: the parameters to tune in OpenBench's format, one a line: name, int, start, min, max, "
+    "c_end, r_end (instead of --params; their start and range come from the file).",
+)
+@click.option(
+    "--rounding",
+    type=click.Choice(ROUNDINGS),
+    default="stochastic",
+    show_default=True,
+    help="SPSA: how theta +- c becomes whole numbers (fishtest rounds stochastically).",
+)
+@click.option(
     "--start",
     "start_file",
     default="default",
@@ -247,6 +272,13 @@ def write_report(store: Store, run: Run) -> Path | None:
     help="Tune this engine program's spin options (SPSA) instead of the built-in engine's weights; "
     "it starts from the values its engine file sets, else its defaults.",
 )
+@click.option(
+    "--candidate-ref",
+    metavar="REF",
+    help="Tune the spin options (weights and search parameters) of arbiter-engine built from this "
+    "commit of --repo (SPSA).",
+)
+@click.option("--repo", metavar="URL", help="The repository of --candidate-ref (default: arbiter's own).")
 @click.option(
     "--sampler", type=click.Choice(SAMPLERS), default="tpe", show_default=True, help="Optuna sampler."
 )
@@ -336,8 +368,12 @@ def tune(
     game: str,
     method: str,
     params: str | None,
+    spsa_params: str | None,
+    rounding: str,
     start_file: str,
     engine_file: str | None,
+    candidate_ref: str | None,
+    repo: str | None,
     sampler: str,
     radius: float | None,
     seed: int,
@@ -379,9 +415,21 @@ def tune(
     check_method_options(method)
     accept_node_counts = parse_node_list(accept_nodes)
     names = [p.strip() for p in params.split(",") if p.strip()] if params else None
+    table = read_param_list(spsa_params, params, method)
+    if table:
+        names = [p.name for p in table]
     side = None
-    if engine_file is not None:
-        side, tuned, start, ranges = program_tunables(game, engine_file, start_file, names, method)
+    if engine_file is not None and candidate_ref is not None:
+        raise click.UsageError("give the program to tune with --candidate or --candidate-ref (one of them)")
+    if repo is not None and candidate_ref is None:
+        raise click.UsageError("--repo names the repository of --candidate-ref")
+    if engine_file is not None or candidate_ref is not None:
+        if candidate_ref is not None:
+            chosen = read_ref_side(game, repo, candidate_ref, "'--candidate-ref'")
+        else:
+            assert engine_file is not None
+            chosen = read_side(game, engine_file, "'--candidate'")
+        side, tuned, start, ranges = program_tunables(game, chosen, start_file, names, method)
         check_programs_can_go((side,), broker)
     else:
         try:
@@ -426,10 +474,15 @@ def tune(
             max_games=max_games if max_games is not None or method == "optuna" else SPSA_GAMES,
             time_limit=parse_duration(time_limit),
             book=book_path,
-            start_source=engine_file or start_file,
+            start_source=side.source if side is not None else start_file,
             program=None if side is None else side.program,
             ranges=ranges,
+            spsa_rounding=rounding if method == "spsa" else "nearest",
+            spsa_table=[p.row() for p in table],
         )
+        if table:  # the list's start values and ranges: within what the engine accepts
+            check_param_list(config, table)
+            config = replace(config, start={**config.start, **{p.name: p.start for p in table}})
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     options = ExecutorOptions(broker, concurrency, verify_fraction, priority)
@@ -443,20 +496,48 @@ def tune(
     drive(store, run, config, executor, output)
 
 
+def read_param_list(path: str | None, params: str | None, method: str) -> list[SpsaParam]:
+    """The parameter list of ``--spsa-params`` (none without it)."""
+    if path is None:
+        return []
+    if params is not None:
+        raise click.UsageError("--spsa-params lists the parameters to tune: drop --params")
+    if method != "spsa":
+        raise click.UsageError("--spsa-params is an option of --method spsa")
+    try:
+        return read_spsa_params(path)
+    except ValueError as e:
+        raise click.BadParameter(str(e), param_hint="'--spsa-params'") from None
+
+
+def check_param_list(config: TuneConfig, table: list[SpsaParam]) -> None:
+    """ValueError unless every listed parameter is one the run can tune, within its range."""
+    known = {t.name: t for t in config.tunables()}
+    for p in table:
+        tunable = known.get(p.name)
+        if tunable is None:
+            raise ValueError(
+                f"--spsa-params: {p.name!r} is not a parameter of this engine ({', '.join(known)})"
+            )
+        if p.low < tunable.min or p.high > tunable.max:
+            span, allowed = f"[{p.low}, {p.high}]", f"[{tunable.min}, {tunable.max}]"
+            raise ValueError(f"--spsa-params: {p.name}: {span} leaves the engine's range {allowed}")
+
+
 def program_tunables(
-    game: str, source: str, start_file: str, names: list[str] | None, method: str
+    game: str, side: Side, start_file: str, names: list[str] | None, method: str
 ) -> tuple[Side, list[str], dict[str, int], dict[str, list[int]]]:
-    """What tuning the engine program of ``source`` means: the program, the spin options tuned
-    (``names``, default all that set playing strength), where they start (the engine file's
-    values, else the program's defaults) and every tunable option's range, from its handshake."""
+    """What tuning an engine program means: the program, the spin options tuned (``names``,
+    default all that set playing strength), where they start (the values its engine file sets,
+    else the program's defaults) and every tunable option's range, from its handshake."""
     from coordinator.engine_options import declared, tunable_spins
 
+    source = side.source
     if method != "spsa":
-        raise click.UsageError("--candidate: an engine program's options are tuned with --method spsa")
+        raise click.UsageError(f"{source}: an engine program's options are tuned with --method spsa")
     if start_file != "default":
-        raise click.UsageError("--candidate: the program starts from its engine file's options; drop --start")
-    side = read_side(game, source, "'--candidate'")
-    if side.program is None or side.archive is None:
+        raise click.UsageError(f"{source}: the program starts from its own options; drop --start")
+    if side.program is None:
         raise click.BadParameter(f"{source}: expected an engine file (.toml)", param_hint="'--candidate'")
     try:
         spins = tunable_spins(declared(side.program, side.archive, game))

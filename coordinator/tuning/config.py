@@ -16,7 +16,14 @@ from worker.programs import EngineProgram
 METHODS = ("optuna", "spsa")
 #: Settings kept out of a configuration's JSON while they hold their default (the fingerprints of
 #: runs made before they existed stay what they were).
-_OMITTED_AT_DEFAULT: dict[str, Any] = {"program": None, "ranges": {}}
+_OMITTED_AT_DEFAULT: dict[str, Any] = {
+    "program": None,
+    "ranges": {},
+    "spsa_rounding": "nearest",
+    "spsa_table": [],
+}
+#: How SPSA makes a perturbed theta whole numbers: to the nearest, or as fishtest does.
+ROUNDINGS = ("nearest", "stochastic")
 
 
 @dataclass(frozen=True)
@@ -87,9 +94,17 @@ class TuneConfig:
     #: engine's weights. ``ranges`` holds each spin option's [min, max], as the program declared.
     program: EngineProgram | None = None
     ranges: dict[str, list[int]] = field(default_factory=dict)
+    #: SPSA: how theta +- c is made whole (fishtest: stochastically), and the parameter list in
+    #: OpenBench's format when one was given: [name, start, min, max, c_end, r_end] each.
+    spsa_rounding: str = "nearest"
+    spsa_table: list[list[Any]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         """Reject settings no run could use."""
+        if self.spsa_rounding not in ROUNDINGS:
+            raise ValueError(
+                f"--rounding: expected one of {', '.join(ROUNDINGS)}, got {self.spsa_rounding!r}"
+            )
         if self.method not in METHODS:
             raise ValueError(
                 f"--method: unknown method {self.method!r}, expected one of {', '.join(METHODS)}"
@@ -152,6 +167,7 @@ class TuneConfig:
             "adjudication": self.adjudication.to_json(),
             "program": None if self.program is None else self.program.to_json(),
             "ranges": {k: list(v) for k, v in self.ranges.items()},
+            "spsa_table": [list(row) for row in self.spsa_table],
         }
         return {k: v for k, v in out.items() if k not in _OMITTED_AT_DEFAULT or v != _OMITTED_AT_DEFAULT[k]}
 

@@ -21,6 +21,7 @@ range, ``r_end`` 0.002; ``A`` a tenth of the planned pairs; alpha 0.602 and gamm
 
 from __future__ import annotations
 
+import math
 import random
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -126,14 +127,37 @@ class Perturbation:
     minus: dict[str, int]
 
 
-def perturb(plan: SpsaPlan, theta: Mapping[str, float], iteration: int, signs: Sequence[int]) -> Perturbation:
-    """theta +- c_k * flip, clipped to each range and rounded to the engine's integers."""
+def perturb(
+    plan: SpsaPlan,
+    theta: Mapping[str, float],
+    iteration: int,
+    signs: Sequence[int],
+    rounding_seed: int | None = None,
+) -> Perturbation:
+    """theta +- c_k * flip, clipped to each range and made whole numbers: rounded to the nearest,
+    or, with ``rounding_seed``, stochastically as fishtest rounds them (up with a probability of
+    the fraction; one draw per weight shared by both engines, from the seed and the iteration, so
+    a run's engines are the same on any machine)."""
+    draws = (
+        None
+        if rounding_seed is None
+        else random.Random(derive_seed(rounding_seed, "spsa rounding", iteration))
+    )
     plus, minus = {}, {}
     for w, flip in zip(plan.weights, signs, strict=True):
         c = plan.c(w, iteration)
-        plus[w.name] = round(w.clip(theta[w.name] + c * flip))
-        minus[w.name] = round(w.clip(theta[w.name] - c * flip))
+        up = None if draws is None else draws.random()
+        plus[w.name] = _whole(w, w.clip(theta[w.name] + c * flip), up)
+        minus[w.name] = _whole(w, w.clip(theta[w.name] - c * flip), up)
     return Perturbation(plus, minus)
+
+
+def _whole(weight: SpsaWeight, value: float, up: float | None) -> int:
+    """``value`` as a whole number: the nearest, or rounded stochastically (``up``: a uniform draw
+    in [0, 1)), within the weight's range."""
+    if up is None:
+        return round(value)
+    return int(min(max(math.floor(value + up), weight.low), weight.high))
 
 
 def step(

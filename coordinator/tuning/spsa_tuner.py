@@ -56,7 +56,21 @@ class SpsaProgress:
 
 def plan_of(config: TuneConfig) -> spsa.SpsaPlan:
     """The SPSA plan of a run: its tuned parameters' ranges (the engine's weight table, or the
-    tuned program's spin options)."""
+    tuned program's spin options), and each one's c_end and r_end where its parameter list (in
+    OpenBench's format) gives them."""
+    if config.spsa_table:
+        weights = tuple(
+            spsa.SpsaWeight(name, int(low), int(high), float(c_end), float(r_end))
+            for name, _, low, high, c_end, r_end in config.spsa_table
+        )
+        return spsa.SpsaPlan(
+            weights,
+            config.iterations,
+            config.batch_pairs,
+            config.spsa_a_ratio,
+            config.spsa_alpha,
+            config.spsa_gamma,
+        )
     table = {t.name: t for t in config.tunables()}
     return spsa.plan_for(
         [(name, table[name].min, table[name].max) for name in config.params],
@@ -142,7 +156,8 @@ class SpsaTuner(TuningDriver):
         k = self.dispatched
         theta = self.thetas[max(0, k - self.config.spsa_lag)]
         signs = spsa.flips(self.config.seed, k, len(self.plan.weights))
-        pair = spsa.perturb(self.plan, theta, k, signs)
+        stochastic = self.config.spsa_rounding == "stochastic"
+        pair = spsa.perturb(self.plan, theta, k, signs, self.config.seed if stochastic else None)
         config = self.config.iteration_config(
             k, {**self.config.start, **pair.plus}, {**self.config.start, **pair.minus}, self.tag
         )

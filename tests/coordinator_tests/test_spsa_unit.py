@@ -7,6 +7,7 @@ from __future__ import annotations
 import dataclasses
 import math
 import random
+import re
 from pathlib import Path
 from typing import Any
 
@@ -20,6 +21,7 @@ from coordinator.store import Store
 from coordinator.tuning import spsa
 from coordinator.tuning.config import TuneConfig
 from coordinator.tuning.records import TuningRecords
+from coordinator.tuning.spsa_params import parse_spsa_params
 from coordinator.tuning.spsa_tuner import SpsaTuner, plan_of
 
 # --- the rule, by hand --------------------------------------------------------------------------
@@ -73,7 +75,8 @@ def test_one_iteration_by_hand() -> None:
 
 
 def test_defaults_are_fishtests_from_the_engine_table() -> None:
-    defaults = {f.name: f.default for f in dataclasses.fields(TuneConfig) if f.name.startswith("spsa_")}
+    fields = dataclasses.fields(TuneConfig)
+    defaults = {f.name: f.default for f in fields if f.name.startswith("spsa_") and f.name != "spsa_table"}
     config = tune_config(max_games=800, batch_pairs=4, **defaults)
     plan = plan_of(config)
     table = {w.name: w for w in engine.weights("congress")}
@@ -250,3 +253,43 @@ def test_checkpoints_play_acceptance_sprts(tmp_path: Path) -> None:
         assert theta is not None
         assert run.config["candidate"] == {**tune_config().start, **spsa.rounded(theta)}
     assert set(records.children(run_id)) >= {r.run_id for r in rows}
+
+
+def test_stochastic_rounding_is_fishtests_and_the_same_on_every_machine() -> None:
+    plan = spsa.plan_for([("w", 0, 100)], iterations=1000, pairs_per_iteration=1)
+    theta = {"w": 50.3}
+    ups, chances = 0, 0.0
+    for k in range(400):
+        pair = spsa.perturb(plan, theta, k, (1,), rounding_seed=7)
+        again = spsa.perturb(plan, theta, k, (1,), rounding_seed=7)
+        assert pair == again  # a function of the seed and the iteration alone
+        exact = 50.3 + plan.c(plan.weights[0], k)
+        assert pair.plus["w"] in (math.floor(exact), math.ceil(exact))
+        ups += pair.plus["w"] == math.ceil(exact)
+        chances += exact % 1
+    # Rounded up about as often as the fractions say (400 draws: within 4 standard deviations).
+    assert abs(ups - chances) < 4 * math.sqrt(400 * 0.25), (ups, chances)
+    nearest = spsa.perturb(plan, theta, 0, (1,))
+    assert nearest.plus["w"] == round(50.3 + plan.c(plan.weights[0], 0))
+
+
+def test_openbench_parameter_lists() -> None:
+    text = (
+        "# tuned\nlmr_reduction, int, 1, 0, 4, 0.5, 0.002\n\naspiration_window, int, 30, 0, 200, 10, 0.0020\n"
+    )
+    params = parse_spsa_params(text, "p.txt")
+    assert [p.row() for p in params] == [
+        ["lmr_reduction", 1, 0, 4, 0.5, 0.002],
+        ["aspiration_window", 30, 0, 200, 10.0, 0.002],
+    ]
+    for bad, says in [
+        ("a, int, 1, 0, 4, 0.5", "p.txt:1: expected 'name, int, start, min, max, c_end, r_end'"),
+        ("a, float, 1, 0, 4, 0.5, 0.002", "p.txt:1: a: expected type int"),
+        ("a, int, 5, 0, 4, 0.5, 0.002", "expected min < max and start within them"),
+        ("a, int, 1.5, 0, 4, 0.5, 0.002", "start: expected a whole number"),
+        ("a, int, 1, 0, 4, 0, 0.002", "expected c_end > 0 and r_end > 0"),
+        ("a, int, 1, 0, 4, 1, 0.002\na, int, 1, 0, 4, 1, 0.002", "p.txt:2: a is listed twice"),
+        ("# nothing", "no parameter listed"),
+    ]:
+        with pytest.raises(ValueError, match=re.escape(says)):
+            parse_spsa_params(bad, "p.txt")

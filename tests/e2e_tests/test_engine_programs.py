@@ -184,3 +184,31 @@ def test_a_cached_program_whose_files_changed_is_removed(tmp_path: Path) -> None
     with pytest.raises(ProgramError, match="its files on this machine changed"):
         cache.ready(program.digest, None)
     assert cache.ready(program.digest, lambda digest: archive) == folder  # fetched again
+
+
+def test_openbench_parameters_and_a_champion_an_engine_file_includes(tmp_path: Path) -> None:
+    engine_file = arbiter_engine_file(tmp_path / "ae", options="congress_pawn = 100\n")
+    params = tmp_path / "params.txt"
+    params.write_text(
+        "congress_pawn, int, 90, 50, 150, 8, 0.002\ncongress_mobility, int, 4, 0, 20, 2, 0.002\n"
+    )
+    champion = tmp_path / "ae" / "champion.toml"
+    done = run_cli(
+        "tune", "congress", "--candidate", str(engine_file), "--spsa-params", str(params),
+        "--nodes", "200", "--max-games", "32", "--batch-pairs", "4", "--accept-max-games", "16",
+        "--store", f"sqlite:///{tmp_path / 'tune.db'}", "-o", str(champion),
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    assert "congress_pawn" in done.stdout and "90" in done.stdout  # the list's start value
+    included = engine_file.read_text().replace("[options]", 'include = "champion.toml"\n[options]')
+    engine_file.write_text(included)
+    from coordinator.engine_files import load_engine_file
+
+    options = load_engine_file(engine_file).options
+    assert options["congress_pawn"] == 90 and options["Hash"] == 16  # the champion's value wins
+    bad = tmp_path / "bad.txt"
+    bad.write_text("nonsense, int, 1, 0, 4, 0.5, 0.002\n")
+    wrong = run_cli(
+        "tune", "congress", "--candidate", str(engine_file), "--spsa-params", str(bad), "--store", "sqlite://"
+    )
+    assert wrong.returncode == 2 and "'nonsense' is not a spin option of arbiter-engine" in wrong.stderr
