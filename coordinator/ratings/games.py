@@ -68,16 +68,15 @@ class GameTable:
 
 
 def _check_game(index: int, game: RatedGame) -> None:
-    for side in ("white", "black"):
-        name = getattr(game, side)
-        if not isinstance(name, str) or not name:
-            raise ValueError(f"games[{index}].{side}: expected an engine name, got {name!r}")
-    if game.white == game.black:
-        raise ValueError(f"games[{index}]: expected two different engines, got {game.white!r} twice")
-    score = game.score
-    if isinstance(score, bool) or not isinstance(score, (int, float)) or score not in SCORES:
+    white, black, score, pair = game.white, game.black, game.score, game.pair
+    if not isinstance(white, str) or not white:
+        raise ValueError(f"games[{index}].white: expected an engine name, got {white!r}")
+    if not isinstance(black, str) or not black:
+        raise ValueError(f"games[{index}].black: expected an engine name, got {black!r}")
+    if white == black:
+        raise ValueError(f"games[{index}]: expected two different engines, got {white!r} twice")
+    if score not in SCORES or isinstance(score, bool) or not isinstance(score, (int, float)):
         raise ValueError(f"games[{index}].score: expected White's score 1, 0.5 or 0, got {score!r}")
-    pair = game.pair
     if pair is not None and (isinstance(pair, bool) or not isinstance(pair, int)):
         raise ValueError(f"games[{index}].pair: expected an integer pair id or None, got {pair!r}")
 

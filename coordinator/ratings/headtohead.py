@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+import numpy.typing as npt
 
 from coordinator.ratings.games import GameTable
 
@@ -23,20 +24,22 @@ class HeadToHead:
     pentanomial: tuple[int, int, int, int, int] | None
 
 
-def _pentanomials(table: GameTable) -> dict[tuple[int, int], list[int]]:
-    """Pair-score counts of the first engine of each ordered pairing, complete pairs only."""
+def _pentanomials(table: GameTable) -> npt.NDArray[np.intp]:
+    """Pair-score counts ``[first, second, 0..4]`` of each ordered pairing, complete pairs only."""
+    engines = len(table.names)
     sizes = np.bincount(table.cluster, minlength=table.clusters)
     paired = sizes[table.cluster] == 2
     order = np.argsort(table.cluster[paired], kind="stable")
-    white = table.white[paired][order].reshape(-1, 2)
-    black = table.black[paired][order].reshape(-1, 2)
+    white = table.white[paired][order].reshape(-1, 2)[:, 0]
+    black = table.black[paired][order].reshape(-1, 2)[:, 0]
     score = table.score[paired][order].reshape(-1, 2)
-    first, second = white[:, 0], black[:, 0]
     halves = np.rint(2 * (score[:, 0] + 1 - score[:, 1])).astype(np.intp)
-    counts: dict[tuple[int, int], list[int]] = {}
-    for a, b, h in zip(first.tolist(), second.tolist(), halves.tolist(), strict=True):
-        counts.setdefault((a, b), [0] * 5)[h] += 1
-        counts.setdefault((b, a), [0] * 5)[4 - h] += 1
+    cells = np.concatenate(
+        [(white * engines + black) * 5 + halves, (black * engines + white) * 5 + 4 - halves]
+    )
+    counts: npt.NDArray[np.intp] = np.bincount(cells, minlength=engines * engines * 5).reshape(
+        engines, engines, 5
+    )
     return counts
 
 
@@ -54,11 +57,11 @@ def head_to_head(table: GameTable) -> dict[tuple[str, str], HeadToHead]:
     result: dict[tuple[str, str], HeadToHead] = {}
     for i, key in enumerate(keys.tolist()):
         a, b = divmod(key, engines)
-        counts = pentanomials.get((a, b))
+        counts = pentanomials[a, b].tolist()
         result[table.names[a], table.names[b]] = HeadToHead(
             wins=int(wins[i]),
             draws=int(draws[i]),
             losses=int(losses[i]),
-            pentanomial=(counts[0], counts[1], counts[2], counts[3], counts[4]) if counts else None,
+            pentanomial=(counts[0], counts[1], counts[2], counts[3], counts[4]) if any(counts) else None,
         )
     return result

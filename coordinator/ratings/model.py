@@ -83,7 +83,7 @@ def _cells(table: GameTable) -> tuple[_Cells, npt.NDArray[np.intp]]:
     cells = _Cells(
         design=_design(keys // engines, keys % engines, engines),
         games=np.bincount(cell_of_game).astype(np.float64),
-        points=np.bincount(cell_of_game, weights=table.score),
+        points=np.bincount(cell_of_game, weights=table.score).astype(np.float64),
     )
     return cells, cell_of_game.astype(np.intp)
 
@@ -97,7 +97,7 @@ def _prior_cells(table: GameTable, prior: float) -> _Cells:
     first, second = pairings // engines, pairings % engines
     white = np.concatenate([first, second])
     black = np.concatenate([second, first])
-    games = np.full(len(white), prior / 2)
+    games = np.full(len(white), prior / 2, dtype=np.float64)
     return _Cells(design=_design(white, black, engines), games=games, points=games / 2)
 
 

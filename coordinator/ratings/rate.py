@@ -49,7 +49,11 @@ def _check_connected(table: GameTable) -> None:
             i = group[i]
         return i
 
-    for a, b in zip(table.white.tolist(), table.black.tolist(), strict=True):
+    pairings = np.unique(
+        np.minimum(table.white, table.black) * engines + np.maximum(table.white, table.black)
+    )
+    for key in pairings.tolist():
+        a, b = divmod(key, engines)
         group[root(a)] = root(b)
     roots = {root(i) for i in range(engines)}
     if len(roots) > 1:
@@ -77,7 +81,9 @@ def _rate_table(
     if table.games == 0:
         raise NotRatable("games: expected at least one game to rate, got none")
     if anchor is not None and anchor not in table.names:
-        raise NotRatable(f"anchor: expected one of the rated engines ({', '.join(table.names)}), got {anchor!r}")
+        raise NotRatable(
+            f"anchor: expected one of the rated engines ({', '.join(table.names)}), got {anchor!r}"
+        )
     _check_connected(table)
     result = fit(table, prior)
     engines = len(table.names)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 import numpy as np
 import pytest
@@ -81,9 +82,7 @@ def _reference_fit(
                 elif black == i:
                     denominator += n / (theta * gamma[white] + gamma[i])
             new[i] = total[i] / denominator
-        theta_new = white_points / sum(
-            n * new[w] / (theta * new[w] + new[b]) for (w, b), n in games.items()
-        )
+        theta_new = white_points / sum(n * new[w] / (theta * new[w] + new[b]) for (w, b), n in games.items())
         change = max(abs(math.log(new[n] / gamma[n])) for n in names) + abs(math.log(theta_new / theta))
         gamma, theta = new, theta_new
         if change < 1e-13:
@@ -183,7 +182,7 @@ def test_error_bars_cover_the_truth_at_the_stated_rate() -> None:
     names = ["p", "q", "r", "s", "t"]
     truth = np.array([-90.0, -30.0, 0.0, 40.0, 80.0])
     truth -= truth.mean()
-    sims, pairs, covered, paired_wider = 1000, 12, 0, 0
+    sims, pairs, covered, advantage_covered = 1000, 12, 0, 0
     for _ in range(sims):
         sides, score = _simulate(rng, truth, pairs)
         n = len(score)
@@ -194,7 +193,83 @@ def test_error_bars_cover_the_truth_at_the_stated_rate() -> None:
         ratings = rate(games)
         for r in ratings.ratings:
             covered += abs(r.elo - truth[names.index(r.name)]) <= r.error
-    rate_ = covered / (sims * len(names))
-    # Binomial sd at 95% over 5,000 intervals is 0.003; the five of one tournament are correlated.
-    assert 0.935 <= rate_ <= 0.965, rate_
-    del paired_wider
+        advantage_covered += abs(ratings.white_advantage - 30.0) <= ratings.white_advantage_error
+    # Binomial sd at 95% is 0.003 over 5,000 intervals (the five of one tournament are
+    # correlated) and 0.007 over 1,000.
+    assert 0.935 <= covered / (sims * len(names)) <= 0.965
+    assert 0.925 <= advantage_covered / sims <= 0.975
+
+
+def test_degenerate_results_stay_finite() -> None:
+    # x won everything, White won everything, and a pairing of draws only.
+    sweep = rate([RatedGame("x", "y", 1.0), RatedGame("y", "x", 0.0)] * 5)
+    white_wins = rate([RatedGame("x", "y", 1.0), RatedGame("y", "x", 1.0)] * 5)
+    draws = rate([RatedGame("x", "y", 0.5), RatedGame("y", "x", 0.5)] * 5)
+    for ratings in (sweep, white_wins, draws):
+        values = [ratings.white_advantage, ratings.white_advantage_error, *ratings.los.values()]
+        for r in ratings.ratings:
+            values += [r.elo, r.error]
+        assert all(math.isfinite(v) for v in values)
+        assert all(r.error > 0 for r in ratings.ratings)
+    assert sweep.rating("x").elo > 200 and sweep.los["x", "y"] > 0.95
+    assert white_wins.white_advantage > 200 and white_wins.rating("x").elo == pytest.approx(0.0, abs=1e-6)
+    assert draws.rating("x").elo == pytest.approx(0.0, abs=1e-6)
+    assert draws.los["x", "y"] == pytest.approx(0.5)
+    one = rate([RatedGame("x", "y", 0.0)], anchor="x", anchor_elo=1500.0)
+    assert one.rating("x").elo == 1500.0 and one.rating("y").elo > 1500.0
+
+
+@pytest.mark.parametrize(
+    ("games", "kwargs", "message"),
+    [
+        ([], {}, "games: expected at least one game to rate, got none"),
+        (
+            [RatedGame("a", "b", 1.0), RatedGame("c", "d", 0.5)],
+            {},
+            "games: expected every engine linked to every other by games, got 2 groups",
+        ),
+        ([RatedGame("a", "b", 1.0)], {"anchor": "z"}, "anchor: expected one of the rated engines (a, b)"),
+        ([RatedGame("a", "b", 0.7)], {}, "games[0].score: expected White's score 1, 0.5 or 0, got 0.7"),
+        ([RatedGame("a", "a", 1.0)], {}, "games[0]: expected two different engines, got 'a' twice"),
+        ([RatedGame("a", "", 1.0)], {}, "games[0].black: expected an engine name, got ''"),
+        (
+            [RatedGame("a", "b", 1.0, pair=3), RatedGame("a", "b", 1.0, pair=3)],
+            {},
+            "games: pair 3 expected one game each way between two engines (colours swapped)",
+        ),
+        (
+            [
+                RatedGame("a", "b", 1.0, pair=3),
+                RatedGame("b", "a", 1.0, pair=3),
+                RatedGame("a", "b", 0.0, pair=3),
+            ],
+            {},
+            "games: pair 3 expected two games, got a third at games[2]",
+        ),
+        ([RatedGame("a", "b", 1.0)], {"confidence": 1.0}, "confidence: expected a probability strictly"),
+        ([RatedGame("a", "b", 1.0)], {"prior": 0.0}, "prior: expected a finite number of virtual games > 0"),
+    ],
+)
+def test_bad_or_unratable_games_are_one_line_errors(
+    games: list[RatedGame], kwargs: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(ValueError) as error:
+        rate(games, **kwargs)
+    assert str(error.value).startswith(message) and "\n" not in str(error.value)
+    unratable = message.startswith(("games: expected at least", "games: expected every", "anchor:"))
+    assert isinstance(error.value, NotRatable) == unratable
+
+
+def test_rating_over_games_rates_each_ratable_prefix() -> None:
+    games = _games(RESULTS)
+    random.Random(5).shuffle(games)
+    checkpoints = [1, 2, 50, 200, len(games)]
+    over = rate_over(games, checkpoints, anchor="a")
+    assert [c.games for c in over][-3:] == [50, 200, len(games)]
+    for checkpoint in over:
+        expected = rate(games[: checkpoint.games], anchor="a")
+        assert isinstance(checkpoint.ratings, RatingList)
+        assert checkpoint.ratings == expected
+    assert over[-1].ratings.rating("a").games == 96
+    with pytest.raises(ValueError, match=r"checkpoints: expected game counts from 1 to 208, got 0"):
+        rate_over(games, [0])
