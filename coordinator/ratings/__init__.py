@@ -3,15 +3,19 @@
 The model is Ordo's: White's expected score is the logistic curve of the rating difference plus a
 fitted White advantage, and a draw counts half a win (``model.py`` has the equations). Why Ordo's
 rather than BayesElo's: Ordo's ratings are logistic Elo, the scale of everything else arbiter
-reports (an SPRT's Elo, a tuning run's champions), so a difference of 20 in a rating list means
-what +20 in an SPRT means; BayesElo's draw model stretches its scale by the draw rate, and its
-draw-elo would be one more parameter for the Congo and Congress draw rates that vary with the
-node count. Draws enter the errors through the observed variance of the results (the sandwich
-covariance), which is what Ordo's simulations get from its draw rate. BayesElo's idea is kept for
-degenerate data: a prior of virtual games per pairing keeps all ratings finite.
+reports (an SPRT's Elo, a tuning run's champions), so +20 in a rating list means what +20 in an
+SPRT means. BayesElo's ratings are not: the same score gives a larger BayesElo difference the more
+draws there are, and its draw-elo would be one more fitted parameter for draw rates that vary with
+the node count. Draws still shape the errors: those come from the observed variance of the results
+(the sandwich covariance), as Ordo's own simulations get them from its draw rate, but in closed form
+and without a random seed. BayesElo's prior is kept for degenerate data: virtual games per pairing
+keep every rating finite.
 
 Errors are cluster-robust: a game pair (one opening, colours swapped) is one cluster, so pairs are
-counted as pairs (pentanomial) and correlated pairs widen or narrow the bars as they should.
+counted as pairs (pentanomial), and correlated games in a pair widen or narrow the bars as they
+should. ``rate`` raises a one-line :class:`ValueError` for bad games or options and
+:class:`NotRatable` (also a ValueError) when nothing can be rated: no games, an anchor that did not
+play, or engines never linked by games (two groups that never met, directly or through others).
 """
 
 from coordinator.ratings.games import RatedGame

@@ -9,7 +9,7 @@ from statistics import NormalDist
 
 import numpy as np
 
-from coordinator.ratings.games import GameTable, RatedGame, tabulate
+from coordinator.ratings.games import FloatArray, GameTable, RatedGame, tabulate
 from coordinator.ratings.headtohead import head_to_head
 from coordinator.ratings.model import Matrix, fit
 from coordinator.ratings.ratinglist import Rating, RatingList
@@ -31,7 +31,15 @@ class Checkpoint:
     ratings: RatingList
 
 
-def _check_options(confidence: float, prior: float) -> None:
+def _check_options(anchor: str | None, anchor_elo: float, confidence: float, prior: float) -> None:
+    if anchor is not None and (not isinstance(anchor, str) or not anchor):
+        raise ValueError(f"anchor: expected an engine name or None, got {anchor!r}")
+    if (
+        isinstance(anchor_elo, bool)
+        or not isinstance(anchor_elo, (int, float))
+        or not math.isfinite(anchor_elo)
+    ):
+        raise ValueError(f"anchor_elo: expected a finite number, got {anchor_elo!r}")
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
         raise ValueError(f"confidence: expected a probability strictly between 0 and 1, got {confidence!r}")
     if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not 0 < prior < math.inf:
@@ -128,7 +136,7 @@ def _rate_table(
     )
 
 
-def _los(names: Sequence[str], ratings: np.ndarray, covariance: Matrix) -> dict[tuple[str, str], float]:
+def _los(names: Sequence[str], ratings: FloatArray, covariance: Matrix) -> dict[tuple[str, str], float]:
     """P(a stronger than b) for every ordered pair: the normal law of the fitted difference."""
     normal = NormalDist()
     los: dict[tuple[str, str], float] = {}
@@ -156,7 +164,7 @@ def rate(
     :class:`ValueError` with one line for a bad game or option, and :class:`NotRatable` (a
     ValueError) for no games, an anchor that did not play, or engines not linked by games.
     """
-    _check_options(confidence, prior)
+    _check_options(anchor, anchor_elo, confidence, prior)
     return _rate_table(tabulate(games), anchor, anchor_elo, confidence, prior)
 
 
@@ -174,7 +182,7 @@ def rate_over(
     A prefix that cannot be rated yet (:class:`NotRatable`: the anchor has not played, or some
     engines are not linked by games yet) is left out. Every game is checked, as by :func:`rate`.
     """
-    _check_options(confidence, prior)
+    _check_options(anchor, anchor_elo, confidence, prior)
     table = tabulate(games)
     result: list[Checkpoint] = []
     for n in checkpoints:

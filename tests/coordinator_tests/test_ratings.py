@@ -247,6 +247,11 @@ def test_degenerate_results_stay_finite() -> None:
             "games: pair 3 expected two games, got a third at games[2]",
         ),
         ([RatedGame("a", "b", 1.0)], {"confidence": 1.0}, "confidence: expected a probability strictly"),
+        (
+            [RatedGame("a", "b", 1.0)],
+            {"anchor_elo": math.nan},
+            "anchor_elo: expected a finite number, got nan",
+        ),
         ([RatedGame("a", "b", 1.0)], {"prior": 0.0}, "prior: expected a finite number of virtual games > 0"),
     ],
 )
