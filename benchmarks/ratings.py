@@ -67,11 +67,11 @@ def main() -> None:
     whole = best_cpu_seconds(lambda: rate(games), args.repeat)
     over = best_cpu_seconds(lambda: rate_over(games, checkpoints), args.repeat)
     print(f"{args.engines} engines, {len(games):,} games, best of {args.repeat} (CPU seconds)")
-    print("| step | seconds | share of rate |")
+    print("| step | CPU seconds | against rate |")
     print("|---|---|---|")
-    print(f"| check the games (tabulate) | {check:.4f} | {check / whole:.0%} |")
-    print(f"| rate (all of it) | {whole:.4f} | 100% |")
-    print(f"| rate_over, {args.checkpoints} checkpoints | {over:.4f} | {over / whole:.1f}x |")
+    print(f"| check the games (tabulate) | {check:.4f} | {check / whole:.2f}x |")
+    print(f"| rate (all of it) | {whole:.4f} | 1.00x |")
+    print(f"| rate_over, {args.checkpoints} checkpoints | {over:.4f} | {over / whole:.2f}x |")
 
 
 if __name__ == "__main__":
