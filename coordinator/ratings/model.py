@@ -42,6 +42,7 @@ TOLERANCE = 1e-9
 MAX_ITERATIONS = 100
 
 Matrix = npt.NDArray[np.float64]
+IntArray = npt.NDArray[np.intp]
 
 
 @dataclass(frozen=True)
@@ -59,29 +60,45 @@ class Fit:
 
 @dataclass(frozen=True)
 class _Cells:
-    """Games summed per (White, Black): design rows, game counts and White's points."""
+    """Games summed per (White, Black): the engines, game counts and White's points."""
 
-    design: Matrix
+    white: IntArray
+    black: IntArray
     games: FloatArray
     points: FloatArray
 
+    def logits(self, params: FloatArray) -> FloatArray:
+        """White's log-odds in each cell; ``params`` is ``(ratings..., white_advantage)``."""
+        logits: FloatArray = ELO_SLOPE * (params[self.white] - params[self.black] + params[-1])
+        return logits
 
-def _design(white: npt.NDArray[np.intp], black: npt.NDArray[np.intp], engines: int) -> Matrix:
-    """Rows ``+1`` at White, ``-1`` at Black, ``+1`` at the White advantage; engine 0 dropped."""
-    rows = np.arange(len(white))
-    design = np.zeros((len(white), engines + 1))
-    design[rows, white] = 1.0
-    design[rows, black] = -1.0
-    design[:, engines] = 1.0
-    return design[:, 1:]
+    def expected(self, params: FloatArray) -> FloatArray:
+        """White's expected score in each cell."""
+        expected: FloatArray = np.exp(-np.logaddexp(0.0, -self.logits(params)))
+        return expected
+
+    def log_likelihood(self, params: FloatArray) -> float:
+        logits = self.logits(params)
+        losses = self.games - self.points
+        return -float((self.points * np.logaddexp(0.0, -logits) + losses * np.logaddexp(0.0, logits)).sum())
 
 
-def _cells(table: GameTable) -> tuple[_Cells, npt.NDArray[np.intp]]:
+def _join(first: _Cells, second: _Cells) -> _Cells:
+    return _Cells(
+        white=np.concatenate([first.white, second.white]),
+        black=np.concatenate([first.black, second.black]),
+        games=np.concatenate([first.games, second.games]),
+        points=np.concatenate([first.points, second.points]),
+    )
+
+
+def _data_cells(table: GameTable) -> tuple[_Cells, IntArray]:
     """The games summed per cell, and each game's cell."""
     engines = len(table.names)
     keys, cell_of_game = np.unique(table.white * engines + table.black, return_inverse=True)
     cells = _Cells(
-        design=_design(keys // engines, keys % engines, engines),
+        white=(keys // engines).astype(np.intp),
+        black=(keys % engines).astype(np.intp),
         games=np.bincount(cell_of_game).astype(np.float64),
         points=np.bincount(cell_of_game, weights=table.score).astype(np.float64),
     )
@@ -95,41 +112,62 @@ def _prior_cells(table: GameTable, prior: float) -> _Cells:
     high = np.maximum(table.white, table.black)
     pairings = np.unique(low * engines + high)
     first, second = pairings // engines, pairings % engines
-    white = np.concatenate([first, second])
-    black = np.concatenate([second, first])
-    games = np.full(len(white), prior / 2, dtype=np.float64)
-    return _Cells(design=_design(white, black, engines), games=games, points=games / 2)
+    games = np.full(2 * len(pairings), prior / 2, dtype=np.float64)
+    return _Cells(
+        white=np.concatenate([first, second]).astype(np.intp),
+        black=np.concatenate([second, first]).astype(np.intp),
+        games=games,
+        points=games / 2,
+    )
 
 
-def _expected(design: Matrix, params: FloatArray) -> FloatArray:
-    """White's expected score in each row."""
-    result: FloatArray = np.exp(-np.logaddexp(0.0, -ELO_SLOPE * (design @ params)))
+def _sums(index: IntArray, weights: FloatArray, size: int) -> FloatArray:
+    """``weights`` summed per ``index`` into ``size`` bins."""
+    return np.bincount(index, weights, size).astype(np.float64, copy=False)
+
+
+def _gradient(cells: _Cells, residuals: FloatArray, size: int) -> FloatArray:
+    """Sum over cells of ``residual * (e_white - e_black + e_advantage)``, times the Elo slope."""
+    gradient = _sums(cells.white, residuals, size) - _sums(cells.black, residuals, size)
+    gradient[-1] += residuals.sum()
+    result: FloatArray = ELO_SLOPE * gradient
     return result
 
 
-def _log_likelihood(cells: _Cells, params: FloatArray) -> float:
-    logit = ELO_SLOPE * (cells.design @ params)
-    terms = cells.points * np.logaddexp(0.0, -logit) + (cells.games - cells.points) * np.logaddexp(0.0, logit)
-    return -float(terms.sum())
+def _sum_outer(first: IntArray, second: IntArray, a: FloatArray, b: FloatArray, size: int) -> Matrix:
+    """Sum of ``v v^T`` over rows, ``v = a (e_first - e_second) + b e_advantage`` (Elo slope squared).
+
+    Every game, cell and cluster is such a vector (a cluster's games are between the same two
+    engines), so the sum is built by index from nine coefficient products, never densely.
+    """
+    advantage = np.full(len(first), size - 1)
+    indices = (first, second, advantage)
+    coefficients = (a, -a, b)
+    flat = np.concatenate([row * size + column for row in indices for column in indices])
+    weights = np.concatenate([p * q for p in coefficients for q in coefficients])
+    result: Matrix = ELO_SLOPE**2 * _sums(flat, weights, size * size).reshape(size, size)
+    return result
 
 
-def _information(cells: _Cells, expected: FloatArray) -> Matrix:
-    """Fisher information (minus the Hessian of the log-likelihood) of the cells."""
-    weights = ELO_SLOPE**2 * cells.games * expected * (1 - expected)
-    information: Matrix = cells.design.T @ (cells.design * weights[:, None])
-    return information
+def _information(cells: _Cells, params: FloatArray, size: int) -> Matrix:
+    """Fisher information (minus the Hessian of the log-likelihood) of ``cells``."""
+    expected = cells.expected(params)
+    root = np.sqrt(cells.games * expected * (1 - expected))
+    return _sum_outer(cells.white, cells.black, root, root, size)
 
 
-def _maximize(cells: _Cells) -> FloatArray:
-    """Newton's method with step halving on the concave log-likelihood."""
-    params = np.zeros(cells.design.shape[1])
-    current = _log_likelihood(cells, params)
+def _maximize(cells: _Cells, size: int) -> FloatArray:
+    """Newton's method with step halving on the concave log-likelihood; engine 0 stays at 0."""
+    params = np.zeros(size)
+    current = cells.log_likelihood(params)
     for _ in range(MAX_ITERATIONS):
-        expected = _expected(cells.design, params)
-        gradient = ELO_SLOPE * cells.design.T @ (cells.points - cells.games * expected)
-        step = np.linalg.solve(_information(cells, expected), gradient)
+        residuals = cells.points - cells.games * cells.expected(params)
+        step = np.zeros(size)
+        step[1:] = np.linalg.solve(
+            _information(cells, params, size)[1:, 1:], _gradient(cells, residuals, size)[1:]
+        )
         for _ in range(60):
-            candidate = _log_likelihood(cells, params + step)
+            candidate = cells.log_likelihood(params + step)
             if candidate >= current - 1e-12 * abs(current):
                 break
             step /= 2
@@ -140,41 +178,31 @@ def _maximize(cells: _Cells) -> FloatArray:
     return params
 
 
-def _cluster_scores(table: GameTable, residual: FloatArray) -> Matrix:
-    """Each cluster's gradient of the log-likelihood (rows), engine 0 dropped."""
-    engines = len(table.names)
-    scores = np.zeros((table.clusters, engines + 1))
-    np.add.at(scores, (table.cluster, table.white), residual)
-    np.add.at(scores, (table.cluster, table.black), -residual)
-    np.add.at(scores, (table.cluster, np.full(table.games, engines)), residual)
-    result: Matrix = ELO_SLOPE * scores[:, 1:]
-    return result
+def _meat(table: GameTable, residuals: FloatArray, size: int) -> Matrix:
+    """Sum over clusters of the outer product of each cluster's score, with ``G / (G - 1)``."""
+    clusters = table.clusters
+    _, first_game = np.unique(table.cluster, return_index=True)
+    first, second = table.white[first_game], table.black[first_game]
+    sign = np.where(table.white == first[table.cluster], 1.0, -1.0)
+    a = _sums(table.cluster, residuals * sign, clusters)
+    b = _sums(table.cluster, residuals, clusters)
+    correction = clusters / (clusters - 1) if clusters > 1 else 1.0
+    return correction * _sum_outer(first.astype(np.intp), second.astype(np.intp), a, b, size)
 
 
 def fit(table: GameTable, prior: float) -> Fit:
     """Fit Ordo's model to ``table`` (at least one game) with ``prior`` virtual games per pairing."""
-    data, cell_of_game = _cells(table)
+    size = len(table.names) + 1
+    data, cell_of_game = _data_cells(table)
     virtual = _prior_cells(table, prior)
-    both = _Cells(
-        design=np.vstack([data.design, virtual.design]),
-        games=np.concatenate([data.games, virtual.games]),
-        points=np.concatenate([data.points, virtual.points]),
-    )
-    params = _maximize(both)
-    expected = _expected(data.design, params)
-    clusters = table.clusters
-    scores = _cluster_scores(table, table.score - expected[cell_of_game])
-    correction = clusters / (clusters - 1) if clusters > 1 else 1.0
-    virtual_expected = _expected(virtual.design, params)
-    virtual_variance = virtual.games * (virtual_expected**2 + (1 - virtual_expected) ** 2) / 2
-    meat = correction * scores.T @ scores
-    meat += ELO_SLOPE**2 * virtual.design.T @ (virtual.design * virtual_variance[:, None])
-    bread = np.linalg.inv(_information(both, _expected(both.design, params)))
-    reduced = bread @ meat @ bread
-    covariance = np.zeros((len(params) + 1, len(params) + 1))
-    covariance[1:, 1:] = reduced
-    return Fit(
-        ratings=np.concatenate([[0.0], params[:-1]]),
-        white_advantage=float(params[-1]),
-        covariance=covariance,
-    )
+    both = _join(data, virtual)
+    params = _maximize(both, size)
+    meat = _meat(table, table.score - data.expected(params)[cell_of_game], size)
+    # Virtual games as decisive ones: half won, half lost, each its own cluster.
+    expected = virtual.expected(params)
+    spread = np.sqrt(virtual.games * (expected**2 + (1 - expected) ** 2) / 2)
+    meat += _sum_outer(virtual.white, virtual.black, spread, spread, size)
+    bread = np.linalg.inv(_information(both, params, size)[1:, 1:])
+    covariance = np.zeros((size, size))
+    covariance[1:, 1:] = bread @ meat[1:, 1:] @ bread
+    return Fit(ratings=params[:-1].copy(), white_advantage=float(params[-1]), covariance=covariance)
