@@ -252,7 +252,11 @@ def test_degenerate_results_stay_finite() -> None:
             {"anchor_elo": math.nan},
             "anchor_elo: expected a finite number, got nan",
         ),
-        ([RatedGame("a", "b", 1.0)], {"prior": 0.0}, "prior: expected a finite number of virtual games > 0"),
+        (
+            [RatedGame("a", "b", 1.0)],
+            {"prior": 0.01},
+            "prior: expected a finite number of virtual games from 0.1, got 0.01",
+        ),
     ],
 )
 def test_bad_or_unratable_games_are_one_line_errors(
