@@ -68,6 +68,8 @@ class GameTable:
 
 
 def _check_game(index: int, game: RatedGame) -> None:
+    if not isinstance(game, RatedGame):
+        raise ValueError(f"games[{index}]: expected a RatedGame, got {type(game).__name__}")
     white, black, score, pair = game.white, game.black, game.score, game.pair
     if not isinstance(white, str) or not white:
         raise ValueError(f"games[{index}].white: expected an engine name, got {white!r}")

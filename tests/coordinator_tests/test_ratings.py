@@ -230,6 +230,7 @@ def test_degenerate_results_stay_finite() -> None:
         ),
         ([RatedGame("a", "b", 1.0)], {"anchor": "z"}, "anchor: expected one of the rated engines (a, b)"),
         ([RatedGame("a", "b", 0.7)], {}, "games[0].score: expected White's score 1, 0.5 or 0, got 0.7"),
+        ([("a", "b", 1.0)], {}, "games[0]: expected a RatedGame, got tuple"),
         ([RatedGame("a", "a", 1.0)], {}, "games[0]: expected two different engines, got 'a' twice"),
         ([RatedGame("a", "", 1.0)], {}, "games[0].black: expected an engine name, got ''"),
         (
