@@ -21,7 +21,10 @@ FloatArray = npt.NDArray[np.float64]
 
 @dataclass(frozen=True)
 class RatedGame:
-    """One game: White (the side that moved first), Black, and White's score (1, 0.5 or 0)."""
+    """One game: White (the side that moved first), Black, and White's score (1, 0.5 or 0).
+
+    Games sharing a ``pair`` id form a game pair: one opening, played once with each colour.
+    """
 
     white: str
     black: str
@@ -52,6 +55,13 @@ class GameTable:
     def clusters(self) -> int:
         """The number of clusters (pairs and unpaired games)."""
         return int(self.cluster.max()) + 1 if self.games else 0
+
+    def pairings(self) -> tuple[IntArray, IntArray]:
+        """Every two engines that met, once each: (lower index, higher index) arrays."""
+        engines = len(self.names)
+        low, high = np.minimum(self.white, self.black), np.maximum(self.white, self.black)
+        keys = np.unique(low * engines + high)
+        return (keys // engines).astype(np.intp), (keys % engines).astype(np.intp)
 
     def prefix(self, count: int) -> GameTable:
         """The first ``count`` games, with only the engines and clusters they contain."""

@@ -59,11 +59,8 @@ def _check_connected(table: GameTable) -> None:
             i = group[i]
         return i
 
-    pairings = np.unique(
-        np.minimum(table.white, table.black) * engines + np.maximum(table.white, table.black)
-    )
-    for key in pairings.tolist():
-        a, b = divmod(key, engines)
+    first, second = table.pairings()
+    for a, b in zip(first.tolist(), second.tolist(), strict=True):
         group[root(a)] = root(b)
     roots = {root(i) for i in range(engines)}
     if len(roots) > 1:
