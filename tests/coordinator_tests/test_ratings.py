@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import math
 import random
 from statistics import NormalDist
@@ -128,7 +129,7 @@ def test_counts_anchor_and_los() -> None:
                 assert by_mean.los[x, y] + by_mean.los[y, x] == pytest.approx(1.0)
     assert by_mean.los["a", "d"] > 0.999 and by_mean.los["d", "e"] < 0.5
 
-    data = by_mean.to_json()
+    data = json.loads(json.dumps(by_mean.to_json()))
     assert data["model"] == "ordo" and data["anchor"] is None
     assert data["los"]["a"]["d"] == by_mean.los["a", "d"]
     assert data["head_to_head"]["a"]["b"] == {"wins": 12, "draws": 13, "losses": 7, "pentanomial": None}
