@@ -23,7 +23,8 @@ FloatArray = npt.NDArray[np.float64]
 class RatedGame:
     """One game: White (the side that moved first), Black, and White's score (1, 0.5 or 0).
 
-    Games sharing a ``pair`` id form a game pair: one opening, played once with each colour.
+    Games sharing a ``pair`` id form a game pair: one opening, played once with each colour. Pair
+    ids are unique across the whole list (not per pairing); None for a game outside any pair.
     """
 
     white: str
