@@ -163,20 +163,25 @@ def test_pairs_change_the_errors_when_their_games_are_correlated() -> None:
     assert h2h["y", "x"].pentanomial == (30, 0, 10, 0, 20)
 
 
-def _simulate(rng: np.random.Generator, truth: np.ndarray, pairs: int) -> tuple[list[int], np.ndarray]:
-    """Round-robin game pairs; White's score has the model's mean, openings favour one colour."""
+def _simulate(rng: np.random.Generator, truth: np.ndarray, names: list[str], pairs: int) -> list[RatedGame]:
+    """A round robin of ``pairs`` game pairs per pairing between engines of Elo ``truth``.
+
+    White's expected score is the model's (30 Elo of White advantage) plus its opening's own bias
+    towards White, the same in both games of a pair; a draw is likelier the closer the game.
+    """
     first, second = np.triu_indices(len(truth), k=1)
-    a = np.repeat(first, pairs)
-    b = np.repeat(second, pairs)
-    bias = rng.normal(0.0, 60.0, size=len(a))  # the opening's own White advantage, Elo
-    white = np.concatenate([a, b])
-    black = np.concatenate([b, a])
-    opening = np.concatenate([bias, bias])
-    expected = 1 / (1 + 10 ** (-(truth[white] - truth[black] + 30.0 + opening) / 400))
+    a, b = np.repeat(first, pairs), np.repeat(second, pairs)
+    bias = rng.normal(0.0, 60.0, size=len(a))
+    white, black = np.concatenate([a, b]), np.concatenate([b, a])
+    expected = 1 / (1 + 10 ** (-(truth[white] - truth[black] + 30.0 + np.tile(bias, 2)) / 400))
     draw = 0.4 * 4 * expected * (1 - expected)
     u = rng.random(len(white))
     score = np.where(u < expected - draw / 2, 1.0, np.where(u < expected + draw / 2, 0.5, 0.0))
-    return [*white.tolist(), *black.tolist()], score
+    pair = np.tile(np.arange(len(a)), 2)
+    return [
+        RatedGame(names[w], names[k], s, pair=p)
+        for w, k, s, p in zip(white.tolist(), black.tolist(), score.tolist(), pair.tolist(), strict=True)
+    ]
 
 
 def test_error_bars_cover_the_truth_at_the_stated_rate() -> None:
@@ -188,12 +193,7 @@ def test_error_bars_cover_the_truth_at_the_stated_rate() -> None:
     # The same fits' 80% intervals: the bars scaled by the ratio of normal quantiles.
     to_80 = NormalDist().inv_cdf(0.9) / NormalDist().inv_cdf(0.975)
     for _ in range(sims):
-        sides, score = _simulate(rng, truth, pairs)
-        n = len(score)
-        games = [
-            RatedGame(names[sides[i]], names[sides[n + i]], float(score[i]), pair=i % (n // 2))
-            for i in range(n)
-        ]
+        games = _simulate(rng, truth, names, pairs)
         ratings = rate(games)
         for r in ratings.ratings:
             miss = abs(r.elo - truth[names.index(r.name)])
