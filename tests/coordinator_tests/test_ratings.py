@@ -288,5 +288,10 @@ def test_rating_over_games_rates_each_ratable_prefix() -> None:
         assert isinstance(checkpoint.ratings, RatingList)
         assert checkpoint.ratings == expected
     assert over[-1].ratings.rating("a").games == 96
+    # A prefix may end inside a game pair: its first game is a cluster of its own.
+    paired = _pairs([(1.0, 0.5), (0.0, 0.5), (1.0, 1.0)])
+    (half,) = rate_over(paired, [5])
+    assert half.ratings == rate(paired[:5])
+    assert half.ratings.head_to_head["x", "y"].pentanomial == (0, 1, 0, 1, 0)
     with pytest.raises(ValueError, match=r"checkpoints: expected game counts from 1 to 208, got 0"):
         rate_over(games, [0])
