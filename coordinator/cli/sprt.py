@@ -242,4 +242,5 @@ def sprt(
     run = create_or_resume(
         store, RunKind.SPRT, game, config.to_json(), config.fingerprint(), finished_too=True
     )
+    config = SprtConfig.from_json(run.config)  # a run found again keeps its programs' probe findings
     play(store, run, config, executor)

@@ -498,6 +498,7 @@ def tune(
     run = create_or_resume(
         store, RunKind.TUNE, game, config.to_json(), config.fingerprint(), finished_too=True
     )
+    config = TuneConfig.from_json(run.config)  # a run found again keeps its program's probe findings
     drive(store, run, config, executor, output)
 
 
