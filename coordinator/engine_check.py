@@ -235,10 +235,10 @@ def check_engine_file(
     report.id_name, report.id_author = info.name, info.author
     report.options = list(info.options.values())
     report.ignored = list(info.ignored)
-    report.problems += option_problems(file, info)
     games, missing = played_games(info, game)
-    report.problems += missing
-    if report.problems:
+    unplayable = option_problems(file, info) + missing
+    report.problems += unplayable
+    if unplayable:
         return report
     for name in games:
         try:

@@ -94,6 +94,7 @@ def test_option_values_hash_and_interpreter_are_checked(tmp_path: Path) -> None:
     engine_file.write_text(text + f'hash = "{"0" * 64}"\n')
     status, out, _ = check(str(engine_file), "--game", "congo", "--nodes", "100")
     assert status == 1 and "problem: " in out and "hash: the program's files changed" in out
+    assert "congo         deterministic" in out, "checked all the same"
     (tmp_path / "plain" / "x.py").write_text("")
     missing = tmp_path / "plain" / "missing.toml"
     missing.write_text('command = ["no-such-interpreter-here", "x.py"]\nfiles = ["x.py"]\n')
