@@ -17,6 +17,7 @@ from typing import Any
 import engine
 from coordinator.engine_files import EngineFile, load_engine_file
 from coordinator.engine_probe import PROBE_MOVETIME_MS, Probe, probe
+from coordinator.escape import terminal
 from worker.builds import BENCH_OUTPUT
 from worker.program_batch import program_spec
 from worker.programs import ProgramCache, ProgramError
@@ -90,24 +91,24 @@ class CheckReport:
         }
 
     def lines(self) -> list[str]:
-        """The report as text, problems last."""
+        """The report as text, problems last (what the engine printed made safe for a terminal)."""
         out = [
-            f"engine file   {self.file}",
-            f"name          {self.name}",
+            f"engine file   {terminal(self.file)}",
+            f"name          {terminal(self.name)}",
             f"hash          {self.digest}",
-            f"id name       {self.id_name or '-'}",
-            f"id author     {self.id_author or '-'}",
+            f"id name       {terminal(self.id_name or '-')}",
+            f"id author     {terminal(self.id_author or '-')}",
             f"options       {len(self.options)}",
         ]
-        out += [f"  {option_text(o)}" for o in self.options]
-        out += [f"  ignored: {line}" for line in self.ignored]
+        out += [f"  {terminal(option_text(o))}" for o in self.options]
+        out += [f"  ignored: {terminal(line)}" for line in self.ignored]
         for g in self.games:
             out.append(f"{g.game:<13} {game_text(g)}")
             if g.probe is not None:
-                out += [f"  differs: {d}" for d in g.probe.differences]
+                out += [f"  differs: {terminal(d)}" for d in g.probe.differences]
         out.append(f"bench         {self.bench if self.bench is not None else 'none'}")
         if self.problems:
-            out += [f"problem: {p}" for p in self.problems]
+            out += [f"problem: {terminal(p)}" for p in self.problems]
         elif self.unverifiable:
             out.append(f"usable, but unverifiable in {', '.join(self.unverifiable)}: runs rely on replay")
         else:

@@ -177,5 +177,5 @@ def summary(data: dict[str, Any]) -> str:
     text = tune_text(data) if data["type"] == "tune" else match_text(data)
     if data.get("unverifiable"):
         first, _, rest = text.partition("\n")
-        return f"{first}\n{data['unverifiable']}\n{rest}"
+        return f"{first}\n{terminal(data['unverifiable'])}\n{rest}"
     return text
