@@ -35,6 +35,7 @@ COMMANDS = {
     "serve": "coordinator.cli.serve:serve",
     "worker": "coordinator.cli.worker:worker",
     "worker-key": "coordinator.cli.worker:worker_key",
+    "engine": "coordinator.cli.engines:engine_group",
 }
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 import inspect
 import os
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
@@ -355,6 +355,20 @@ def read_ref_side(game: str, repo: str | None, ref: str, option: str) -> Side:
     except (ValueError, BuildError) as e:
         raise click.BadParameter(str(e), param_hint=option) from None
     return Side(f"{commit.short} ({ref})", read_weights(game, "default", option), program)
+
+
+def probed(game: str, side: Side, limits: engine.Limits) -> Side:
+    """``side`` with its program's determinism probed once (coordinator.engine_probe): a program
+    that does not play alike again is shipped marked so, and its runs are unverifiable (said on
+    stderr); spot checks then skip its batches."""
+    if side.program is None:
+        return side
+    from coordinator.engine_probe import probe_program
+
+    program, note = probe_program(side.program, side.archive, game, timed=not limits.deterministic)
+    if note is not None:
+        click.echo(f"arbiter: note: {note}", err=True)
+    return replace(side, program=program)
 
 
 def check_programs_can_go(sides: tuple[Side, ...], broker: str | None) -> None:

@@ -32,6 +32,7 @@ from coordinator.sprt.report import (
     summary_text,
 )
 from coordinator.store import Run, Store
+from coordinator.trust.verifiable import unverifiable_note
 from coordinator.tuning.records import TuningRecords
 
 
@@ -91,6 +92,8 @@ def show_match_run(store: Store, run: Run, as_json: bool) -> None:
         )
     if run.error:
         click.echo(f"error: {terminal(run.error)}")
+    if (note := unverifiable_note(run.config)) is not None:
+        click.echo(terminal(note))
     for q in data["quarantined"]:
         click.echo(
             f"quarantined worker {terminal(q['worker'])}: {terminal(q['reason'])} "

@@ -30,6 +30,7 @@ from coordinator.cli.options import (
     limit_options,
     open_executor_and_store,
     priority_option,
+    probed,
     read_book,
     read_ref_side,
     read_side,
@@ -205,6 +206,7 @@ def sprt(
     check_batch_time(game, limits, batch_pairs, broker)
     sides = match_sides(game, candidate, baseline, candidate_ref, baseline_ref, repo)
     check_programs_can_go(sides, broker)
+    sides = (probed(game, sides[0], limits), probed(game, sides[1], limits))
     book_path, openings = read_book(game, book)
     try:
         config = SprtConfig(
@@ -240,4 +242,5 @@ def sprt(
     run = create_or_resume(
         store, RunKind.SPRT, game, config.to_json(), config.fingerprint(), finished_too=True
     )
+    config = SprtConfig.from_json(run.config)  # a run found again keeps its programs' probe findings
     play(store, run, config, executor)

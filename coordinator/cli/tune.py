@@ -30,6 +30,7 @@ from coordinator.cli.options import (
     open_executor_and_store,
     output_file_option,
     priority_option,
+    probed,
     read_book,
     read_ref_side,
     read_side,
@@ -42,12 +43,14 @@ from coordinator.cli.options import (
 from coordinator.cli.progress import ProgressPrinter
 from coordinator.cli.signals import graceful_stop
 from coordinator.defaults import ADJUDICATION, SPSA_GAMES, TUNE_BATCH_PAIRS, TUNE_LIMITS
+from coordinator.escape import terminal
 from coordinator.executors.base import Executor
 from coordinator.executors.options import ExecutorOptions
 from coordinator.files import write_atomically
 from coordinator.runs import RunKind, RunState
 from coordinator.sprt.runner import RunFailed
 from coordinator.store import Run, Store
+from coordinator.trust.verifiable import unverifiable_engines, unverifiable_note
 from coordinator.tuning.config import METHODS, ROUNDINGS, TuneConfig
 from coordinator.tuning.driver import TuningDriver
 from coordinator.tuning.records import TuningRecords
@@ -439,6 +442,8 @@ def tune(
         start = {k: int(v) for k, v in read_weights(game, start_file, "'--start'").items()}
         ranges = {}
     limits = search_limits(nodes, depth, movetime, TUNE_LIMITS, tc, timemargin)
+    if side is not None:
+        side = probed(game, side, limits)
     check_batch_time(game, limits, batch_pairs, broker)
     book_path, openings = read_book(game, book)
     try:
@@ -493,6 +498,7 @@ def tune(
     run = create_or_resume(
         store, RunKind.TUNE, game, config.to_json(), config.fingerprint(), finished_too=True
     )
+    config = TuneConfig.from_json(run.config)  # a run found again keeps its program's probe findings
     drive(store, run, config, executor, output)
 
 
@@ -578,8 +584,11 @@ def tune_status(store: Store, run: Run, as_json: bool) -> None:
         data = status_json(
             run.id, run.state, run.game, champions, trials, games, config.method, accepts, iterations
         )
+        data["unverifiable"] = unverifiable_engines(run.config)
         click.echo(json.dumps(data, sort_keys=True))
         return
+    if (note := unverifiable_note(run.config)) is not None:
+        click.echo(terminal(note))
     if iterations is not None:
         click.echo(f"tuning run {run.id} ({run.game}, spsa): {run.state}, {games} games")
         click.echo(theta_table(config.start, iterations))

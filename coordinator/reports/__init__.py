@@ -27,14 +27,18 @@ class Report:
 
 
 def gather(store: Store, run: Run) -> dict[str, Any]:
-    """The report data of ``run`` (no plots)."""
+    """The report data of ``run`` (no plots), with its "unverifiable" line (None: verifiable)."""
+    from coordinator.trust.verifiable import unverifiable_note
+
     if run.kind is RunKind.TUNE:
         from coordinator.reports.tuning import tune_report
 
-        return tune_report(store, run)
-    from coordinator.reports.match import match_report
+        data = tune_report(store, run)
+    else:
+        from coordinator.reports.match import match_report
 
-    return match_report(store, run)
+        data = match_report(store, run)
+    return data | {"unverifiable": unverifiable_note(run.config)}
 
 
 def _study(store: Store, run: Run) -> Any:

@@ -104,13 +104,19 @@ def contents_nav(nav: Sequence[tuple[str, str]]) -> str:
     return "<nav>" + "".join(f'<a href="#{k}">{escape(t)}</a>' for k, t in nav) + "</nav>"
 
 
-def page(title: str, nav: Sequence[tuple[str, str]], *sections: str) -> ReportPage:
-    """The whole document (which keeps its parts)."""
+def unverifiable_html(data: dict[str, Any]) -> str:
+    """The report's "unverifiable" line (coordinator.trust.verifiable), or nothing."""
+    note = data.get("unverifiable")
+    return f'<p class="big" id="unverifiable">{esc(note)}</p>' if note else ""
+
+
+def page(title: str, nav: Sequence[tuple[str, str]], *sections: str, note: str = "") -> ReportPage:
+    """The whole document (which keeps its parts); ``note`` goes under the title."""
     document = ReportPage(
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         f"<title>{escape(title)}</title><style>{CSS}</style></head><body>"
-        f"<h1>{escape(title)}</h1>{contents_nav(nav)}{''.join(sections)}"
+        f"<h1>{escape(title)}</h1>{note}{contents_nav(nav)}{''.join(sections)}"
         '<p class="muted">Written by <code>arbiter report</code>; see docs/reports.md for how to '
         "read it.</p></body></html>\n"
     )
@@ -730,4 +736,6 @@ def render(data: dict[str, Any], plots: dict[str, str]) -> ReportPage:
     document = tune_html(data, plots) if data["type"] == "tune" else match_html(data, plots)
     if not isinstance(document, ReportPage):
         raise TypeError("a report page must be made by html.page()")
+    if data.get("unverifiable"):
+        return page(document.heading, document.contents, *document.sections, note=unverifiable_html(data))
     return document

@@ -173,5 +173,9 @@ def tune_text(data: dict[str, Any]) -> str:
 
 
 def summary(data: dict[str, Any]) -> str:
-    """The terminal summary of any report."""
-    return tune_text(data) if data["type"] == "tune" else match_text(data)
+    """The terminal summary of any report (an unverifiable run says so under its first line)."""
+    text = tune_text(data) if data["type"] == "tune" else match_text(data)
+    if data.get("unverifiable"):
+        first, _, rest = text.partition("\n")
+        return f"{first}\n{terminal(data['unverifiable'])}\n{rest}"
+    return text

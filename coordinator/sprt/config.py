@@ -19,6 +19,7 @@ from typing import Any
 import engine
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS
 from coordinator.stats import SprtParams
+from coordinator.trust.verifiable import PROGRAM_KEYS
 from worker.programs import EngineProgram
 from worker.protocol import BatchPayload
 
@@ -34,8 +35,17 @@ def derive_seed(seed: int, *labels: object) -> int:
 
 
 def fingerprint(config: dict[str, Any]) -> str:
-    """SHA-256 of a configuration's canonical JSON: equal for runs with the same settings."""
-    return hashlib.sha256(json.dumps(config, sort_keys=True).encode()).hexdigest()
+    """SHA-256 of a configuration's canonical JSON: equal for runs with the same settings. What the
+    determinism probe found about its programs is left out (as if they were found deterministic,
+    as every program was before the probe): the same command finds its run again, whatever a
+    probe of a flaky engine finds this time."""
+    unprobed = {
+        key: {**value, "deterministic": True, "replayable": True}
+        if key in PROGRAM_KEYS and isinstance(value, dict)
+        else value
+        for key, value in config.items()
+    }
+    return hashlib.sha256(json.dumps(unprobed, sort_keys=True).encode()).hexdigest()
 
 
 @dataclass(frozen=True)

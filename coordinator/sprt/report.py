@@ -14,6 +14,7 @@ from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.runner import Progress
 from coordinator.stats import StatsSummary, fixed_elo, sprt_summary
 from coordinator.store import Quarantine, Refusal, Run, Store, Totals
+from coordinator.trust.verifiable import unverifiable_engines
 
 
 def duration(seconds: float | None) -> str:
@@ -123,6 +124,7 @@ def status_json(
             for q in quarantines or []
         ],
         "config": {k: v for k, v in run.config.items() if k != "openings"},
+        "unverifiable": unverifiable_engines(run.config),
     }
     if p is not None:
         config = SprtConfig.from_json(run.config)
@@ -146,7 +148,8 @@ STATUS_HEADER = _ROW.format("id", "kind", "game", "state", "games", "Elo", "LLR"
 def status_row(run: Run, games: int, elo: str, llr: str) -> str:
     """One line of the runs table."""
     decision = decision_label(run.decision) if run.decision else "-"
-    return _ROW.format(run.id, str(run.kind), run.game, str(run.state), games, elo, llr, decision)
+    row = _ROW.format(run.id, str(run.kind), run.game, str(run.state), games, elo, llr, decision)
+    return row + (" (unverifiable)" if unverifiable_engines(run.config) else "")
 
 
 #: Why a stored run's statistics cannot be shown: a configuration this version refuses (such as a

@@ -13,7 +13,7 @@ from starlette.responses import Response
 
 import engine
 from coordinator.reports.games import RESULT_CHOICES, GameFilter, pgn, termination
-from coordinator.reports.html import Markup, contents_nav, esc, fmt, pairs_table, table
+from coordinator.reports.html import Markup, contents_nav, esc, fmt, pairs_table, table, unverifiable_html
 from coordinator.reports.match import REASONS, iso, workers_of
 from coordinator.runs import RunKind
 from coordinator.sprt.report import duration
@@ -262,7 +262,7 @@ def run_page(request: Request) -> Response:
     body = (
         f'<main data-live="/api/runs/{run.id}" data-version="{rendered.version}" '
         f'data-every="{POLL_SECONDS["run"]}"{final}>'
-        f"<h1>{esc(title)}</h1>{_run_links(run, rendered.data)}"
+        f"<h1>{esc(title)}</h1>{_run_links(run, rendered.data)}{unverifiable_html(rendered.data)}"
         f'<div id="live" class="live">{live_html(row)}</div>'
         f"{contents_nav(rendered.page.contents)}"
         f'<div id="parts">{"".join(part_html(p) for p in rendered.parts)}</div>'

@@ -7,7 +7,8 @@ thread), ``ucinewgame``, ``position startpos|fen ... moves ...``, ``go`` with wt
 movestogo, movetime, nodes, depth or infinite, ``stop`` and ``quit``, and info lines with depth,
 score, nodes, nps, time and pv. It plays with arbiter's own search (``engine.search``): at fixed
 nodes or depth, and no time limit, its move is the same on every run. A bare ``go`` searches to
-depth 6.
+depth 6. With ``--random`` it is not deterministic: it plays a random legal move, as if all were
+equal, never the one it played last in the same position (so a position searched twice differs).
 
 Run it as ``python3 tests/engines/plain_engine.py`` from a checkout where the engine is built.
 """
@@ -15,6 +16,7 @@ Run it as ``python3 tests/engines/plain_engine.py`` from a checkout where the en
 from __future__ import annotations
 
 import os
+import random
 import sys
 import threading
 import time
@@ -82,8 +84,10 @@ class Go:
 class Engine:
     """The protocol loop; subclasses change what it does on a command (see faulty_engine.py)."""
 
-    def __init__(self, out: TextIO = sys.stdout) -> None:
+    def __init__(self, out: TextIO = sys.stdout, random_moves: bool = False) -> None:
         self.out = out
+        self.random_moves = random_moves
+        self.last_played: dict[str, str] = {}
         self.lock = threading.Lock()
         self.game = GAMES[0]
         self.start = engine.Position.start(self.game)
@@ -240,9 +244,19 @@ class Engine:
             if not rows or rows[-1]["nodes"] != found["nodes"]:
                 # The whole search's nodes (an unfinished last iteration included).
                 self.info(found["depth"], found["score"], found["nodes"], found["time_ms"], found["pv"])
-            self.answer(found["best_move"])
+            self.answer(self.choose(position, found["best_move"]))
             return
-        self.answer(self.deepen(position, go))
+        self.answer(self.choose(position, self.deepen(position, go)))
+
+    def choose(self, position: Any, best: str) -> str:
+        """The move to play: ``best``, or with ``--random`` another legal move than last time."""
+        if not self.random_moves:
+            return best
+        fen = position.fen()
+        moves = [str(m) for m in position.legal_moves()]
+        others = [m for m in moves if m != self.last_played.get(fen)] or moves
+        self.last_played[fen] = random.choice(others)
+        return self.last_played[fen]
 
     def deepen(self, position: Any, go: Go) -> str:
         """Iterative deepening, one search call per depth, until a limit or ``stop``."""
@@ -285,7 +299,7 @@ class Engine:
 
 
 def main() -> None:
-    Engine().run()
+    Engine(random_moves="--random" in sys.argv[1:]).run()
 
 
 if __name__ == "__main__":
