@@ -1,7 +1,7 @@
 """Strength reports of runs (``arbiter report``) and the export of their games (``arbiter games``).
 
 Pure data gathering and rendering, no click: :func:`build` reads one run of the store (an SPRT, a
-trial, an acceptance SPRT or a tuning run, running or finished) into JSON data and its plots;
+trial, an acceptance SPRT, a tuning run or a tournament, running or finished) into JSON data and its plots;
 :func:`html_page` and :func:`terminal_summary` render it. ``docs/reports.md`` says how to read one.
 """
 
@@ -32,6 +32,10 @@ def gather(store: Store, run: Run) -> dict[str, Any]:
         from coordinator.reports.tuning import tune_report
 
         return tune_report(store, run)
+    if run.kind is RunKind.TOURNAMENT:
+        from coordinator.reports.tournament import tournament_report
+
+        return tournament_report(store, run)
     from coordinator.reports.match import match_report
 
     return match_report(store, run)
@@ -56,6 +60,10 @@ def build(store: Store, run: Run) -> Report:
     data = gather(store, run)
     if data["type"] == "tune":
         return Report(data, plots.tune_plots(data, _study(store, run)))
+    if data["type"] == "tournament":
+        from coordinator.reports.tournament_plots import tournament_plots
+
+        return Report(data, tournament_plots(data))
     return Report(data, plots.match_plots(data))
 
 

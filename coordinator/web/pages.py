@@ -79,9 +79,11 @@ def runs_rows(store: Store, wanted: RunFilter) -> list[dict[str, Any]]:
 
 
 def _versus(row: dict[str, Any]) -> str:
-    """Candidate vs baseline, or a tuning run's start."""
+    """Candidate vs baseline, a tuning run's start, or a tournament's engines."""
     if row["kind"] == "tune":
         return f"start: {row['start']}"
+    if row["kind"] == "tournament":
+        return f"{row['format']}: {', '.join(row['engines'])}"
     return f"{row.get('candidate', '?')} vs {row.get('baseline', '?')}"
 
 
@@ -100,9 +102,11 @@ def _llr(row: dict[str, Any]) -> str:
 
 
 def _decision(row: dict[str, Any]) -> str:
-    """The decision of a match run, the champion of a tuning run."""
+    """The decision of a match run, the champion of a tuning run, a tournament's progress."""
     if row["kind"] == "tune":
         return f"champion #{row['champion']}"
+    if row["kind"] == "tournament":
+        return "complete" if row["state"] == "finished" else f"{row['games']} of {row['planned_games']} games"
     return str(row["decision_label"] if row["decision"] else "-")
 
 
@@ -151,7 +155,7 @@ def _select(name: str, label: str, choices: tuple[tuple[str, str], ...], chosen:
 
 def _filters_form(wanted: RunFilter) -> str:
     """The runs list's filters (a plain form: no script needed)."""
-    kinds = (("", "SPRTs and tuning runs"), *((k, k) for k in KIND_CHOICES))
+    kinds = (("", "SPRTs, tuning runs and tournaments"), *((k, k) for k in KIND_CHOICES))
     games = (("", "any"), *((g, g) for g in engine.GAMES))
     states = (("", "any"), *((s, s) for s in STATE_CHOICES))
     parent = (
@@ -214,6 +218,12 @@ def live_html(row: dict[str, Any]) -> str:
             f'<span><span class="k">games</span> <b data-field="games">{row["games"]}</b></span>',
             f'<span><span class="k">champion</span> <b data-field="champion">#{row["champion"]}</b> '
             f"{esc(_elo(row))} Elo vs start</span>",
+        ]
+    elif row["kind"] == "tournament":
+        items += [
+            f'<span><span class="k">engines</span> <b>{len(row["engines"])}</b></span>',
+            f'<span><span class="k">games</span> <b data-field="games">{row["games"]}</b> of '
+            f"{row['planned_games']}</span>",
         ]
     else:
         items += [
