@@ -27,7 +27,6 @@ from coordinator.cli.options import (
     create_or_resume,
     game_argument,
     limit_options,
-    load_run,
     open_executor_and_store,
     open_existing_store,
     priority_option,
@@ -76,10 +75,15 @@ def champion_entrants(store: Store, tune_run_id: int) -> list[Entrant]:
     """The champions of tuning run ``tune_run_id``, oldest first, named ``champion #N``."""
     from dataclasses import replace
 
+    from coordinator.store import mask_url
     from coordinator.tuning.config import TuneConfig
     from coordinator.tuning.records import TuningRecords
 
-    run = load_run(store, tune_run_id)
+    run = store.get_run(tune_run_id)
+    if run is None:
+        raise click.BadParameter(
+            f"no run {tune_run_id} in store {mask_url(store.url)}", param_hint="--champions"
+        )
     if run.kind is not RunKind.TUNE:
         raise click.BadParameter(
             f"run {tune_run_id} is a {run.kind} run, not a tuning run", param_hint="--champions"

@@ -131,6 +131,15 @@ def iter_games(
             return
 
 
+def sides(run: Run, batch_index: int) -> tuple[tuple[str, str], tuple[str, str]]:
+    """The (name, source) of the candidate and the baseline side of batch ``batch_index``: a
+    tournament's engines by their names, else ``candidate`` and ``baseline``."""
+    if run.kind is RunKind.TOURNAMENT:
+        return stored_sides(run.config, batch_index)
+    config = run.config
+    return ("candidate", config.get("candidate_source", "")), ("baseline", config.get("baseline_source", ""))
+
+
 def _tag(name: str, value: Any) -> str:
     """A PGN tag pair, its value one line with backslash and quote escaped."""
     return f'[{name} "{pgn_tag(value)}"]'
@@ -171,15 +180,7 @@ def movetext(opening: str, moves: list[str], comment: str, result: str) -> str:
 def pgn(game: ExportedGame) -> str:
     """One game as PGN (tags, a blank line, the movetext, a blank line)."""
     r, run = game.record, game.run
-    config = run.config
-    if run.kind is RunKind.TOURNAMENT:  # the engines' own names
-        (candidate, candidate_source), (baseline, baseline_source) = stored_sides(config, game.batch_index)
-    else:
-        candidate, baseline = "candidate", "baseline"
-        candidate_source, baseline_source = (
-            config.get("candidate_source", ""),
-            config.get("baseline_source", ""),
-        )
+    (candidate, candidate_source), (baseline, baseline_source) = sides(run, game.batch_index)
     white, black = (candidate, baseline) if r["candidate_color"] == "white" else (baseline, candidate)
     reason = r["reason"]
     winner = {"1-0": "white wins", "0-1": "black wins", "1/2-1/2": "draw"}[r["result"]]
