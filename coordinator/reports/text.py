@@ -188,7 +188,11 @@ def tournament_text(data: dict[str, Any]) -> str:
     if run.get("error"):
         lines.append(_fit(f"error: {terminal(run['error'])}"))
     if not data["ratings"]:
-        lines.append("no games counted yet")
+        lines.append(
+            _fit(f"no ratings: {terminal(data['ratings_error'])}")
+            if "ratings_error" in data
+            else "no games counted yet"
+        )
         return "\n".join(lines)
     confidence = 100 * data["confidence"]
     anchor = terminal(data["anchor"]) if data["anchor"] else "the mean"

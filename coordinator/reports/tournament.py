@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from itertools import pairwise
 from typing import Any
 
-from coordinator.ratings import RatedGame, RatingList, rate
+from coordinator.ratings import NotRatable, RatedGame, RatingList, rate, rate_over
 from coordinator.reports.match import run_info
 from coordinator.store import Run, Store
 from coordinator.tournament.config import TournamentConfig
@@ -20,26 +20,24 @@ CHECKPOINTS = 8
 _CHAMPION = re.compile(r"champion #(\d+)")
 
 
-def checkpoints(games: Sequence[RatedGame], count: int = CHECKPOINTS) -> list[int]:
-    """Game counts at which to rate the tournament so far: ``count`` even steps, whole game pairs
-    (an even number of games), the last one every game."""
-    total = len(games)
+def checkpoints(total: int, count: int = CHECKPOINTS) -> list[int]:
+    """Game counts at which to rate the first games: ``count`` even steps of whole game pairs (an
+    even number of games), the last one every game."""
     if total == 0:
         return []
-    steps = sorted({max(2, 2 * round(total * k / count / 2)) for k in range(1, count + 1)} | {total})
-    return [s for s in steps if s <= total]
+    steps = {max(2, 2 * round(total * k / count / 2)) for k in range(1, count + 1)} | {total}
+    return sorted(s for s in steps if s <= total)
 
 
 def over_games(games: Sequence[RatedGame], names: Sequence[str]) -> list[dict[str, Any]]:
     """Each engine's rating and error after the first games (see :func:`checkpoints`); an engine
-    without a game by then is left out of that point."""
+    without a game by then is left out of that point, and a point nothing can be rated at yet."""
     points = []
-    for upto in checkpoints(games):
-        rated = rate(games[:upto])
-        by_name = {r.name: r for r in rated.ratings}
+    for point in rate_over(games, checkpoints(len(games))):
+        by_name = {r.name: r for r in point.ratings.ratings}
         points.append(
             {
-                "games": upto,
+                "games": point.games,
                 "ratings": {n: [by_name[n].elo, by_name[n].error] for n in names if n in by_name},
             }
         )
@@ -108,7 +106,10 @@ def tournament_report(store: Store, run: Run) -> dict[str, Any]:
     }
     if not games:
         return data
-    ratings = rate(games)
+    try:
+        ratings = rate(games)
+    except NotRatable as e:  # engines not linked by games yet, say
+        return data | {"ratings_error": str(e)}
     order = [r.name for r in ratings.ratings]
     data |= {
         "ratings": rating_rows(ratings),
@@ -117,6 +118,8 @@ def tournament_report(store: Store, run: Run) -> dict[str, Any]:
         "confidence": ratings.confidence,
         "model": ratings.model,
         "white_advantage": ratings.white_advantage,
+        "white_advantage_error": ratings.white_advantage_error,
+        "prior": ratings.prior,
         "draw_elo": ratings.draw_elo,
         "los": {
             "names": order,

@@ -16,7 +16,8 @@ def _percent(value: float | None) -> str:
 def _rating_list(data: dict[str, Any]) -> str:
     """The rating list table, and how it was computed."""
     if not data["ratings"]:
-        return '<p class="muted">No games counted yet: no ratings.</p>'
+        why = data.get("ratings_error", "no games counted yet")
+        return f'<p class="muted">No ratings: {esc(why)}.</p>'
     rows = [
         [
             r["rank"],
@@ -35,7 +36,11 @@ def _rating_list(data: dict[str, Any]) -> str:
             ("model", data["model"]),
             ("Elo relative to", f"{anchor} ({data['anchor_elo']:g})"),
             ("error bars", f"{100 * data['confidence']:g}%"),
-            ("first-move advantage", f"{data['white_advantage']:+.1f} Elo"),
+            (
+                "first-move advantage",
+                f"{data['white_advantage']:+.1f} ± {data['white_advantage_error']:.1f} Elo",
+            ),
+            ("prior", f"{data['prior']:g} virtual games per pairing"),
             ("draw Elo", fmt(data["draw_elo"])),
         ]
     )
