@@ -182,7 +182,7 @@ def tournament_text(data: dict[str, Any]) -> str:
     lines = [
         _fit(
             f"tournament {run['id']} ({data['format']}, {run['game']}): {run['state']}, "
-            f"{data['games']} of {data['planned_games']} games counted, {len(data['engines'])} engines"
+            f"{data['games']}/{data['planned_games']} games counted, {len(data['engines'])} engines"
         )
     ]
     if run.get("error"):
