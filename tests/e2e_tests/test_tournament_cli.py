@@ -163,7 +163,9 @@ def test_the_champions_of_a_tuning_run_against_each_other(tmp_path: Path) -> Non
     names = rating_names(done.stdout)
     assert set(names) >= {"champion #0", "champion #1"} and all(n.startswith("champion #") for n in names)
     assert "champions of tuning run 1:" in done.stdout
-    data = report_json(db, 2)
+    found = re.match(r"tournament (\d+) \(round-robin, congress\)", done.stdout)
+    assert found is not None, done.stdout
+    data = report_json(db, int(found.group(1)))
     assert data["champions_of"] == 1 and data["chain"]["lines"]
     assert ("chain order confirmed" in data["chain"]["lines"]) == data["chain"]["confirmed"]
     for line in data["chain"]["lines"]:
