@@ -26,8 +26,9 @@ class Report:
     plots: dict[str, str]
 
 
-def gather(store: Store, run: Run) -> dict[str, Any]:
-    """The report data of ``run`` (no plots)."""
+def gather(store: Store, run: Run, anchor: str | None = None) -> dict[str, Any]:
+    """The report data of ``run`` (no plots); a tournament's ratings relative to engine ``anchor``
+    (None: to the mean of all)."""
     if run.kind is RunKind.TUNE:
         from coordinator.reports.tuning import tune_report
 
@@ -35,7 +36,7 @@ def gather(store: Store, run: Run) -> dict[str, Any]:
     if run.kind is RunKind.TOURNAMENT:
         from coordinator.reports.tournament import tournament_report
 
-        return tournament_report(store, run)
+        return tournament_report(store, run, anchor)
     from coordinator.reports.match import match_report
 
     return match_report(store, run)
@@ -53,11 +54,11 @@ def _study(store: Store, run: Run) -> Any:
         return None
 
 
-def build(store: Store, run: Run) -> Report:
-    """The full report of ``run``: its data and every plot."""
+def build(store: Store, run: Run, anchor: str | None = None) -> Report:
+    """The full report of ``run``: its data and every plot (``anchor``: see :func:`gather`)."""
     from coordinator.reports import plots
 
-    data = gather(store, run)
+    data = gather(store, run, anchor)
     if data["type"] == "tune":
         return Report(data, plots.tune_plots(data, _study(store, run)))
     if data["type"] == "tournament":

@@ -29,11 +29,11 @@ def checkpoints(total: int, count: int = CHECKPOINTS) -> list[int]:
     return sorted(s for s in steps if s <= total)
 
 
-def over_games(games: Sequence[RatedGame], names: Sequence[str]) -> list[dict[str, Any]]:
+def over_games(games: Sequence[RatedGame], names: Sequence[str], anchor: str | None) -> list[dict[str, Any]]:
     """Each engine's rating and error after the first games (see :func:`checkpoints`); an engine
     without a game by then is left out of that point, and a point nothing can be rated at yet."""
     points = []
-    for point in rate_over(games, checkpoints(len(games))):
+    for point in rate_over(games, checkpoints(len(games)), anchor=anchor):
         by_name = {r.name: r for r in point.ratings.ratings}
         points.append(
             {
@@ -76,10 +76,15 @@ def chain_check(ratings: RatingList) -> dict[str, Any]:
     return {"confirmed": not broken, "lines": broken or ["chain order confirmed"]}
 
 
-def tournament_report(store: Store, run: Run) -> dict[str, Any]:
-    """The report data of tournament ``run``."""
+def tournament_report(store: Store, run: Run, anchor: str | None = None) -> dict[str, Any]:
+    """The report data of tournament ``run``, its ratings relative to engine ``anchor`` (None: to
+    their mean); ValueError for an anchor that is not one of its engines."""
     config = TournamentConfig.from_json(run.config)
     names = [e.name for e in config.entrants]
+    if anchor is not None and anchor not in names:
+        raise ValueError(
+            f"--anchor: expected an engine of tournament {run.id} ({', '.join(names)}), got {anchor!r}"
+        )
     games = rated_games(store, run)
     data: dict[str, Any] = {
         "type": "tournament",
@@ -107,7 +112,7 @@ def tournament_report(store: Store, run: Run) -> dict[str, Any]:
     if not games:
         return data
     try:
-        ratings = rate(games)
+        ratings = rate(games, anchor=anchor)
     except NotRatable as e:  # engines not linked by games yet, say
         return data | {"ratings_error": str(e)}
     order = [r.name for r in ratings.ratings]
@@ -137,7 +142,7 @@ def tournament_report(store: Store, run: Run) -> dict[str, Any]:
             for (a, b), h in sorted(ratings.head_to_head.items())
             if order.index(a) < order.index(b)
         ],
-        "over_games": over_games(games, order),
+        "over_games": over_games(games, order, anchor),
     }
     if config.champions_of is not None:
         data["chain"] = chain_check(ratings)

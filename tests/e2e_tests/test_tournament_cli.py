@@ -132,6 +132,14 @@ def test_a_gauntlet_plays_its_engine_against_each_other_the_same_every_time(tmp_
     }
     assert game_moves(first) == game_moves(second)
     assert report_json(second)["ratings"] == data["ratings"]
+    # Anchored to an engine: it is rated 0 with no bar of its own; another name is one line.
+    anchored = run_cli("report", "1", "--json", "--anchor", "pawny", "--store", f"sqlite:///{first}")
+    assert anchored.returncode == 0, anchored.stderr
+    pawny = next(r for r in json.loads(anchored.stdout)["ratings"] if r["name"] == "pawny")
+    assert (pawny["elo"], pawny["error"]) == (0.0, 0.0)
+    wrong = run_cli("report", "1", "--anchor", "nobody", "--store", f"sqlite:///{first}")
+    assert wrong.returncode == 2 and len(wrong.stderr.splitlines()) == 1
+    assert "--anchor: expected an engine of tournament 1" in wrong.stderr
 
 
 def test_the_champions_of_a_tuning_run_against_each_other(tmp_path: Path) -> None:
