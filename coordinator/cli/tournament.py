@@ -15,6 +15,7 @@ import click
 
 import engine
 from coordinator.cli.options import (
+    MAX_RUN_ID,
     Side,
     batch_pairs_for,
     batch_pairs_option,
@@ -159,7 +160,7 @@ def play(store: Store, run: Run, config: TournamentConfig, executor: Executor) -
 )
 @click.option(
     "--champions",
-    type=click.IntRange(1, 2**63 - 1),
+    type=click.IntRange(1, MAX_RUN_ID),
     metavar="RUN",
     help="Add the champions of tuning run RUN (champion #0, #1, ...).",
 )

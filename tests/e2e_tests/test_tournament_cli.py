@@ -181,8 +181,8 @@ def test_the_champions_of_a_tuning_run_against_each_other(tmp_path: Path) -> Non
         assert re.fullmatch(r"chain order confirmed|#\d+ is not above #\d+ \(LOS \d+%\)", line)
 
 
-#: A tournament long enough to be killed in the middle: 3 pairings of 4 batches at 1000 nodes.
-LONG = ("--pairs", "4", "--batch-pairs", "1", "--nodes", "1000", "--concurrency", "1", "--seed", "3")
+#: A tournament long enough to be killed in the middle: 3 pairings of 4 batches at 600 nodes.
+LONG = ("--pairs", "4", "--batch-pairs", "1", "--nodes", "600", "--concurrency", "1", "--seed", "3")
 LONG_BATCHES = 12
 
 
