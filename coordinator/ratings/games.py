@@ -21,7 +21,11 @@ FloatArray = npt.NDArray[np.float64]
 
 @dataclass(frozen=True)
 class RatedGame:
-    """One game: White (the side that moved first), Black, and White's score (1, 0.5 or 0)."""
+    """One game: White (the side that moved first), Black, and White's score (1, 0.5 or 0).
+
+    Games sharing a ``pair`` id form a game pair: one opening, played once with each colour. Pair
+    ids are unique across the whole list (not per pairing); None for a game outside any pair.
+    """
 
     white: str
     black: str
@@ -53,6 +57,13 @@ class GameTable:
         """The number of clusters (pairs and unpaired games)."""
         return int(self.cluster.max()) + 1 if self.games else 0
 
+    def pairings(self) -> tuple[IntArray, IntArray]:
+        """Every two engines that met, once each: (lower index, higher index) arrays."""
+        engines = len(self.names)
+        low, high = np.minimum(self.white, self.black), np.maximum(self.white, self.black)
+        keys = np.unique(low * engines + high)
+        return (keys // engines).astype(np.intp), (keys % engines).astype(np.intp)
+
     def prefix(self, count: int) -> GameTable:
         """The first ``count`` games, with only the engines and clusters they contain."""
         white, black, cluster = self.white[:count], self.black[:count], self.cluster[:count]
@@ -68,6 +79,8 @@ class GameTable:
 
 
 def _check_game(index: int, game: RatedGame) -> None:
+    if not isinstance(game, RatedGame):
+        raise ValueError(f"games[{index}]: expected a RatedGame, got {type(game).__name__}")
     white, black, score, pair = game.white, game.black, game.score, game.pair
     if not isinstance(white, str) or not white:
         raise ValueError(f"games[{index}].white: expected an engine name, got {white!r}")

@@ -33,7 +33,7 @@ from dataclasses import dataclass
 import numpy as np
 import numpy.typing as npt
 
-from coordinator.ratings.games import FloatArray, GameTable
+from coordinator.ratings.games import FloatArray, GameTable, IntArray
 
 #: d(ln odds) / d(Elo): Elo differences are in units of 400 / ln(10) natural-log odds.
 ELO_SLOPE = math.log(10) / 400
@@ -42,7 +42,6 @@ TOLERANCE = 1e-9
 MAX_ITERATIONS = 100
 
 Matrix = npt.NDArray[np.float64]
-IntArray = npt.NDArray[np.intp]
 
 
 @dataclass(frozen=True)
@@ -107,15 +106,11 @@ def _data_cells(table: GameTable) -> tuple[_Cells, IntArray]:
 
 def _prior_cells(table: GameTable, prior: float) -> _Cells:
     """``prior`` virtual games per pairing that met, half each way, scoring 1/2."""
-    engines = len(table.names)
-    low = np.minimum(table.white, table.black)
-    high = np.maximum(table.white, table.black)
-    pairings = np.unique(low * engines + high)
-    first, second = pairings // engines, pairings % engines
-    games = np.full(2 * len(pairings), prior / 2, dtype=np.float64)
+    first, second = table.pairings()
+    games = np.full(2 * len(first), prior / 2, dtype=np.float64)
     return _Cells(
-        white=np.concatenate([first, second]).astype(np.intp),
-        black=np.concatenate([second, first]).astype(np.intp),
+        white=np.concatenate([first, second]),
+        black=np.concatenate([second, first]),
         games=games,
         points=games / 2,
     )

@@ -17,6 +17,8 @@ from coordinator.ratings.ratinglist import Rating, RatingList
 MODEL = "ordo"
 #: Virtual games per pairing that met (BayesElo's default of two virtual draws).
 DEFAULT_PRIOR = 2.0
+#: Fewer virtual games would let a sweep's fitted score reach 1 in floating point.
+MIN_PRIOR = 0.1
 
 
 class NotRatable(ValueError):
@@ -42,8 +44,8 @@ def _check_options(anchor: str | None, anchor_elo: float, confidence: float, pri
         raise ValueError(f"anchor_elo: expected a finite number, got {anchor_elo!r}")
     if isinstance(confidence, bool) or not isinstance(confidence, (int, float)) or not 0 < confidence < 1:
         raise ValueError(f"confidence: expected a probability strictly between 0 and 1, got {confidence!r}")
-    if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not 0 < prior < math.inf:
-        raise ValueError(f"prior: expected a finite number of virtual games > 0, got {prior!r}")
+    if isinstance(prior, bool) or not isinstance(prior, (int, float)) or not MIN_PRIOR <= prior < math.inf:
+        raise ValueError(f"prior: expected a finite number of virtual games from {MIN_PRIOR}, got {prior!r}")
 
 
 def _check_connected(table: GameTable) -> None:
@@ -57,11 +59,8 @@ def _check_connected(table: GameTable) -> None:
             i = group[i]
         return i
 
-    pairings = np.unique(
-        np.minimum(table.white, table.black) * engines + np.maximum(table.white, table.black)
-    )
-    for key in pairings.tolist():
-        a, b = divmod(key, engines)
+    first, second = table.pairings()
+    for a, b in zip(first.tolist(), second.tolist(), strict=True):
         group[root(a)] = root(b)
     roots = {root(i) for i in range(engines)}
     if len(roots) > 1:

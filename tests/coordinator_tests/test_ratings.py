@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import json
 import math
 import random
+from statistics import NormalDist
 from typing import Any
 
 import numpy as np
@@ -127,7 +129,7 @@ def test_counts_anchor_and_los() -> None:
                 assert by_mean.los[x, y] + by_mean.los[y, x] == pytest.approx(1.0)
     assert by_mean.los["a", "d"] > 0.999 and by_mean.los["d", "e"] < 0.5
 
-    data = by_mean.to_json()
+    data = json.loads(json.dumps(by_mean.to_json()))
     assert data["model"] == "ordo" and data["anchor"] is None
     assert data["los"]["a"]["d"] == by_mean.los["a", "d"]
     assert data["head_to_head"]["a"]["b"] == {"wins": 12, "draws": 13, "losses": 7, "pentanomial": None}
@@ -161,20 +163,25 @@ def test_pairs_change_the_errors_when_their_games_are_correlated() -> None:
     assert h2h["y", "x"].pentanomial == (30, 0, 10, 0, 20)
 
 
-def _simulate(rng: np.random.Generator, truth: np.ndarray, pairs: int) -> tuple[list[int], np.ndarray]:
-    """Round-robin game pairs; White's score has the model's mean, openings favour one colour."""
+def _simulate(rng: np.random.Generator, truth: np.ndarray, names: list[str], pairs: int) -> list[RatedGame]:
+    """A round robin of ``pairs`` game pairs per pairing between engines of Elo ``truth``.
+
+    White's expected score is the model's (30 Elo of White advantage) plus its opening's own bias
+    towards White, the same in both games of a pair; a draw is likelier the closer the game.
+    """
     first, second = np.triu_indices(len(truth), k=1)
-    a = np.repeat(first, pairs)
-    b = np.repeat(second, pairs)
-    bias = rng.normal(0.0, 60.0, size=len(a))  # the opening's own White advantage, Elo
-    white = np.concatenate([a, b])
-    black = np.concatenate([b, a])
-    opening = np.concatenate([bias, bias])
-    expected = 1 / (1 + 10 ** (-(truth[white] - truth[black] + 30.0 + opening) / 400))
+    a, b = np.repeat(first, pairs), np.repeat(second, pairs)
+    bias = rng.normal(0.0, 60.0, size=len(a))
+    white, black = np.concatenate([a, b]), np.concatenate([b, a])
+    expected = 1 / (1 + 10 ** (-(truth[white] - truth[black] + 30.0 + np.tile(bias, 2)) / 400))
     draw = 0.4 * 4 * expected * (1 - expected)
     u = rng.random(len(white))
     score = np.where(u < expected - draw / 2, 1.0, np.where(u < expected + draw / 2, 0.5, 0.0))
-    return [*white.tolist(), *black.tolist()], score
+    pair = np.tile(np.arange(len(a)), 2)
+    return [
+        RatedGame(names[w], names[k], s, pair=p)
+        for w, k, s, p in zip(white.tolist(), black.tolist(), score.tolist(), pair.tolist(), strict=True)
+    ]
 
 
 def test_error_bars_cover_the_truth_at_the_stated_rate() -> None:
@@ -182,21 +189,21 @@ def test_error_bars_cover_the_truth_at_the_stated_rate() -> None:
     names = ["p", "q", "r", "s", "t"]
     truth = np.array([-90.0, -30.0, 0.0, 40.0, 80.0])
     truth -= truth.mean()
-    sims, pairs, covered, advantage_covered = 1000, 12, 0, 0
+    sims, pairs, covered, covered_80, advantage_covered = 1000, 12, 0, 0, 0
+    # The same fits' 80% intervals: the bars scaled by the ratio of normal quantiles.
+    to_80 = NormalDist().inv_cdf(0.9) / NormalDist().inv_cdf(0.975)
     for _ in range(sims):
-        sides, score = _simulate(rng, truth, pairs)
-        n = len(score)
-        games = [
-            RatedGame(names[sides[i]], names[sides[n + i]], float(score[i]), pair=i % (n // 2))
-            for i in range(n)
-        ]
+        games = _simulate(rng, truth, names, pairs)
         ratings = rate(games)
         for r in ratings.ratings:
-            covered += abs(r.elo - truth[names.index(r.name)]) <= r.error
+            miss = abs(r.elo - truth[names.index(r.name)])
+            covered += miss <= r.error
+            covered_80 += miss <= r.error * to_80
         advantage_covered += abs(ratings.white_advantage - 30.0) <= ratings.white_advantage_error
     # Binomial sd at 95% is 0.003 over 5,000 intervals (the five of one tournament are
     # correlated) and 0.007 over 1,000.
     assert 0.935 <= covered / (sims * len(names)) <= 0.965
+    assert 0.78 <= covered_80 / (sims * len(names)) <= 0.82, covered_80
     assert 0.925 <= advantage_covered / sims <= 0.975
 
 
@@ -230,6 +237,7 @@ def test_degenerate_results_stay_finite() -> None:
         ),
         ([RatedGame("a", "b", 1.0)], {"anchor": "z"}, "anchor: expected one of the rated engines (a, b)"),
         ([RatedGame("a", "b", 0.7)], {}, "games[0].score: expected White's score 1, 0.5 or 0, got 0.7"),
+        ([("a", "b", 1.0)], {}, "games[0]: expected a RatedGame, got tuple"),
         ([RatedGame("a", "a", 1.0)], {}, "games[0]: expected two different engines, got 'a' twice"),
         ([RatedGame("a", "", 1.0)], {}, "games[0].black: expected an engine name, got ''"),
         (
@@ -252,7 +260,11 @@ def test_degenerate_results_stay_finite() -> None:
             {"anchor_elo": math.nan},
             "anchor_elo: expected a finite number, got nan",
         ),
-        ([RatedGame("a", "b", 1.0)], {"prior": 0.0}, "prior: expected a finite number of virtual games > 0"),
+        (
+            [RatedGame("a", "b", 1.0)],
+            {"prior": 0.01},
+            "prior: expected a finite number of virtual games from 0.1, got 0.01",
+        ),
     ],
 )
 def test_bad_or_unratable_games_are_one_line_errors(
@@ -276,5 +288,10 @@ def test_rating_over_games_rates_each_ratable_prefix() -> None:
         assert isinstance(checkpoint.ratings, RatingList)
         assert checkpoint.ratings == expected
     assert over[-1].ratings.rating("a").games == 96
+    # A prefix may end inside a game pair: its first game is a cluster of its own.
+    paired = _pairs([(1.0, 0.5), (0.0, 0.5), (1.0, 1.0)])
+    (half,) = rate_over(paired, [5])
+    assert half.ratings == rate(paired[:5])
+    assert half.ratings.head_to_head["x", "y"].pentanomial == (0, 1, 0, 1, 0)
     with pytest.raises(ValueError, match=r"checkpoints: expected game counts from 1 to 208, got 0"):
         rate_over(games, [0])
