@@ -72,8 +72,8 @@ def entrant_of(game: str, spec: str, repo: str | None, option: str) -> tuple[Ent
     return Entrant(name, spec, side.weights, side.program), side
 
 
-def champion_entrants(store: Store, tune_run_id: int) -> list[Entrant]:
-    """The champions of tuning run ``tune_run_id``, oldest first, named ``champion #N``."""
+def champion_entrants(store: Store, tune_run_id: int, game: str) -> list[Entrant]:
+    """The champions of tuning run ``tune_run_id`` of ``game``, oldest first, named ``champion #N``."""
     from dataclasses import replace
 
     from coordinator.store import mask_url
@@ -88,6 +88,10 @@ def champion_entrants(store: Store, tune_run_id: int) -> list[Entrant]:
     if run.kind is not RunKind.TUNE:
         raise click.BadParameter(
             f"run {tune_run_id} is a {run.kind} run, not a tuning run", param_hint="--champions"
+        )
+    if run.game != game:
+        raise click.BadParameter(
+            f"tuning run {tune_run_id} tuned {run.game}, not {game}", param_hint="--champions"
         )
     tune = TuneConfig.from_json(run.config)
     found = TuningRecords(store).champions(tune_run_id)
@@ -236,7 +240,7 @@ def tournament(
         read.insert(0, entrant_of(game, vs, repo, "--vs"))  # a gauntlet engine not among --engine
     entrants, sides = [e for e, _ in read], [s for _, s in read]
     if champions is not None:
-        entrants += champion_entrants(open_existing_store(store_url), champions)
+        entrants += champion_entrants(open_existing_store(store_url), champions, game)
     if len(entrants) < 2:
         raise click.UsageError(
             "a tournament needs at least two engines: give --engine twice or more, or --champions"

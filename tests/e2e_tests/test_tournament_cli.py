@@ -179,6 +179,9 @@ def test_the_champions_of_a_tuning_run_against_each_other(tmp_path: Path) -> Non
     for line in data["chain"]["lines"]:
         assert line in done.stdout
         assert re.fullmatch(r"chain order confirmed|#\d+ is not above #\d+ \(LOS \d+%\)", line)
+    other = run_cli("tournament", "congo", "--champions", "1", "--store", f"sqlite:///{db}")
+    assert other.returncode == 2
+    assert other.stderr == "arbiter tournament: --champions: tuning run 1 tuned congress, not congo\n"
 
 
 #: A tournament long enough to be killed in the middle: 3 pairings of 4 batches at 600 nodes.
