@@ -65,7 +65,7 @@ def test_round_robin_of_four_engines_and_what_reports_show(tmp_path: Path) -> No
     names = {"pawny", "static", "default", "prog"}
     assert set(rating_names(done.stdout)) == names, done.stdout
     assert done.stdout.splitlines()[0].startswith(
-        "tournament 1 (round-robin, congo): finished, 12 of 12 games"
+        "tournament 1 (round-robin, congo): finished, 12/12 games counted, 4 engines"
     )
 
     data = report_json(db)
