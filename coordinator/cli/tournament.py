@@ -247,7 +247,7 @@ def tournament(
         )
     specs = [e.source for e in entrants]
     gauntlet = next((i for i, e in enumerate(entrants) if vs in (e.name, specs[i])), 0)
-    check_programs_can_go(tuple(sides), broker)
+    check_programs_can_go(tuple(Side(e.source, e.weights, e.program) for e in entrants), broker)
     book_path, openings = read_book(game, book)
     try:
         config = TournamentConfig(

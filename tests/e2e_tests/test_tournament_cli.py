@@ -91,6 +91,8 @@ def test_round_robin_of_four_engines_and_what_reports_show(tmp_path: Path) -> No
     assert len(whites) == 12 and set(whites) == set(blacks) == names
     assert all(w != b for w, b in zip(whites, blacks, strict=True))
 
+    status = run_cli("status", "1", "--json", "--store", f"sqlite:///{db}")
+    assert status.returncode == 0 and json.loads(status.stdout)["ratings"] == data["ratings"]
     listing = run_cli("status", "--store", f"sqlite:///{db}")
     assert listing.returncode == 0 and re.search(r"1\s+tournament\s+congo\s+finished\s+12\b", listing.stdout)
 
