@@ -135,7 +135,7 @@ quarantines = Table(
 
 #: Which engines play each batch of a tournament (kind ``tournament``): the pairing's candidate side
 #: (whose wins, draws and losses its result counts) and baseline side, by their names in the run.
-#: Written for every batch of the plan when the run is made.
+#: Written for every batch of the plan when the run is made (names are at most 200 characters).
 tournament_batches = Table(
     "tournament_batches",
     metadata,

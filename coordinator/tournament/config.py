@@ -20,6 +20,8 @@ from worker.programs import EngineProgram
 from worker.protocol import BatchPayload
 
 FORMATS = ("round-robin", "gauntlet")
+#: The longest engine name (the store's column of a batch's engines).
+MAX_NAME = 200
 
 
 @dataclass(frozen=True)
@@ -100,6 +102,11 @@ class TournamentConfig:
         names = [e.name for e in self.entrants]
         if len(names) < 2:
             raise ValueError(f"a tournament needs at least two engines, got {len(names)}")
+        long = next((n for n in names if not 0 < len(n) <= MAX_NAME), None)
+        if long is not None:
+            raise ValueError(
+                f"engine names: expected 1 to {MAX_NAME} characters, got {len(long)} ({long[:40]}...)"
+            )
         repeated = sorted({n for n in names if names.count(n) > 1})
         if repeated:
             raise ValueError(f"engine names must be unique: {', '.join(repeated)} given more than once")

@@ -60,6 +60,8 @@ def test_every_pairing_plays_its_pairs_with_the_same_openings_and_seeds_per_roun
 def test_bad_configurations_are_refused() -> None:
     with pytest.raises(ValueError, match="must be unique: a"):
         config(["a", "a"])
+    with pytest.raises(ValueError, match="engine names: expected 1 to 200 characters, got 201"):
+        config(["a", "b" * 201])
     with pytest.raises(ValueError, match="at least two engines"):
         config(["a"])
     with pytest.raises(ValueError, match="vs: expected an engine"):
