@@ -28,3 +28,6 @@ VERIFY_FRACTION = 0.02
 
 #: SPSA plans its gains over this many games when `--max-games` is not given.
 SPSA_GAMES = 40_000
+
+#: Game pairs each pairing of a tournament plays unless told (``arbiter tournament --pairs``).
+TOURNAMENT_PAIRS = 20

@@ -20,16 +20,18 @@ class RunKind(StrEnum):
     ACCEPTANCE = "acceptance"
     #: One SPSA iteration of a tuning run: theta+ against theta- for one batch of game pairs.
     ITERATION = "iteration"
+    #: A tournament of several engines (``arbiter tournament``): each batch plays one pairing.
+    TOURNAMENT = "tournament"
 
     @property
     def is_match(self) -> bool:
         """True for runs that play game pairs under an SPRT configuration."""
-        return self is not RunKind.TUNE
+        return self not in (RunKind.TUNE, RunKind.TOURNAMENT)
 
     @property
     def started_by_user(self) -> bool:
         """True for the runs people start; trials and acceptance SPRTs belong to a tuning run."""
-        return self in (RunKind.SPRT, RunKind.TUNE)
+        return self in (RunKind.SPRT, RunKind.TUNE, RunKind.TOURNAMENT)
 
 
 class RunState(StrEnum):

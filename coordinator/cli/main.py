@@ -28,6 +28,7 @@ COMMANDS = {
     "stats": "coordinator.cli.stats:stats",
     "sprt": "coordinator.cli.sprt:sprt",
     "tune": "coordinator.cli.tune:tune",
+    "tournament": "coordinator.cli.tournament:tournament",
     "status": "coordinator.cli.runs:status",
     "resume": "coordinator.cli.runs:resume",
     "report": "coordinator.cli.report:report",

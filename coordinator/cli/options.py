@@ -487,7 +487,7 @@ def create_or_resume(
             r for r in store.list_runs(kind) if r.fingerprint == fingerprint and r.state is RunState.FINISHED
         ]
         run = done[-1] if done else None
-    what = "tuning run" if kind is RunKind.TUNE else "run"
+    what = {RunKind.TUNE: "tuning run", RunKind.TOURNAMENT: "tournament"}.get(kind, "run")
     if run is not None and run.state is RunState.FINISHED:
         click.echo(
             f"arbiter: {what} {run.id} already finished with the same configuration; showing it "

@@ -1,6 +1,7 @@
 """``arbiter report RUN``: a run's strength report, as a terminal summary and one HTML file.
 
-Works for SPRTs, tuning runs, their trials and acceptance SPRTs, while they run or after they end.
+Works for SPRTs, tuning runs, their trials and acceptance SPRTs, and tournaments, while they run or
+after they end.
 The HTML file is self-contained (inline CSS and SVG plots, no script, nothing fetched); ``--json``
 prints the same content as data instead of the summary.
 """
@@ -13,6 +14,7 @@ from pathlib import Path
 import click
 
 from coordinator.cli.options import load_run, open_existing_store, run_argument, store_option
+from coordinator.runs import RunKind
 
 
 def size_text(path: Path) -> str:
@@ -31,8 +33,13 @@ def size_text(path: Path) -> str:
     help="HTML file to write (default: RUN-report.html; with --json, only when given).",
 )
 @click.option("--json", "as_json", is_flag=True, help="Print the report's content as one JSON object.")
+@click.option(
+    "--anchor",
+    metavar="ENGINE",
+    help="A tournament's ratings relative to this engine (rated 0) instead of to their mean.",
+)
 @store_option
-def report(run_id: int, output: str | None, as_json: bool, store_url: str | None) -> None:
+def report(run_id: int, output: str | None, as_json: bool, anchor: str | None, store_url: str | None) -> None:
     """Summarize a run's strength and write its HTML report with plots."""
     from coordinator.files import write_atomically
     from coordinator.reports import (
@@ -46,10 +53,12 @@ def report(run_id: int, output: str | None, as_json: bool, store_url: str | None
 
     store = open_existing_store(store_url)
     run = load_run(store, run_id)
+    if anchor is not None and run.kind is not RunKind.TOURNAMENT:
+        raise click.UsageError(f"--anchor is for tournaments; run {run.id} is a {run.kind} run")
     if as_json and output is None:
-        click.echo(json.dumps(json_safe(gather(store, run)), sort_keys=True))
+        click.echo(json.dumps(json_safe(gather(store, run, anchor)), sort_keys=True))
         return
-    built = build(store, run)
+    built = build(store, run, anchor)
     target = Path(output or default_report_path(run.id))
     write_atomically(target, html_page(built))
     if as_json:

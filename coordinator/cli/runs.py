@@ -51,6 +51,10 @@ def list_runs(store: Store, show_all: bool) -> None:
         if not (show_all or run.kind.started_by_user):
             continue
         parent = f"  {parents[run.id]:>6}" if run.id in parents else ""
+        if run.kind is RunKind.TOURNAMENT:
+            done = "complete" if run.state is RunState.FINISHED else "-"
+            click.echo(status_row(run, games_of(store, run), "-", "-", decision=done) + parent)
+            continue
         if not run.kind.is_match:
             click.echo(status_row(run, games_of(store, run), "-", "-") + parent)
             continue
@@ -120,7 +124,7 @@ def show_match_run(store: Store, run: Run, as_json: bool) -> None:
 @click.option("--all", "show_all", is_flag=True, help="Also list tuning trials and acceptance SPRTs.")
 @store_option
 def status(run_id: int | None, as_json: bool, show_all: bool, store_url: str | None) -> None:
-    """List the runs of the store (SPRTs and tuning runs), or show one run."""
+    """List the runs of the store (SPRTs, tuning runs and tournaments), or show one run."""
     store = open_existing_store(store_url)
     if run_id is None:
         if as_json:
@@ -132,6 +136,12 @@ def status(run_id: int | None, as_json: bool, show_all: bool, store_url: str | N
         from coordinator.cli.tune import tune_status
 
         tune_status(store, run, as_json)
+        return
+    if run.kind is RunKind.TOURNAMENT:
+        from coordinator.reports import gather, json_safe, terminal_summary
+
+        data = gather(store, run)
+        click.echo(json.dumps(json_safe(data), sort_keys=True) if as_json else terminal_summary(data))
         return
     show_match_run(store, run, as_json)
 
@@ -151,7 +161,7 @@ def resume(
     priority: int,
     store_url: str | None,
 ) -> None:
-    """Continue an interrupted SPRT or tuning run where it stopped."""
+    """Continue an interrupted SPRT, tuning run or tournament where it stopped."""
     store = open_existing_store(store_url)
     run = load_run(store, run_id)
     if not run.kind.started_by_user:
@@ -162,6 +172,10 @@ def resume(
     check_engine_version(run, str(run.config.get("engine_version")))
     if run.state is RunState.FINISHED:
         click.echo(f"arbiter: run {run_id} is already finished; nothing to resume", err=True)
+        if run.kind is RunKind.TOURNAMENT:
+            from coordinator.reports import gather, terminal_summary
+
+            click.echo(terminal_summary(gather(store, run)))
         if run.kind is RunKind.SPRT:
             config = SprtConfig.from_json(run.config)
             click.echo(
@@ -181,6 +195,14 @@ def resume(
             open_executor(options),
             None,
         )
+        return
+    if run.kind is RunKind.TOURNAMENT:
+        from coordinator.cli.tournament import play as play_tournament
+        from coordinator.tournament.config import TournamentConfig
+
+        tournament = TournamentConfig.from_json(run.config)
+        click.echo(f"arbiter: resuming tournament {run_id}", err=True)
+        play_tournament(store, run, tournament, open_executor(options))
         return
     from coordinator.cli.sprt import play
 

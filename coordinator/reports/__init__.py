@@ -1,7 +1,7 @@
 """Strength reports of runs (``arbiter report``) and the export of their games (``arbiter games``).
 
 Pure data gathering and rendering, no click: :func:`build` reads one run of the store (an SPRT, a
-trial, an acceptance SPRT or a tuning run, running or finished) into JSON data and its plots;
+trial, an acceptance SPRT, a tuning run or a tournament, running or finished) into JSON data and its plots;
 :func:`html_page` and :func:`terminal_summary` render it. ``docs/reports.md`` says how to read one.
 """
 
@@ -26,14 +26,19 @@ class Report:
     plots: dict[str, str]
 
 
-def gather(store: Store, run: Run) -> dict[str, Any]:
-    """The report data of ``run`` (no plots), with its "unverifiable" line (None: verifiable)."""
+def gather(store: Store, run: Run, anchor: str | None = None) -> dict[str, Any]:
+    """The report data of ``run`` (no plots), with its "unverifiable" line (None: verifiable); a
+    tournament's ratings relative to engine ``anchor`` (None: to the mean of all)."""
     from coordinator.trust.verifiable import unverifiable_note
 
     if run.kind is RunKind.TUNE:
         from coordinator.reports.tuning import tune_report
 
         data = tune_report(store, run)
+    elif run.kind is RunKind.TOURNAMENT:
+        from coordinator.reports.tournament import tournament_report
+
+        data = tournament_report(store, run, anchor)
     else:
         from coordinator.reports.match import match_report
 
@@ -53,13 +58,17 @@ def _study(store: Store, run: Run) -> Any:
         return None
 
 
-def build(store: Store, run: Run) -> Report:
-    """The full report of ``run``: its data and every plot."""
+def build(store: Store, run: Run, anchor: str | None = None) -> Report:
+    """The full report of ``run``: its data and every plot (``anchor``: see :func:`gather`)."""
     from coordinator.reports import plots
 
-    data = gather(store, run)
+    data = gather(store, run, anchor)
     if data["type"] == "tune":
         return Report(data, plots.tune_plots(data, _study(store, run)))
+    if data["type"] == "tournament":
+        from coordinator.reports.tournament_plots import tournament_plots
+
+        return Report(data, tournament_plots(data))
     return Report(data, plots.match_plots(data))
 
 

@@ -7,8 +7,10 @@ PGN: the seven standard tags (Event, Site, Date, Round, White, Black, Result), t
 ``SetUp "1"`` and ``FEN`` holding the opening's position string, ``Termination`` (``normal`` for a
 game the rules or a resignation ended, ``adjudication`` for the match's ply limit, repetition and
 bare-lions rules), ``PlyCount``, and arbiter's own tags (``Reason`` with the exact end reason,
-``Run``, ``Batch``, ``Worker``, ``Candidate``, ``Baseline``). The movetext is the moves in the rules'
-notation (``d2d3``, ``b1d3f5d7``) with move numbers, a comment naming the end, and the result.
+``Run``, ``Batch``, ``Worker``, ``Candidate``, ``Baseline``). A tournament's games name the
+engines that played them (White, Black) and where each came from (Candidate, Baseline). The
+movetext is the moves in the rules' notation (``d2d3``, ``b1d3f5d7``) with move numbers, a comment
+naming the end, and the result.
 """
 
 from __future__ import annotations
@@ -23,6 +25,7 @@ from coordinator.escape import pgn_tag
 from coordinator.reports.match import ADJUDICATION_REASONS, REASONS
 from coordinator.runs import RunKind
 from coordinator.store import Run, Store
+from coordinator.tournament.config import stored_sides
 from worker.protocol import move_list, ply_count
 from worker.tally import candidate_score
 
@@ -128,6 +131,15 @@ def iter_games(
             return
 
 
+def sides(run: Run, batch_index: int) -> tuple[tuple[str, str], tuple[str, str]]:
+    """The (name, source) of the candidate and the baseline side of batch ``batch_index``: a
+    tournament's engines by their names, else ``candidate`` and ``baseline``."""
+    if run.kind is RunKind.TOURNAMENT:
+        return stored_sides(run.config, batch_index)
+    config = run.config
+    return ("candidate", config.get("candidate_source", "")), ("baseline", config.get("baseline_source", ""))
+
+
 def _tag(name: str, value: Any) -> str:
     """A PGN tag pair, its value one line with backslash and quote escaped."""
     return f'[{name} "{pgn_tag(value)}"]'
@@ -168,8 +180,8 @@ def movetext(opening: str, moves: list[str], comment: str, result: str) -> str:
 def pgn(game: ExportedGame) -> str:
     """One game as PGN (tags, a blank line, the movetext, a blank line)."""
     r, run = game.record, game.run
-    config = run.config
-    white, black = ("candidate", "baseline") if r["candidate_color"] == "white" else ("baseline", "candidate")
+    (candidate, candidate_source), (baseline, baseline_source) = sides(run, game.batch_index)
+    white, black = (candidate, baseline) if r["candidate_color"] == "white" else (baseline, candidate)
     reason = r["reason"]
     winner = {"1-0": "white wins", "0-1": "black wins", "1/2-1/2": "draw"}[r["result"]]
     tags = [
@@ -189,8 +201,8 @@ def pgn(game: ExportedGame) -> str:
         _tag("Run", run.id),
         _tag("Batch", game.batch_index),
         _tag("Worker", game.worker or "?"),
-        _tag("Candidate", config.get("candidate_source", "")),
-        _tag("Baseline", config.get("baseline_source", "")),
+        _tag("Candidate", candidate_source),
+        _tag("Baseline", baseline_source),
     ]
     comment = f"{winner}: {reason.replace('_', ' ')}"
     return (

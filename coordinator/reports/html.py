@@ -733,7 +733,12 @@ def tune_html(data: dict[str, Any], plots: dict[str, str]) -> ReportPage:
 
 def render(data: dict[str, Any], plots: dict[str, str]) -> ReportPage:
     """The page of any report."""
-    document = tune_html(data, plots) if data["type"] == "tune" else match_html(data, plots)
+    if data["type"] == "tournament":
+        from coordinator.reports.tournament_html import tournament_html
+
+        document: str = tournament_html(data, plots)
+    else:
+        document = tune_html(data, plots) if data["type"] == "tune" else match_html(data, plots)
     if not isinstance(document, ReportPage):
         raise TypeError("a report page must be made by html.page()")
     if data.get("unverifiable"):

@@ -172,9 +172,56 @@ def tune_text(data: dict[str, Any]) -> str:
     return "\n".join([*(_fit(line) for line in lines), "", "reproduce:", *wrap_command(data["command"])])
 
 
+#: The rating list's columns: rank, name, Elo, +/-, games, score %, draws %.
+_RATING_ROW = "{:>4}  {:<32} {:>7} {:>6} {:>6} {:>7} {:>7}"
+
+
+def tournament_text(data: dict[str, Any]) -> str:
+    """A tournament's summary: where it stands and its rating list (and the champion chain)."""
+    run = data["run"]
+    lines = [
+        _fit(
+            f"tournament {run['id']} ({data['format']}, {run['game']}): {run['state']}, "
+            f"{data['games']}/{data['planned_games']} games counted, {len(data['engines'])} engines"
+        )
+    ]
+    if run.get("error"):
+        lines.append(_fit(f"error: {terminal(run['error'])}"))
+    if not data["ratings"]:
+        lines.append(
+            _fit(f"no ratings: {terminal(data['ratings_error'])}")
+            if "ratings_error" in data
+            else "no games counted yet"
+        )
+        return "\n".join(lines)
+    confidence = 100 * data["confidence"]
+    anchor = terminal(data["anchor"]) if data["anchor"] else "the mean"
+    lines.append(_fit(f"ratings: {data['model']}, Elo relative to {anchor}, +/- at {confidence:g}%"))
+    lines.append(_RATING_ROW.format("rank", "name", "Elo", "+/-", "games", "score%", "draws%"))
+    for r in data["ratings"]:
+        lines.append(
+            _RATING_ROW.format(
+                r["rank"],
+                terminal(r["name"])[:32],
+                f"{r['elo']:+.1f}",
+                _num(r["error"]),
+                r["games"],
+                _num(None if r["score"] is None else 100 * r["score"]),
+                _num(None if r["draw_rate"] is None else 100 * r["draw_rate"]),
+            )
+        )
+    if data["chain"] is not None:
+        lines.append(f"champions of tuning run {data['champions_of']}:")
+        lines += [f"  {line}" for line in data["chain"]["lines"]]
+    return "\n".join(lines)
+
+
 def summary(data: dict[str, Any]) -> str:
     """The terminal summary of any report (an unverifiable run says so under its first line)."""
-    text = tune_text(data) if data["type"] == "tune" else match_text(data)
+    if data["type"] == "tournament":
+        text = tournament_text(data)
+    else:
+        text = tune_text(data) if data["type"] == "tune" else match_text(data)
     if data.get("unverifiable"):
         first, _, rest = text.partition("\n")
         return f"{first}\n{terminal(data['unverifiable'])}\n{rest}"

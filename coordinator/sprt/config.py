@@ -133,6 +133,10 @@ class SprtConfig:
             }
         )
 
+    def batch_plan(self) -> BatchPlan:
+        """The run's batch plan."""
+        return BatchPlan(self)
+
     def programs(self) -> list[EngineProgram]:
         """The engine programs of the run."""
         return [p for p in (self.candidate_program, self.baseline_program) if p is not None]
@@ -146,20 +150,19 @@ def _program(value: Any) -> EngineProgram | None:
     return None if value is None else EngineProgram.from_json(value)
 
 
-class BatchPlan:
-    """Which openings batch ``i`` plays and with which seed, from the run's seed alone.
+class OpeningWalk:
+    """Which openings the ``i``-th slice of ``batch_pairs`` game pairs plays, from a seed alone.
 
     The book is walked in passes; each pass visits every opening once in an order shuffled from
-    ``(seed, pass)``, and batch ``i`` takes the ``batch_pairs`` openings at positions
+    ``(seed, pass)``, and slice ``i`` takes the ``batch_pairs`` openings at positions
     ``i * batch_pairs ...`` of that endless sequence.
     """
 
-    def __init__(self, config: SprtConfig) -> None:
-        """Plan for ``config``'s openings, seed and batch size."""
-        self.config = config
-        self.openings = list(config.openings)
-        self.seed = config.seed
-        self.batch_pairs = config.batch_pairs
+    def __init__(self, openings: list[str], seed: int, batch_pairs: int) -> None:
+        """A walk through ``openings`` shuffled from ``seed``, ``batch_pairs`` at a time."""
+        self.openings = list(openings)
+        self.seed = seed
+        self.batch_pairs = batch_pairs
         self._passes: dict[int, list[str]] = {}
 
     def _pass(self, number: int) -> list[str]:
@@ -173,7 +176,7 @@ class BatchPlan:
         return order
 
     def openings_for(self, batch_index: int) -> list[str]:
-        """The openings of batch ``batch_index``, one per game pair."""
+        """The openings of slice ``batch_index``, one per game pair."""
         size = len(self.openings)
         first, end = batch_index * self.batch_pairs, (batch_index + 1) * self.batch_pairs
         chosen: list[str] = []
@@ -181,6 +184,16 @@ class BatchPlan:
             order = self._pass(number)
             chosen += order[max(first - number * size, 0) : min(end - number * size, size)]
         return chosen
+
+
+class BatchPlan(OpeningWalk):
+    """Which openings batch ``i`` plays (slice ``i`` of the :class:`OpeningWalk`) and with which
+    seed, from the run's seed alone."""
+
+    def __init__(self, config: SprtConfig) -> None:
+        """Plan for ``config``'s openings, seed and batch size."""
+        super().__init__(config.openings, config.seed, config.batch_pairs)
+        self.config = config
 
     def seed_for(self, batch_index: int) -> int:
         """The seed sent with batch ``batch_index``."""

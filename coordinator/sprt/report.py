@@ -145,9 +145,10 @@ _ROW = "{:>4}  {:<10} {:<8} {:<11} {:>7}  {:>15}  {:>6}  {}"
 STATUS_HEADER = _ROW.format("id", "kind", "game", "state", "games", "Elo", "LLR", "decision")
 
 
-def status_row(run: Run, games: int, elo: str, llr: str) -> str:
-    """One line of the runs table."""
-    decision = decision_label(run.decision) if run.decision else "-"
+def status_row(run: Run, games: int, elo: str, llr: str, decision: str | None = None) -> str:
+    """One line of the runs table (``decision`` in place of the stored one's wording)."""
+    if decision is None:
+        decision = decision_label(run.decision) if run.decision else "-"
     row = _ROW.format(run.id, str(run.kind), run.game, str(run.state), games, elo, llr, decision)
     return row + (" (unverifiable)" if unverifiable_engines(run.config) else "")
 

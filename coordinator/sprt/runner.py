@@ -20,14 +20,16 @@ import math
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import Protocol
 
+import engine
 from coordinator.executors.base import BatchOutcome, Executor
 from coordinator.runs import Decision, RunState
-from coordinator.sprt.config import BatchPlan, SprtConfig
-from coordinator.stats import SprtState, update_sprt, wdl_to_ldw
+from coordinator.stats import SprtParams, SprtState, update_sprt, wdl_to_ldw
 from coordinator.store import Store, StoredResult
 from coordinator.trust.answers import check_matches_payload
 from coordinator.trust.replay import ResultCheck, replay_check
+from worker.programs import EngineProgram
 from worker.protocol import BatchPayload, BatchResult
 from worker.sealing import digest
 
@@ -43,6 +45,47 @@ MIN_REFUSERS = 2
 POLL_SECONDS = 0.5
 #: The counted prefix is saved at most this often while it grows (seconds).
 SAVE_SECONDS = 1.0
+
+
+class PayloadPlan(Protocol):
+    """Which games batch ``i`` of a run plays: a pure function of the run's configuration."""
+
+    def payload(self, run_id: int, batch_index: int) -> BatchPayload:
+        """Everything a worker needs to play batch ``batch_index`` of run ``run_id``."""
+        ...
+
+
+class MatchPlan(Protocol):
+    """What a runner needs of a run's configuration: an SPRT's (``SprtConfig``), or a
+    tournament's, which has no SPRT and plays a fixed number of batches."""
+
+    @property
+    def sprt_params(self) -> SprtParams | None:
+        """The SPRT that may end the run early, or None: it plays all its batches."""
+        ...
+
+    @property
+    def max_batches(self) -> int | None:
+        """Batches the run plays at most (None: until the SPRT decides)."""
+        ...
+
+    @property
+    def max_games(self) -> int | None:
+        """The game budget, or None."""
+        ...
+
+    @property
+    def limits(self) -> engine.Limits:
+        """The search limits of every game."""
+        ...
+
+    def programs(self) -> list[EngineProgram]:
+        """The engine programs the run ships to its workers."""
+        ...
+
+    def batch_plan(self) -> PayloadPlan:
+        """The run's batch plan."""
+        ...
 
 
 class RunFailed(RuntimeError):
@@ -82,8 +125,8 @@ class PrefixCounter:
     says so.
     """
 
-    def __init__(self, config: SprtConfig, stop: Callable[[PrefixCounter], bool] | None = None) -> None:
-        """An empty prefix for ``config``'s SPRT settings and budget."""
+    def __init__(self, config: MatchPlan, stop: Callable[[PrefixCounter], bool] | None = None) -> None:
+        """An empty prefix for ``config``'s SPRT settings (if any) and budget."""
         self.params = config.sprt_params
         self.max_batches = config.max_batches
         self.stop = stop
@@ -111,8 +154,9 @@ class PrefixCounter:
             self.pentanomial = [a + b for a, b in zip(self.pentanomial, result.pentanomial, strict=True)]
             self.wdl = [a + b for a, b in zip(self.wdl, result.wdl, strict=True)]
             self.batches += 1
-            ldw = wdl_to_ldw(self.wdl) if self.params.elo_model == "BayesElo" else None
-            self.sprt = update_sprt(self.params, self.sprt, self.pentanomial, ldw=ldw)
+            if self.params is not None:
+                ldw = wdl_to_ldw(self.wdl) if self.params.elo_model == "BayesElo" else None
+                self.sprt = update_sprt(self.params, self.sprt, self.pentanomial, ldw=ldw)
             if self.stop is not None and self.stop(self):
                 self.stopped = True
             elif self.sprt.state != "continue":
@@ -122,13 +166,14 @@ class PrefixCounter:
 
 
 class SprtRunner:
-    """Drives one SPRT run of the store to its decision with an executor."""
+    """Drives one SPRT run of the store to its decision with an executor (or a tournament, whose
+    plan has no SPRT: it ends when every batch of the plan is counted)."""
 
     def __init__(
         self,
         store: Store,
         run_id: int,
-        config: SprtConfig,
+        config: MatchPlan,
         executor: Executor,
         on_progress: Callable[[Progress], None] | None = None,
         check: ResultCheck = replay_check,
@@ -146,8 +191,7 @@ class SprtRunner:
         self.executor = executor
         self.on_progress = on_progress
         self.check = check
-        self.plan = BatchPlan(config)
-        self.params = config.sprt_params
+        self.plan = config.batch_plan()
         self.max_batches = config.max_batches
         self.results: dict[int, StoredResult] = {r.batch_index: r for r in store.results(run_id)}
         self.stop = stop
@@ -438,7 +482,7 @@ class SprtRunner:
 
 def snapshot(
     run_id: int,
-    config: SprtConfig,
+    config: MatchPlan,
     prefix: PrefixCounter,
     *,
     stored_batches: int,
@@ -447,7 +491,7 @@ def snapshot(
     games_played_here: int = 0,
 ) -> Progress:
     """A :class:`Progress` from a counted prefix."""
-    lower, upper = config.sprt_params.bounds
+    lower, upper = (0.0, 0.0) if config.sprt_params is None else config.sprt_params.bounds
     return Progress(
         run_id=run_id,
         counted_batches=prefix.batches,

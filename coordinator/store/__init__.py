@@ -11,7 +11,8 @@ counted_batches - 1`` of a run. Totals are always computed from the stored resul
 
 The package: ``schema`` (every table), ``migrations`` (the schema's versions, upgraded in place),
 ``connection`` (opening a store: SQLite, PostgreSQL, read-only connections), ``rows`` (the values
-handed out), and the queries by subject: ``runs``, ``results``, ``fleet`` (the dashboard's).
+handed out), and the queries by subject: ``runs``, ``results``, ``fleet`` (the dashboard's),
+``programs``, ``tournaments`` (which engines play each batch of a tournament).
 """
 
 from __future__ import annotations
@@ -34,10 +35,11 @@ from coordinator.store.rows import (
     now,
 )
 from coordinator.store.runs import RunStore
+from coordinator.store.tournaments import TournamentStore
 from coordinator.store.urls import DEFAULT_URL, STORE_ENV, engine_url, mask_url, store_url
 
 
-class Store(RunStore, ResultStore, FleetStore, ProgramStore):
+class Store(RunStore, ResultStore, FleetStore, ProgramStore, TournamentStore):
     """Transactional access to the runs, batches, results and game records of one URL."""
 
 

@@ -133,6 +133,19 @@ quarantines = Table(
     PrimaryKeyConstraint("run_id", "worker"),
 )
 
+#: Which engines play each batch of a tournament (kind ``tournament``): the pairing's candidate side
+#: (whose wins, draws and losses its result counts) and baseline side, by their names in the run.
+#: Written for every batch of the plan when the run is made (names are at most 200 characters).
+tournament_batches = Table(
+    "tournament_batches",
+    metadata,
+    Column("run_id", Integer, ForeignKey("runs.id"), nullable=False),
+    Column("batch_index", Integer, nullable=False),
+    Column("candidate", String(200), nullable=False),
+    Column("baseline", String(200), nullable=False),
+    PrimaryKeyConstraint("run_id", "batch_index"),
+)
+
 tune_trials = Table(
     "tune_trials",
     metadata,

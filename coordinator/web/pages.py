@@ -12,7 +12,7 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 import engine
-from coordinator.reports.games import RESULT_CHOICES, GameFilter, pgn, termination
+from coordinator.reports.games import RESULT_CHOICES, ExportedGame, GameFilter, pgn, sides, termination
 from coordinator.reports.html import Markup, contents_nav, esc, fmt, pairs_table, table, unverifiable_html
 from coordinator.reports.match import REASONS, iso, workers_of
 from coordinator.runs import RunKind
@@ -79,9 +79,11 @@ def runs_rows(store: Store, wanted: RunFilter) -> list[dict[str, Any]]:
 
 
 def _versus(row: dict[str, Any]) -> str:
-    """Candidate vs baseline, or a tuning run's start."""
+    """Candidate vs baseline, a tuning run's start, or a tournament's engines."""
     if row["kind"] == "tune":
         return f"start: {row['start']}"
+    if row["kind"] == "tournament":
+        return f"{row['format']}: {', '.join(row['engines'])}"
     return f"{row.get('candidate', '?')} vs {row.get('baseline', '?')}"
 
 
@@ -100,9 +102,11 @@ def _llr(row: dict[str, Any]) -> str:
 
 
 def _decision(row: dict[str, Any]) -> str:
-    """The decision of a match run, the champion of a tuning run."""
+    """The decision of a match run, the champion of a tuning run, a tournament's progress."""
     if row["kind"] == "tune":
         return f"champion #{row['champion']}"
+    if row["kind"] == "tournament":
+        return "complete" if row["state"] == "finished" else f"{row['games']} of {row['planned_games']} games"
     return str(row["decision_label"] if row["decision"] else "-")
 
 
@@ -151,7 +155,7 @@ def _select(name: str, label: str, choices: tuple[tuple[str, str], ...], chosen:
 
 def _filters_form(wanted: RunFilter) -> str:
     """The runs list's filters (a plain form: no script needed)."""
-    kinds = (("", "SPRTs and tuning runs"), *((k, k) for k in KIND_CHOICES))
+    kinds = (("", "SPRTs, tuning runs and tournaments"), *((k, k) for k in KIND_CHOICES))
     games = (("", "any"), *((g, g) for g in engine.GAMES))
     states = (("", "any"), *((s, s) for s in STATE_CHOICES))
     parent = (
@@ -214,6 +218,12 @@ def live_html(row: dict[str, Any]) -> str:
             f'<span><span class="k">games</span> <b data-field="games">{row["games"]}</b></span>',
             f'<span><span class="k">champion</span> <b data-field="champion">#{row["champion"]}</b> '
             f"{esc(_elo(row))} Elo vs start</span>",
+        ]
+    elif row["kind"] == "tournament":
+        items += [
+            f'<span><span class="k">engines</span> <b>{len(row["engines"])}</b></span>',
+            f'<span><span class="k">games</span> <b data-field="games">{row["games"]}</b> of '
+            f"{row['planned_games']}</span>",
         ]
     else:
         items += [
@@ -323,8 +333,7 @@ def games_list_page(request: Request) -> Response:
             g.batch_index,
             g.game_number,
             link(worker_url(g.worker), g.worker) if g.worker else "?",
-            "candidate" if g.record["candidate_color"] == "white" else "baseline",
-            "baseline" if g.record["candidate_color"] == "white" else "candidate",
+            *white_and_black(g),
             g.record["result"],
             outcome(g.record),
             g.record["reason"],
@@ -389,6 +398,12 @@ def _moves_table(opening: str, moves: list[str], shown: int) -> str:
     return f'<table class="moves"><tbody>{head}{rows}</tbody></table>'
 
 
+def white_and_black(game: ExportedGame) -> tuple[str, str]:
+    """Who had white and who black: a tournament's engines, else candidate and baseline."""
+    (candidate, _), (baseline, _) = sides(game.run, game.batch_index)
+    return (candidate, baseline) if game.record["candidate_color"] == "white" else (baseline, candidate)
+
+
 def game_page(request: Request) -> Response:
     """``/runs/N/games/B/G``: one game replayed on a board, move by move."""
     query = Query(request.query_params, ("ply",))
@@ -396,14 +411,21 @@ def game_page(request: Request) -> Response:
     r = game.record
     played = replay(game.run.game, r["opening"], moves_of(r))
     shown = query.integer("ply", 0, played.plies) or 0
-    white, black = ("candidate", "baseline") if r["candidate_color"] == "white" else ("baseline", "candidate")
+    white, black = white_and_black(game)
+    (candidate, candidate_source), (baseline, baseline_source) = sides(game.run, game.batch_index)
     facts = pairs_table(
         [
             ("result", f"{r['result']} (candidate: {outcome(r)})"),
             ("end", f"{r['reason'].replace('_', ' ')} ({termination(r['reason'])})"),
             ("white / black", f"{white} / {black}"),
-            ("candidate", game.run.config.get("candidate_source") or "?"),
-            ("baseline", game.run.config.get("baseline_source") or "default"),
+            (
+                f"candidate ({candidate})" if candidate != "candidate" else "candidate",
+                candidate_source or "?",
+            ),
+            (
+                f"baseline ({baseline})" if baseline != "baseline" else "baseline",
+                baseline_source or "default",
+            ),
             ("plies", played.plies),
             ("opening position", r["opening"]),
             ("batch / game", f"{game.batch_index} / {game.game_number}"),

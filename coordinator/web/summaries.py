@@ -25,7 +25,7 @@ STATE_CHOICES = tuple(str(s) for s in RunState)
 @dataclass(frozen=True)
 class RunFilter:
     """Which runs the list shows (None: any). Without ``kind`` and ``parent``: the runs people
-    start (SPRTs and tuning runs), like ``arbiter status``."""
+    start (SPRTs, tuning runs and tournaments), like ``arbiter status``."""
 
     kind: str | None = None
     game: str | None = None
@@ -105,12 +105,32 @@ def _tune_columns(store: Store, run: Run) -> dict[str, Any]:
     }
 
 
+def _tournament_columns(store: Store, run: Run) -> dict[str, Any]:
+    """Format, engines and counted games of a tournament."""
+    entrants = run.config.get("entrants") or []
+    return {
+        "format": run.config.get("format"),
+        "engines": [str(e.get("name")) for e in entrants],
+        "games": store.totals(run.id).games,
+        "planned_games": 2
+        * int(run.config.get("pairs", 0))
+        * _pairings(len(entrants), run.config.get("format")),
+    }
+
+
+def _pairings(engines: int, format_: Any) -> int:
+    """Pairings of a tournament of ``engines`` engines in ``format_``."""
+    return engines - 1 if format_ == "gauntlet" else engines * (engines - 1) // 2
+
+
 def run_row(store: Store, run: Run, parent: int | None) -> dict[str, Any]:
     """One run as the list and the live part of its page show it (JSON data); ``parent``: the
     tuning run it belongs to."""
     row: dict[str, Any] = run_info(run, parent) | {"seconds": _seconds(run), "url": f"/runs/{run.id}"}
     if run.kind is RunKind.TUNE:
         return row | _tune_columns(store, run)
+    if run.kind is RunKind.TOURNAMENT:
+        return row | _tournament_columns(store, run)
     try:
         return row | _match_columns(store, run)
     except (KeyError, TypeError, ValueError) as e:  # a configuration this arbiter cannot read

@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sqlalchemy import create_engine, inspect, text
@@ -158,4 +159,28 @@ def test_both_stores_migrate_from_empty(store_urls: Any) -> None:
     with store.engine.connect() as c:
         assert migrations.current(c) == migrations.head()
         assert schema_differences(c) == []
+    store.close()
+
+
+def test_a_store_at_revision_0003_upgrades_to_tournaments(tmp_path: Path) -> None:
+    url = f"sqlite:///{tmp_path / 'r3.db'}"
+    engine = create_engine(url)
+    with engine.begin() as c:
+        command.upgrade(migrations.config(c), "0003")
+        c.execute(
+            text(
+                "INSERT INTO runs (kind, game, config, fingerprint, state, counted_batches, created_at, "
+                "updated_at) VALUES ('sprt', 'congo', '{}', 'f', 'finished', 0, '2026-01-01', '2026-01-01')"
+            )
+        )
+    engine.dispose()
+    assert revision(url) == "0003"
+    store = Store(url)
+    assert revision(url) == migrations.head() != "0003"
+    with store.engine.connect() as c:
+        assert schema_differences(c) == []
+    assert [r.id for r in store.list_runs()] == [1] and store.pairings(1) == {}
+    store.record_pairings(1, [("a", "b"), ("b", "c")])
+    store.record_pairings(1, [("x", "y")])  # recorded once: a resumed run keeps what it has
+    assert store.pairings(1) == {0: ("a", "b"), 1: ("b", "c")}
     store.close()

@@ -1,0 +1,278 @@
+"""``arbiter tournament``: several engines, every pairing a number of game pairs, one rating list.
+
+Engines are named as ``--engine`` takes them: a weights file (JSON), ``default``, an engine file
+(TOML) or ``ref:REF`` (a commit of ``--repo``, built by every worker), or a tuning run's champions
+(``--champions RUN``). Every input is checked before the store is touched; the run is resumed by
+running the same command again or by ``arbiter resume RUN``, with the same final counts.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+import click
+
+import engine
+from coordinator.cli.options import (
+    MAX_RUN_ID,
+    Side,
+    batch_pairs_for,
+    batch_pairs_option,
+    batch_seconds_option,
+    book_option,
+    broker_option,
+    check_batch_time,
+    check_programs_can_go,
+    concurrency_option,
+    create_or_resume,
+    game_argument,
+    limit_options,
+    open_executor_and_store,
+    open_existing_store,
+    priority_option,
+    read_book,
+    read_ref_side,
+    read_side,
+    search_limits,
+    seed_option,
+    store_option,
+    verify_option,
+)
+from coordinator.cli.progress import ProgressPrinter
+from coordinator.cli.signals import graceful_stop
+from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS, TOURNAMENT_PAIRS
+from coordinator.executors.base import Executor
+from coordinator.executors.options import ExecutorOptions
+from coordinator.runs import RunKind
+from coordinator.sprt.runner import Progress, RunFailed, SprtRunner
+from coordinator.store import Run, Store
+from coordinator.tournament.config import FORMATS, Entrant, TournamentConfig
+
+INTERRUPTED_EXIT = 130
+FAILED_EXIT = 1
+#: ``--engine ref:REF`` names a commit of ``--repo``.
+REF_PREFIX = "ref:"
+
+
+def entrant_of(game: str, spec: str, repo: str | None, option: str) -> tuple[Entrant, Side]:
+    """The engine ``spec`` names and its side (for its program's archive): ``default``, a weights
+    or engine file (named by its stem), or ``ref:REF`` (named ``repository@sha``)."""
+    if spec.startswith(REF_PREFIX):
+        ref = spec.removeprefix(REF_PREFIX)
+        if not ref:
+            raise click.BadParameter(
+                "expected ref:REF, a branch, tag or commit after 'ref:'", param_hint=option
+            )
+        side = read_ref_side(game, repo, ref, option)
+        assert side.program is not None
+        return Entrant(side.program.name, spec, side.weights, side.program), side
+    side = read_side(game, spec, option)
+    name = "default" if spec == "default" else Path(spec).stem
+    return Entrant(name, spec, side.weights, side.program), side
+
+
+def champion_entrants(store: Store, tune_run_id: int, game: str) -> list[Entrant]:
+    """The champions of tuning run ``tune_run_id`` of ``game``, oldest first, named ``champion #N``."""
+    from dataclasses import replace
+
+    from coordinator.store import mask_url
+    from coordinator.tuning.config import TuneConfig
+    from coordinator.tuning.records import TuningRecords
+
+    run = store.get_run(tune_run_id)
+    if run is None:
+        raise click.BadParameter(
+            f"no run {tune_run_id} in store {mask_url(store.url)}", param_hint="--champions"
+        )
+    if run.kind is not RunKind.TUNE:
+        raise click.BadParameter(
+            f"run {tune_run_id} is a {run.kind} run, not a tuning run", param_hint="--champions"
+        )
+    if run.game != game:
+        raise click.BadParameter(
+            f"tuning run {tune_run_id} tuned {run.game}, not {game}", param_hint="--champions"
+        )
+    tune = TuneConfig.from_json(run.config)
+    found = TuningRecords(store).champions(tune_run_id)
+    if len(found) < 2:
+        raise click.BadParameter(
+            f"tuning run {tune_run_id} has {len(found)} champion(s): nothing to play against each other",
+            param_hint="--champions",
+        )
+    source = f"tuning run {tune_run_id}"
+    if tune.program is None:
+        return [Entrant(f"champion #{c.number}", source, {**tune.start, **c.weights}) for c in found]
+    base = dict(tune.program.options)
+    default = engine.validate_weights(run.game, None)
+    return [
+        Entrant(f"champion #{c.number}", source, default, replace(tune.program, options=base | c.weights))
+        for c in found
+    ]
+
+
+def progress_line(p: Progress, total: int) -> str:
+    """One line: batches and games counted of the plan, games per second here."""
+    rate = p.games_played_here / p.elapsed if p.elapsed > 0 else 0.0
+    return (
+        f"tournament {p.run_id}: {p.counted_batches}/{total} batches, {p.games} games counted, "
+        f"{rate:.1f}/s, {p.in_flight} in flight"
+    )
+
+
+def play(store: Store, run: Run, config: TournamentConfig, executor: Executor) -> None:
+    """Play every batch of ``run`` with live progress, then print its rating list on stdout.
+
+    Ctrl-C or SIGTERM stop it between two steps; ``arbiter resume`` continues it."""
+    from coordinator.reports import gather, terminal_summary
+
+    store.record_pairings(run.id, config.batch_names())
+    printer = ProgressPrinter()
+    total = config.max_batches
+    try:
+        with executor, graceful_stop() as stop:
+            runner = SprtRunner(
+                store, run.id, config, executor, on_progress=lambda p: printer.show(progress_line(p, total))
+            )
+            progress = runner.run(stop_requested=stop)
+    except KeyboardInterrupt:
+        printer.finish()
+        click.echo(
+            f"arbiter: tournament {run.id} interrupted after {store.totals(run.id).games} counted games; "
+            f"continue with: arbiter resume {run.id}",
+            err=True,
+        )
+        sys.exit(INTERRUPTED_EXIT)
+    except RunFailed as e:
+        printer.finish()
+        click.echo(f"arbiter: tournament {run.id} failed: {e}", err=True)
+        sys.exit(FAILED_EXIT)
+    printer.finish(progress_line(progress, total))
+    finished = store.get_run(run.id) or run
+    click.echo(terminal_summary(gather(store, finished)))
+
+
+@click.command()
+@game_argument()
+@click.option(
+    "--engine",
+    "engines",
+    multiple=True,
+    metavar="ENGINE",
+    help="An engine: weights (JSON) of the built-in engine, default, an engine file (.toml), or "
+    "ref:REF (a branch, tag or commit of --repo). Repeat it for each engine.",
+)
+@click.option(
+    "--champions",
+    type=click.IntRange(1, MAX_RUN_ID),
+    metavar="RUN",
+    help="Add the champions of tuning run RUN (champion #0, #1, ...).",
+)
+@click.option(
+    "--format",
+    "format_",
+    type=click.Choice(FORMATS),
+    default="round-robin",
+    show_default=True,
+    help="round-robin: every engine plays every other; gauntlet: --vs plays each of the others.",
+)
+@click.option(
+    "--vs",
+    metavar="ENGINE",
+    help="With --format gauntlet: the engine that plays all others, by name or as an --engine "
+    "(default: the first engine).",
+)
+@click.option(
+    "--pairs",
+    type=click.IntRange(1, 10**6),
+    default=TOURNAMENT_PAIRS,
+    show_default=True,
+    help="Game pairs (an opening, colours reversed) each pairing plays.",
+)
+@click.option(
+    "--repo", metavar="URL", help="The repository of ref:REF engines (default: arbiter's own checkout)."
+)
+@limit_options(f"{SPRT_LIMITS.nodes}")
+@book_option
+@batch_pairs_option(SPRT_BATCH_PAIRS)
+@batch_seconds_option
+@concurrency_option
+@broker_option
+@verify_option
+@priority_option
+@seed_option
+@store_option
+def tournament(
+    game: str,
+    engines: tuple[str, ...],
+    champions: int | None,
+    format_: str,
+    vs: str | None,
+    pairs: int,
+    repo: str | None,
+    nodes: int | None,
+    depth: int | None,
+    movetime: int | None,
+    tc: engine.TimeControl | None,
+    timemargin: int | None,
+    book: str | None,
+    batch_pairs: int,
+    batch_seconds: float | None,
+    concurrency: int | None,
+    broker: str | None,
+    verify_fraction: float,
+    priority: int,
+    seed: int,
+    store_url: str | None,
+) -> None:
+    """Play a round robin or a gauntlet of several engines and rate them."""
+    if vs is not None and format_ != "gauntlet":
+        raise click.UsageError("--vs names the engine of a gauntlet: it needs --format gauntlet")
+    if repo is not None and not any(e.startswith(REF_PREFIX) for e in (*engines, vs or "")):
+        raise click.UsageError("--repo names the repository of ref:REF engines")
+    limits = search_limits(nodes, depth, movetime, SPRT_LIMITS, tc, timemargin)
+    batch_pairs = batch_pairs_for(
+        click.get_current_context(), min(batch_pairs, pairs), batch_seconds, game, limits
+    )
+    check_batch_time(game, limits, batch_pairs, broker)
+    read = [entrant_of(game, spec, repo, "--engine") for spec in engines]
+    if vs is not None and all(vs not in (e.name, spec) for (e, _), spec in zip(read, engines, strict=True)):
+        read.insert(0, entrant_of(game, vs, repo, "--vs"))  # a gauntlet engine not among --engine
+    entrants, sides = [e for e, _ in read], [s for _, s in read]
+    if champions is not None:
+        entrants += champion_entrants(open_existing_store(store_url), champions, game)
+    if len(entrants) < 2:
+        raise click.UsageError(
+            "a tournament needs at least two engines: give --engine twice or more, or --champions"
+        )
+    specs = [e.source for e in entrants]
+    gauntlet = next((i for i, e in enumerate(entrants) if vs in (e.name, specs[i])), 0)
+    check_programs_can_go(tuple(Side(e.source, e.weights, e.program) for e in entrants), broker)
+    book_path, openings = read_book(game, book)
+    try:
+        config = TournamentConfig(
+            game=game,
+            entrants=tuple(entrants),
+            openings=openings,
+            engine_version=engine.ENGINE_VERSION,
+            format=format_,
+            vs=gauntlet,
+            pairs=pairs,
+            limits=limits,
+            adjudication=ADJUDICATION,
+            batch_pairs=batch_pairs,
+            seed=seed,
+            book=book_path,
+            scale_time=not limits.deterministic,
+            champions_of=champions,
+        )
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
+    options = ExecutorOptions(broker, concurrency, verify_fraction, priority)
+    executor, store = open_executor_and_store(options, store_url)
+    for kept in sides:
+        kept.keep(store)
+    run = create_or_resume(
+        store, RunKind.TOURNAMENT, game, config.to_json(), config.fingerprint(), finished_too=True
+    )
+    play(store, run, config, executor)
