@@ -45,6 +45,9 @@ ERROR_LINES = 8
 #: The program a build makes.
 BINARY = "arbiter-engine"
 SHA = re.compile(r"^[0-9a-f]{40}$")
+#: The folder of the cache where commits are checked out and built (see ``BuildCache._build``).
+WORKSPACE = "workspace"
+GIT = ("git", "-c", "advice.detachedHead=false")
 #: fishtest's reading of a commit message's signature: the last "Bench: N" (or "bench N").
 BENCH_LINE = re.compile(r"\b[Bb]ench[ :]+([0-9]+)")
 #: ``arbiter-engine bench``'s own line.
@@ -149,13 +152,18 @@ class BuildCache:
         return f"{spec.sha}-{hashlib.sha256(toolchain().encode()).hexdigest()[:12]}"
 
     @contextmanager
-    def _locked(self, key: str) -> Iterator[None]:
-        """One build of a commit at a time on this machine: the others wait for it."""
+    def _locked(self, name: str, wait: bool = True) -> Iterator[bool]:
+        """Hold this machine's lock called ``name`` (one build of a commit at a time, one user of
+        the workspace): the others wait for it, or, without ``wait``, go on at once with False."""
         self.root.mkdir(parents=True, exist_ok=True)
-        with (self.root / f"{key}.lock").open("w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with (self.root / f"{name}.lock").open("w") as lock:
             try:
-                yield
+                fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            except BlockingIOError:
+                yield False
+                return
+            try:
+                yield True
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
@@ -177,7 +185,8 @@ class BuildCache:
         with self._locked(key):
             if failed.is_file():
                 self._refuse(failed.read_text())
-            if not (folder / "bench").is_file():
+            fresh = not (folder / "bench").is_file()
+            if fresh:
                 try:
                     self._build(spec, folder)
                     (folder / "bench").write_text(str(agreed_bench(folder / BINARY)))
@@ -187,7 +196,8 @@ class BuildCache:
                     raise
             os.utime(folder)  # most recently used
             measured = int((folder / "bench").read_text())
-        self._evict(keep=folder)
+        if fresh:  # only a build makes the cache grow
+            self._evict(keep=folder)
         return folder, measured
 
     @staticmethod
@@ -196,43 +206,55 @@ class BuildCache:
         raise (WrongBench if kind == "WrongBench" else BuildError)(message)
 
     def _build(self, spec: BuildSpec, folder: Path) -> None:
-        """Fetch the commit and build arbiter-engine into ``folder`` (its sources and target go)."""
-        work = folder.with_name(folder.name + ".work")
-        shutil.rmtree(work, ignore_errors=True)
-        source = work / "src"
-        source.mkdir(parents=True)
-        git = ["git", "-c", "advice.detachedHead=false"]
-        _run([*git, "init", "-q"], source, FETCH_TIMEOUT, "git init")
-        try:
-            _run(
-                [*git, "fetch", "-q", "--depth", "1", "--", spec.repo, spec.sha],
-                source,
-                FETCH_TIMEOUT,
-                "git fetch",
-            )
-        except BuildError:  # a server that serves no commit by its SHA: all of it, then the commit
-            every = "+refs/*:refs/remotes/origin/*"
-            _run([*git, "fetch", "-q", "--", spec.repo, every], source, FETCH_TIMEOUT, "git fetch")
-        _run([*git, "checkout", "-q", spec.sha], source, FETCH_TIMEOUT, f"git checkout {spec.sha[:12]}")
-        profile = os.environ.get(BUILD_PROFILE_ENV, "release")
-        env = {**os.environ, "CARGO_TARGET_DIR": str(work / "target")}
-        command = ["cargo", "build", "--quiet", "--locked", "--profile", profile, "-p", BINARY]
-        _run(command, source, BUILD_TIMEOUT, f"building {spec.sha[:12]}", env=env)
-        folder.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(work / "target" / profile / BINARY, folder / BINARY)
-        shutil.rmtree(work, ignore_errors=True)
+        """Fetch the commit into this machine's workspace and build arbiter-engine into ``folder``.
+
+        The workspace (one checkout and one cargo target directory, shared by every build here,
+        one build at a time) is what makes a second commit cheap: checking it out rewrites only
+        the files it changes, so cargo rebuilds only the crates they belong to."""
+        workspace = self.root / WORKSPACE
+        with self._locked(WORKSPACE):
+            source = workspace / "src"
+            if not (source / ".git").is_dir():
+                shutil.rmtree(workspace, ignore_errors=True)
+                source.mkdir(parents=True)
+                _run([*GIT, "init", "-q"], source, FETCH_TIMEOUT, "git init")
+            try:
+                fetch = [*GIT, "fetch", "-q", "--depth", "1", "--", spec.repo, spec.sha]
+                _run(fetch, source, FETCH_TIMEOUT, "git fetch")
+            except BuildError:  # a server that serves no commit by its SHA: all of it, then the commit
+                every = [*GIT, "fetch", "-q", "--", spec.repo, "+refs/*:refs/remotes/origin/*"]
+                _run(every, source, FETCH_TIMEOUT, "git fetch")
+            checkout = [*GIT, "checkout", "-q", "--force", "--detach", spec.sha]
+            _run(checkout, source, FETCH_TIMEOUT, f"git checkout {spec.sha[:12]}")
+            _run([*GIT, "clean", "-q", "-d", "-x", "--force"], source, FETCH_TIMEOUT, "git clean")
+            profile = os.environ.get(BUILD_PROFILE_ENV, "release")
+            env = {**os.environ, "CARGO_TARGET_DIR": str(workspace / "target")}
+            command = ["cargo", "build", "--quiet", "--locked", "--profile", profile, "-p", BINARY]
+            _run(command, source, BUILD_TIMEOUT, f"building {spec.sha[:12]}", env=env)
+            folder.mkdir(parents=True, exist_ok=True)
+            built = workspace / "target" / ("debug" if profile == "dev" else profile) / BINARY
+            shutil.copy2(built, folder / BINARY)
+            os.utime(workspace)  # most recently used
 
     def _evict(self, keep: Path) -> None:
-        """The least recently used builds go until the cache fits its bound."""
-        builds = [p for p in self.root.iterdir() if p.is_dir() and not p.name.endswith(".work")]
-        sizes = {p: sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) for p in builds}
+        """The least recently used go until the cache fits its bound: builds, and the workspace
+        when no build is using it (the next build then starts from scratch)."""
+        entries = [p for p in self.root.iterdir() if p.is_dir()]
+        sizes = {p: sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) for p in entries}
         total = sum(sizes.values())
-        for path in sorted(builds, key=lambda p: p.stat().st_mtime):
+        for path in sorted(entries, key=lambda p: p.stat().st_mtime):
             if total <= self.max_bytes:
                 break
-            if path != keep:
+            if path == keep:
+                continue
+            if path.name == WORKSPACE:
+                with self._locked(WORKSPACE, wait=False) as free:
+                    if not free:
+                        continue
+                    shutil.rmtree(path, ignore_errors=True)
+            else:
                 shutil.rmtree(path, ignore_errors=True)
-                total -= sizes[path]
+            total -= sizes[path]
 
 
 def bench(binary: Path) -> int:
