@@ -134,7 +134,7 @@ def _run(argv: list[str], cwd: Path, timeout: float, what: str, env: dict[str, s
 
 def first_errors(output: str) -> str:
     """The compiler's first error lines (or the output's last lines), in one line."""
-    lines = [line.rstrip() for line in output.splitlines() if line.strip()]
+    lines = [line.rstrip() for line in output.splitlines() if line.strip(" |")]  # no bare gutters
     fallback = max(0, len(lines) - ERROR_LINES)
     start = next((i for i, line in enumerate(lines) if line.startswith("error")), fallback)
     return " | ".join(lines[start : start + ERROR_LINES])[:1500]
