@@ -6,8 +6,10 @@ URL the operator gave, the commit's SHA, and its bench signature). The worker fe
 repository at that commit, builds ``arbiter-engine`` with cargo, and runs its ``bench`` twice at
 once: both node counts must equal each other (a build whose search depends on timing or threads is
 refused, as OpenBench refuses it) and the signature ("wrong bench" otherwise). Builds are cached
-by commit and toolchain, built once per machine (concurrent batches wait for the one build), and
-the cache is bounded on disk, least recently used first out. A build or bench that fails is
+by commit and toolchain, built once per machine (concurrent batches wait for the one build) in
+one workspace (a checkout and a cargo target directory, so that the next commit rebuilds only the
+crates it changes), and the cache is bounded on disk, least recently used first out (the
+workspace too). A build or bench that fails is
 remembered too: the worker refuses that commit's batches at once, and keeps serving other runs.
 """
 
