@@ -65,6 +65,11 @@ class WrongBench(BuildError):
     """A build whose bench is not the commit's signature, or not the same twice."""
 
 
+class FetchError(BuildError):
+    """A commit that could not be fetched: unlike a build's failure, not remembered (the
+    repository may answer the next time)."""
+
+
 @dataclass(frozen=True)
 class BuildSpec:
     """A commit to build: ``repo`` (a path, ``git://`` or ``https://`` URL), its full ``sha``, and
@@ -194,7 +199,8 @@ class BuildCache:
                     (folder / "bench").write_text(str(agreed_bench(folder / BINARY)))
                 except BuildError as e:
                     shutil.rmtree(folder, ignore_errors=True)
-                    failed.write_text(f"{type(e).__name__}\n{e}")
+                    if not isinstance(e, FetchError):
+                        failed.write_text(f"{type(e).__name__}\n{e}")
                     raise
             os.utime(folder)  # most recently used
             measured = int((folder / "bench").read_text())
@@ -220,14 +226,12 @@ class BuildCache:
                 shutil.rmtree(workspace, ignore_errors=True)
                 source.mkdir(parents=True)
                 _run([*GIT, "init", "-q"], source, FETCH_TIMEOUT, "git init")
+            for stale in ("index.lock", "shallow.lock"):  # left by a git killed with its worker
+                (source / ".git" / stale).unlink(missing_ok=True)
             try:
-                fetch = [*GIT, "fetch", "-q", "--depth", "1", "--", spec.repo, spec.sha]
-                _run(fetch, source, FETCH_TIMEOUT, "git fetch")
-            except BuildError:  # a server that serves no commit by its SHA: all of it, then the commit
-                every = [*GIT, "fetch", "-q", "--", spec.repo, "+refs/*:refs/remotes/origin/*"]
-                _run(every, source, FETCH_TIMEOUT, "git fetch")
-            checkout = [*GIT, "checkout", "-q", "--force", "--detach", spec.sha]
-            _run(checkout, source, FETCH_TIMEOUT, f"git checkout {spec.sha[:12]}")
+                self._fetch(spec, source)
+            except BuildError as e:
+                raise FetchError(str(e)) from None
             _run([*GIT, "clean", "-q", "-d", "-x", "--force"], source, FETCH_TIMEOUT, "git clean")
             profile = os.environ.get(BUILD_PROFILE_ENV, "release")
             env = {**os.environ, "CARGO_TARGET_DIR": str(workspace / "target")}
@@ -237,6 +241,18 @@ class BuildCache:
             built = workspace / "target" / ("debug" if profile == "dev" else profile) / BINARY
             shutil.copy2(built, folder / BINARY)
             os.utime(workspace)  # most recently used
+
+    @staticmethod
+    def _fetch(spec: BuildSpec, source: Path) -> None:
+        """Check ``spec``'s commit out in ``source``, rewriting only the files it changes."""
+        try:
+            fetch = [*GIT, "fetch", "-q", "--depth", "1", "--", spec.repo, spec.sha]
+            _run(fetch, source, FETCH_TIMEOUT, "git fetch")
+        except BuildError:  # a server that serves no commit by its SHA: all of it, then the commit
+            every = [*GIT, "fetch", "-q", "--", spec.repo, "+refs/*:refs/remotes/origin/*"]
+            _run(every, source, FETCH_TIMEOUT, "git fetch")
+        checkout = [*GIT, "checkout", "-q", "--force", "--detach", spec.sha]
+        _run(checkout, source, FETCH_TIMEOUT, f"git checkout {spec.sha[:12]}")
 
     def _evict(self, keep: Path) -> None:
         """The least recently used go until the cache fits its bound: builds, and the workspace

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from worker.builds import BINARY, WORKSPACE, BuildCache, BuildError, BuildSpec, WrongBench
+from worker.builds import BINARY, WORKSPACE, BuildCache, BuildError, BuildSpec, FetchError, WrongBench
 
 MAIN = """fn main() {{
     if std::env::args().nth(1).as_deref() == Some("bench") {{
@@ -85,3 +85,13 @@ def test_the_least_recently_used_builds_and_the_workspace_go_first(repo: Path, t
     assert not old.exists() and not (tmp_path / "cache" / WORKSPACE).exists()
     assert (new / BINARY).is_file(), "the build just made stays"
     assert (cache.ready(BuildSpec(str(repo), first, 42)) / BINARY).is_file(), "and is made again"
+
+
+def test_a_repository_out_of_reach_is_not_remembered(repo: Path, tmp_path: Path) -> None:
+    cache = BuildCache(tmp_path / "cache")
+    spec = BuildSpec(str(repo), commit(repo, MAIN.format(nodes=42)), 42)
+    away = repo.rename(tmp_path / "away")
+    with pytest.raises(FetchError, match="git fetch failed"):
+        cache.ready(spec)
+    away.rename(repo)
+    assert (cache.ready(spec) / BINARY).is_file(), "fetched and built once it answers"
