@@ -6,8 +6,10 @@ URL the operator gave, the commit's SHA, and its bench signature). The worker fe
 repository at that commit, builds ``arbiter-engine`` with cargo, and runs its ``bench`` twice at
 once: both node counts must equal each other (a build whose search depends on timing or threads is
 refused, as OpenBench refuses it) and the signature ("wrong bench" otherwise). Builds are cached
-by commit and toolchain, built once per machine (concurrent batches wait for the one build), and
-the cache is bounded on disk, least recently used first out. A build or bench that fails is
+by commit and toolchain, built once per machine (concurrent batches wait for the one build) in
+one workspace (a checkout and a cargo target directory, so that the next commit rebuilds only the
+crates it changes), and the cache is bounded on disk, least recently used first out (the
+workspace too). A build or bench that fails is
 remembered too: the worker refuses that commit's batches at once, and keeps serving other runs.
 """
 
@@ -45,6 +47,9 @@ ERROR_LINES = 8
 #: The program a build makes.
 BINARY = "arbiter-engine"
 SHA = re.compile(r"^[0-9a-f]{40}$")
+#: The folder of the cache where commits are checked out and built (see ``BuildCache._build``).
+WORKSPACE = "workspace"
+GIT = ("git", "-c", "advice.detachedHead=false")
 #: fishtest's reading of a commit message's signature: the last "Bench: N" (or "bench N").
 BENCH_LINE = re.compile(r"\b[Bb]ench[ :]+([0-9]+)")
 #: ``arbiter-engine bench``'s own line.
@@ -58,6 +63,11 @@ class BuildError(ValueError):
 
 class WrongBench(BuildError):
     """A build whose bench is not the commit's signature, or not the same twice."""
+
+
+class FetchError(BuildError):
+    """A commit that could not be fetched: unlike a build's failure, not remembered (the
+    repository may answer the next time)."""
 
 
 @dataclass(frozen=True)
@@ -131,7 +141,7 @@ def _run(argv: list[str], cwd: Path, timeout: float, what: str, env: dict[str, s
 
 def first_errors(output: str) -> str:
     """The compiler's first error lines (or the output's last lines), in one line."""
-    lines = [line.rstrip() for line in output.splitlines() if line.strip()]
+    lines = [line.rstrip() for line in output.splitlines() if line.strip(" |")]  # no bare gutters
     fallback = max(0, len(lines) - ERROR_LINES)
     start = next((i for i, line in enumerate(lines) if line.startswith("error")), fallback)
     return " | ".join(lines[start : start + ERROR_LINES])[:1500]
@@ -149,13 +159,18 @@ class BuildCache:
         return f"{spec.sha}-{hashlib.sha256(toolchain().encode()).hexdigest()[:12]}"
 
     @contextmanager
-    def _locked(self, key: str) -> Iterator[None]:
-        """One build of a commit at a time on this machine: the others wait for it."""
+    def _locked(self, name: str, wait: bool = True) -> Iterator[bool]:
+        """Hold this machine's lock called ``name`` (one build of a commit at a time, one user of
+        the workspace): the others wait for it, or, without ``wait``, go on at once with False."""
         self.root.mkdir(parents=True, exist_ok=True)
-        with (self.root / f"{key}.lock").open("w") as lock:
-            fcntl.flock(lock, fcntl.LOCK_EX)
+        with (self.root / f"{name}.lock").open("w") as lock:
             try:
-                yield
+                fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
+            except BlockingIOError:
+                yield False
+                return
+            try:
+                yield True
             finally:
                 fcntl.flock(lock, fcntl.LOCK_UN)
 
@@ -177,17 +192,20 @@ class BuildCache:
         with self._locked(key):
             if failed.is_file():
                 self._refuse(failed.read_text())
-            if not (folder / "bench").is_file():
+            fresh = not (folder / "bench").is_file()
+            if fresh:
                 try:
                     self._build(spec, folder)
                     (folder / "bench").write_text(str(agreed_bench(folder / BINARY)))
                 except BuildError as e:
                     shutil.rmtree(folder, ignore_errors=True)
-                    failed.write_text(f"{type(e).__name__}\n{e}")
+                    if not isinstance(e, FetchError):
+                        failed.write_text(f"{type(e).__name__}\n{e}")
                     raise
             os.utime(folder)  # most recently used
             measured = int((folder / "bench").read_text())
-        self._evict(keep=folder)
+        if fresh:  # only a build makes the cache grow
+            self._evict(keep=folder)
         return folder, measured
 
     @staticmethod
@@ -196,43 +214,65 @@ class BuildCache:
         raise (WrongBench if kind == "WrongBench" else BuildError)(message)
 
     def _build(self, spec: BuildSpec, folder: Path) -> None:
-        """Fetch the commit and build arbiter-engine into ``folder`` (its sources and target go)."""
-        work = folder.with_name(folder.name + ".work")
-        shutil.rmtree(work, ignore_errors=True)
-        source = work / "src"
-        source.mkdir(parents=True)
-        git = ["git", "-c", "advice.detachedHead=false"]
-        _run([*git, "init", "-q"], source, FETCH_TIMEOUT, "git init")
+        """Fetch the commit into this machine's workspace and build arbiter-engine into ``folder``.
+
+        The workspace (one checkout and one cargo target directory, shared by every build here,
+        one build at a time) is what makes a second commit cheap: checking it out rewrites only
+        the files it changes, so cargo rebuilds only the crates they belong to."""
+        workspace = self.root / WORKSPACE
+        with self._locked(WORKSPACE):
+            source = workspace / "src"
+            if not (source / ".git").is_dir():
+                shutil.rmtree(workspace, ignore_errors=True)
+                source.mkdir(parents=True)
+                _run([*GIT, "init", "-q"], source, FETCH_TIMEOUT, "git init")
+            for stale in ("index.lock", "shallow.lock"):  # left by a git killed with its worker
+                (source / ".git" / stale).unlink(missing_ok=True)
+            try:
+                self._fetch(spec, source)
+            except BuildError as e:
+                raise FetchError(str(e)) from None
+            _run([*GIT, "clean", "-q", "-d", "-x", "--force"], source, FETCH_TIMEOUT, "git clean")
+            profile = os.environ.get(BUILD_PROFILE_ENV, "release")
+            env = {**os.environ, "CARGO_TARGET_DIR": str(workspace / "target")}
+            command = ["cargo", "build", "--quiet", "--locked", "--profile", profile, "-p", BINARY]
+            _run(command, source, BUILD_TIMEOUT, f"building {spec.sha[:12]}", env=env)
+            folder.mkdir(parents=True, exist_ok=True)
+            built = workspace / "target" / ("debug" if profile == "dev" else profile) / BINARY
+            shutil.copy2(built, folder / BINARY)
+            os.utime(workspace)  # most recently used
+
+    @staticmethod
+    def _fetch(spec: BuildSpec, source: Path) -> None:
+        """Check ``spec``'s commit out in ``source``, rewriting only the files it changes."""
         try:
-            _run(
-                [*git, "fetch", "-q", "--depth", "1", "--", spec.repo, spec.sha],
-                source,
-                FETCH_TIMEOUT,
-                "git fetch",
-            )
+            fetch = [*GIT, "fetch", "-q", "--depth", "1", "--", spec.repo, spec.sha]
+            _run(fetch, source, FETCH_TIMEOUT, "git fetch")
         except BuildError:  # a server that serves no commit by its SHA: all of it, then the commit
-            every = "+refs/*:refs/remotes/origin/*"
-            _run([*git, "fetch", "-q", "--", spec.repo, every], source, FETCH_TIMEOUT, "git fetch")
-        _run([*git, "checkout", "-q", spec.sha], source, FETCH_TIMEOUT, f"git checkout {spec.sha[:12]}")
-        profile = os.environ.get(BUILD_PROFILE_ENV, "release")
-        env = {**os.environ, "CARGO_TARGET_DIR": str(work / "target")}
-        command = ["cargo", "build", "--quiet", "--locked", "--profile", profile, "-p", BINARY]
-        _run(command, source, BUILD_TIMEOUT, f"building {spec.sha[:12]}", env=env)
-        folder.mkdir(parents=True, exist_ok=True)
-        shutil.copy2(work / "target" / profile / BINARY, folder / BINARY)
-        shutil.rmtree(work, ignore_errors=True)
+            every = [*GIT, "fetch", "-q", "--", spec.repo, "+refs/*:refs/remotes/origin/*"]
+            _run(every, source, FETCH_TIMEOUT, "git fetch")
+        checkout = [*GIT, "checkout", "-q", "--force", "--detach", spec.sha]
+        _run(checkout, source, FETCH_TIMEOUT, f"git checkout {spec.sha[:12]}")
 
     def _evict(self, keep: Path) -> None:
-        """The least recently used builds go until the cache fits its bound."""
-        builds = [p for p in self.root.iterdir() if p.is_dir() and not p.name.endswith(".work")]
-        sizes = {p: sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) for p in builds}
+        """The least recently used go until the cache fits its bound: builds, and the workspace
+        when no build is using it (the next build then starts from scratch)."""
+        entries = [p for p in self.root.iterdir() if p.is_dir()]
+        sizes = {p: sum(f.stat().st_size for f in p.rglob("*") if f.is_file()) for p in entries}
         total = sum(sizes.values())
-        for path in sorted(builds, key=lambda p: p.stat().st_mtime):
+        for path in sorted(entries, key=lambda p: p.stat().st_mtime):
             if total <= self.max_bytes:
                 break
-            if path != keep:
+            if path == keep:
+                continue
+            if path.name == WORKSPACE:
+                with self._locked(WORKSPACE, wait=False) as free:
+                    if not free:
+                        continue
+                    shutil.rmtree(path, ignore_errors=True)
+            else:
                 shutil.rmtree(path, ignore_errors=True)
-                total -= sizes[path]
+            total -= sizes[path]
 
 
 def bench(binary: Path) -> int:

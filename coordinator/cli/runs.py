@@ -86,6 +86,10 @@ def show_match_run(store: Store, run: Run, as_json: bool) -> None:
         if key in data:
             value = decision_label(data[key]) if key == "decision" else data[key]
             click.echo(f"{key}: {terminal(value)}")
+    for side in ("candidate", "baseline"):
+        if side in data:
+            where = f" from {data[side]['repo']}" if "repo" in data[side] else ""
+            click.echo(f"{side}: {terminal(data[side]['name'] + where)}")
     if "statistics_error" in data:
         click.echo(f"statistics: {terminal(data['statistics_error'])}")
     else:

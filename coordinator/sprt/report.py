@@ -15,6 +15,8 @@ from coordinator.sprt.runner import Progress
 from coordinator.stats import StatsSummary, fixed_elo, sprt_summary
 from coordinator.store import Quarantine, Refusal, Run, Store, Totals
 from coordinator.trust.verifiable import unverifiable_engines
+from worker.masking import mask_url
+from worker.programs import EngineProgram
 
 
 def duration(seconds: float | None) -> str:
@@ -93,6 +95,24 @@ def summary_text(run: Run, config: SprtConfig, p: Progress, wall_seconds: float,
     )
 
 
+def side_json(source: str, program: EngineProgram | None) -> dict[str, str]:
+    """A side as status names it: its source (weights, engine file, or for a commit
+    ``repository@short-sha (ref)``), and for a commit the repository (masked) and the full SHA."""
+    if program is None or program.build is None:
+        return {"name": source}
+    return {"name": source, "repo": mask_url(program.build.repo), "sha": program.build.sha}
+
+
+def masked_config(config: dict[str, Any]) -> dict[str, Any]:
+    """A stored configuration as status shows it: without its openings, repositories masked."""
+    shown = {k: v for k, v in config.items() if k != "openings"}
+    for key in ("candidate_program", "baseline_program"):
+        build = (shown.get(key) or {}).get("build")
+        if isinstance(build, dict) and "repo" in build:
+            shown[key] = shown[key] | {"build": build | {"repo": mask_url(build["repo"])}}
+    return shown
+
+
 def status_json(
     run: Run,
     p: Progress | None,
@@ -123,11 +143,13 @@ def status_json(
             {"worker": q.worker, "reason": q.reason, "discarded_batches": q.discarded_batches}
             for q in quarantines or []
         ],
-        "config": {k: v for k, v in run.config.items() if k != "openings"},
+        "config": masked_config(run.config),
         "unverifiable": unverifiable_engines(run.config),
     }
     if p is not None:
         config = SprtConfig.from_json(run.config)
+        data["candidate"] = side_json(config.candidate_source, config.candidate_program)
+        data["baseline"] = side_json(config.baseline_source, config.baseline_program)
         s = summary_of(config, p.pentanomial, p.wdl)
         data |= {
             "games": p.games,

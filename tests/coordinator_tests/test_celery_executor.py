@@ -22,6 +22,8 @@ from coordinator.executors.celery.leases import LeasePolicy, budget_seconds
 from coordinator.executors.local import LocalExecutor
 from coordinator.executors.options import ExecutorOptions
 from coordinator.executors.select import make_executor
+from worker.builds import BUILD_TIMEOUT, BuildSpec
+from worker.programs import EngineProgram
 from worker.protocol import BatchPayload
 from worker.sealing import FleetKeys, refusal, seal
 
@@ -307,6 +309,10 @@ def test_budget_and_derived_leases() -> None:
     # A clock: both sides' base time and every increment, and the margin of every move.
     clock = engine.Limits(time_control=engine.TimeControl.parse("10+0.1"), time_margin_ms=50)
     assert budget_seconds(payload(0, limits=clock)) == pytest.approx(8 * (2 * (10 + 200 * 0.1) + 400 * 0.05))
+    # A side built from its commit: the worker may have to build it first.
+    built = EngineProgram("c", "0" * 64, ("./arbiter-engine",), {}, build=BuildSpec("repo", "a" * 40, 1))
+    with_build = budget_seconds(payload(0, candidate_program=built))
+    assert with_build == pytest.approx(8 * 400 * 2000 * slowest + BUILD_TIMEOUT)
 
     policy = LeasePolicy(ceiling=600)
     assert policy.lease(payload(0)) == pytest.approx(8 * 400 * 2000 * slowest + leases.LEASE_GRACE)

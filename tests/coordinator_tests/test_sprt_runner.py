@@ -16,10 +16,12 @@ from coordinator.executors.base import BatchOutcome, Executor
 from coordinator.executors.local import LocalExecutor
 from coordinator.runs import RunKind
 from coordinator.sprt.config import BatchPlan, SprtConfig
-from coordinator.sprt.report import stored_progress
+from coordinator.sprt.report import stored_progress, stored_status
 from coordinator.sprt.runner import RunFailed, SprtRunner
 from coordinator.store import Store
+from worker.builds import BuildSpec
 from worker.games import play_batch
+from worker.programs import EngineProgram
 from worker.protocol import BatchPayload, BatchResult
 
 
@@ -269,3 +271,21 @@ def test_local_executor_delivers_results_errors_and_cancels() -> None:
         failing.cancel()
         assert failing.in_flight() == 0
         assert list(failing.completed(timeout=0)) == []
+
+
+def test_status_names_a_commit_side_by_repository_and_sha_with_credentials_masked(
+    tmp_path: Path, openings: list[str]
+) -> None:
+    repo, sha = "https://ci:s3cret@git.example.org/arbiter.git", "ab" * 20
+    spec = BuildSpec(repo, sha, 7)
+    built = EngineProgram("arbiter@abababab", spec.digest, ("./arbiter-engine",), {}, build=spec)
+    cfg = config(openings, candidate_source="arbiter@abababab (feature)", candidate_program=built)
+    store, run_id = fresh_run(tmp_path, "status.db", cfg)
+    run = store.get_run(run_id)
+    assert run is not None
+    data = stored_status(store, run)
+    masked = "https://ci:***@git.example.org/arbiter.git"
+    assert data["candidate"] == {"name": "arbiter@abababab (feature)", "repo": masked, "sha": sha}
+    assert data["baseline"] == {"name": "default"}
+    assert data["config"]["candidate_program"]["build"]["repo"] == masked
+    assert "s3cret" not in str(data)

@@ -9,6 +9,7 @@ from collections import deque
 from collections.abc import Mapping
 
 from coordinator.sizing import longest_game_seconds
+from worker.builds import BUILD_TIMEOUT
 from worker.celeryconfig import batch_seconds
 from worker.protocol import BatchPayload
 
@@ -25,18 +26,23 @@ OBSERVED_WINDOW = 32
 
 
 def budget_seconds(payload: BatchPayload) -> float | None:
-    """Upper bound of a batch's playing time from its limits (None for a depth limit)."""
+    """Upper bound of a batch's playing time from its limits (None for a depth limit), with the
+    time a worker may take to build a side from its commit first (:data:`BUILD_TIMEOUT`)."""
     each = longest_game_seconds(payload.limits, payload.adjudication.max_plies)
-    return None if each is None else 2 * payload.pairs * each
+    if each is None:
+        return None
+    building = BUILD_TIMEOUT if any(p.build is not None for p in payload.programs()) else 0.0
+    return 2 * payload.pairs * each + building
 
 
 class LeasePolicy:
     """How long a batch may take: fixed, or derived from its budget and from batches seen so far.
 
-    Derived: the budget (every game at its ply limit, every move at its full limit on a slow core)
-    plus :data:`LEASE_GRACE`, capped by ``ceiling`` (the task's hard time limit plus the grace). Once
-    :data:`OBSERVATIONS_NEEDED` batches of the same shape (limits, pairs, ply limit) completed, the
-    lease shrinks to :data:`OBSERVED_FACTOR` times the slowest of them (at least :data:`MIN_LEASE`),
+    Derived: the budget (every game at its ply limit, every move at its full limit on a slow core,
+    and a build of each commit that is a side) plus :data:`LEASE_GRACE`, capped by ``ceiling``
+    (the task's hard time limit plus the grace). Once :data:`OBSERVATIONS_NEEDED` batches of the
+    same shape (limits, pairs, ply limit) completed, the lease shrinks to :data:`OBSERVED_FACTOR`
+    times the slowest of them (at least :data:`MIN_LEASE`),
     so that a lost batch is noticed in about four batch-times instead of the worst case.
     """
 
