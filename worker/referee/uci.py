@@ -297,6 +297,11 @@ def parse_bestmove(line: str) -> tuple[str, str | None]:
     return move, ponder
 
 
+def position_command(fen: str, moves: Sequence[str] = ()) -> str:
+    """``position fen <fen> [moves ...]``."""
+    return f"position fen {fen}" + (" moves " + " ".join(moves) if moves else "")
+
+
 def _first_word(line: str) -> str:
     words = line.split(maxsplit=1)
     return words[0] if words else ""
@@ -312,8 +317,9 @@ class UciClient:
     now: Callable[[], float] = time.monotonic
     info: EngineInfo | None = None
 
-    def send(self, line: str) -> None:
-        self.process.send(line, self.timeouts.write_s)
+    def send(self, *lines: str) -> None:
+        """Writes ``lines`` to the engine, in one write."""
+        self.process.send_lines(lines, self.timeouts.write_s)
 
     def handshake(self, command: str = "uci") -> EngineInfo:
         """``uci`` (or ``ugi``) up to ``uciok`` (or ``ugiok``): the engine's name, author and
@@ -365,8 +371,7 @@ class UciClient:
 
     def set_options(self, values: Mapping[str, OptionValue]) -> None:
         """:meth:`set_option` for each, every value checked before any is sent."""
-        for line in [self.declared(name).command(value) for name, value in values.items()]:
-            self.send(line)
+        self.send(*[self.declared(name).command(value) for name, value in values.items()])
 
     def plays(self, game: str) -> bool:
         """Whether the engine plays ``game``: by its UCI_Variant, or (not declared) by trust."""
@@ -388,10 +393,10 @@ class UciClient:
             )
         self.send(spec.command(game))
 
-    def is_ready(self) -> None:
+    def is_ready(self, *before: str) -> None:
         """``isready`` up to ``readyok`` (anything else the engine prints meanwhile is passed
-        over, a late bestmove included)."""
-        self.send("isready")
+        over, a late bestmove included); the lines ``before`` are sent first, in the same write."""
+        self.send(*before, "isready")
         self.process.begin_answer()
         deadline = time.monotonic() + self.timeouts.ready_s
         while True:
@@ -403,12 +408,15 @@ class UciClient:
 
     def new_game(self) -> None:
         """``ucinewgame``, then ``isready`` up to ``readyok``."""
-        self.send("ucinewgame")
-        self.is_ready()
+        self.is_ready("ucinewgame")
 
     def position(self, fen: str, moves: Sequence[str] = ()) -> None:
         """``position fen <fen> [moves ...]``."""
-        self.send(f"position fen {fen}" + (" moves " + " ".join(moves) if moves else ""))
+        self.send(position_command(fen, moves))
+
+    def position_ready(self, fen: str, moves: Sequence[str] = ()) -> None:
+        """:meth:`position`, then ``isready`` up to ``readyok``."""
+        self.is_ready(position_command(fen, moves))
 
     def go(self, limits: GoLimits, deadline_s: float, at_deadline: AtDeadline) -> BestMove:
         """``go`` and its bestmove, with the info lines seen meanwhile; ``deadline_s`` after

@@ -16,10 +16,15 @@ use arbiter_core::{Color, GameKind};
 
 use crate::command::{Go, Start};
 use crate::options::Settings;
-use crate::wire::{info_string, send};
+use crate::wire::{hold, info_string, send};
 
 /// The search thread's stack: the search recurses up to 128 plies.
 const STACK_BYTES: usize = 8 << 20;
+
+/// The `info` of iterations that end within this time of the search's start waits for the next
+/// line the search writes (at the latest its `bestmove`): live output where it can be watched,
+/// and one write for a short search.
+const HOLD_INFO: Duration = Duration::from_millis(50);
 
 /// The longest time passed to the core (about 35 years): a deadline is an `Instant`, which cannot
 /// hold any `u64` of milliseconds on every platform.
@@ -64,7 +69,12 @@ impl Recipe {
     fn make<P: Evaluate>(&self) -> Searcher<P> {
         let mut searcher = Searcher::with_params(self.weights.clone(), self.params, self.hash_mb);
         searcher.set_iteration_hook(Some(Box::new(|it| {
-            send(&info_line(it.depth, it.score, it.nodes, it.elapsed, &it.pv));
+            let line = info_line(it.depth, it.score, it.nodes, it.elapsed, &it.pv);
+            if it.elapsed < HOLD_INFO {
+                hold(&line);
+            } else {
+                send(&line);
+            }
         })));
         searcher
     }
@@ -220,8 +230,14 @@ fn run_search<P: Evaluate>(
     };
     // The last `info` before `bestmove` counts every node of the move (the referee records it):
     // after a stop inside an iteration, one more line with the whole count.
+    // It goes out with `bestmove`, unless that waits for `stop`.
     if result.best_move.is_some() && result.iterations.last().is_none_or(|it| it.nodes != result.nodes) {
-        send(&info_line(result.depth, result.score, result.nodes, result.elapsed, &result.pv));
+        let line = info_line(result.depth, result.score, result.nodes, result.elapsed, &result.pv);
+        if infinite {
+            send(&line);
+        } else {
+            hold(&line);
+        }
     }
     while infinite && !stop.load(Ordering::Relaxed) {
         thread::park_timeout(Duration::from_millis(100));
