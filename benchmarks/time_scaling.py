@@ -28,6 +28,7 @@ import statistics
 import subprocess
 import sys
 import tempfile
+import time
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -39,7 +40,7 @@ from worker.games import play_batch
 from worker.program_batch import BUILTIN_HASH_MB, builtin_program
 from worker.programs import EngineProgram, ProgramCache, files_digest, pack
 from worker.protocol import BatchPayload
-from worker.speed import REFERENCE_NPS, bench_nps
+from worker.speed import BENCH_DEPTH, REFERENCE_NPS, bench_nps
 from worker.tally import candidate_score
 
 #: A busy process: what slows the slow worker's core.
@@ -94,14 +95,13 @@ def play_as_worker(payload_json: str) -> dict[str, Any]:
     }
 
 
-def start_worker(core: int, payload: BatchPayload) -> subprocess.Popen[str]:
-    """A worker process pinned to ``core``, given ``payload`` on its input."""
-    argv = ["taskset", "-c", str(core), sys.executable, __file__, "--worker"]
-    popen = subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True)
-    assert popen.stdin is not None
-    popen.stdin.write(json.dumps(payload.to_json()))
-    popen.stdin.close()
-    return popen
+def start_worker(core: int, payload_file: Path, group: Path | None) -> subprocess.Popen[str]:
+    """A worker process pinned to ``core`` (and in the cgroup ``group``: it enters it before it
+    execs), playing the payload in ``payload_file``."""
+    argv = ["taskset", "-c", str(core), sys.executable, __file__, "--worker", str(payload_file)]
+    if group is not None:
+        argv = ["sh", "-c", f'echo $$ > "{group}/cgroup.procs" && exec "$@"', "sh", *argv]
+    return subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
 
 
 def finish(popen: subprocess.Popen[str]) -> dict[str, Any]:
@@ -111,17 +111,66 @@ def finish(popen: subprocess.Popen[str]) -> dict[str, Any]:
     return dict(json.loads(out))
 
 
-def one_round(payload: BatchPayload, hogs: int) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The fast and the slow worker playing ``payload`` at once: (fast, slow)."""
-    hog_procs = [subprocess.Popen(["taskset", "-c", "0", sys.executable, "-c", HOG]) for _ in range(hogs)]
+def cgroup_slowdown(share: float) -> Path | None:
+    """A cgroup (v1 ``cpu`` or v2) whose processes get ``share`` of one core, or None where this
+    machine lets nobody make one (then busy processes slow the slow worker instead)."""
+    name = f"arbiter-time-scaling-{os.getpid()}"
+    period = 100_000
+    quota = max(1000, round(share * period))
+    for root, quota_file, value in (
+        (Path("/sys/fs/cgroup/cpu"), "cpu.cfs_quota_us", f"{quota}"),
+        (Path("/sys/fs/cgroup"), "cpu.max", f"{quota} {period}"),
+    ):
+        group = root / name
+        try:
+            group.mkdir()
+        except OSError:
+            continue
+        try:
+            if quota_file == "cpu.cfs_quota_us":
+                (group / "cpu.cfs_period_us").write_text(str(period))
+            (group / quota_file).write_text(value)
+            return group
+        except OSError:
+            group.rmdir()
+    return None
+
+
+def one_round(payload: BatchPayload, hogs: int, group: Path | None) -> tuple[dict[str, Any], dict[str, Any]]:
+    """The fast and the slow worker playing ``payload`` at once: (fast, slow). The slow one runs
+    in ``group`` (a CPU quota), else beside ``hogs`` busy processes on its core."""
+    hog_procs = []
+    if group is None:
+        hog_procs = [subprocess.Popen(["taskset", "-c", "0", sys.executable, "-c", HOG]) for _ in range(hogs)]
     try:
-        slow = start_worker(0, payload)
-        fast = start_worker(1, payload)
-        return finish(fast), finish(slow)
+        with tempfile.TemporaryDirectory() as folder:
+            payload_file = Path(folder) / "payload.json"
+            payload_file.write_text(json.dumps(payload.to_json()))
+            slow = start_worker(0, payload_file, group)
+            fast = start_worker(1, payload_file, None)
+            return finish(fast), finish(slow)
     finally:
         for hog in hog_procs:
             hog.kill()
             hog.wait(timeout=10)
+
+
+def calibration(reps: int) -> list[float]:
+    """The worker's self-bench speed (``bench_nps``: depth BENCH_DEPTH) over the speed of the
+    signature bench (depth 9) that docs/performance.md records for the idle reference machine,
+    measured interleaved, once per repetition."""
+    ratios = []
+    for _ in range(reps):
+        bench_nps.cache_clear()
+        shallow = bench_nps()
+        nodes, seconds = 0, 0.0
+        for game in engine.GAMES:
+            started = time.perf_counter()
+            counted, _ = engine.bench(game)
+            seconds += time.perf_counter() - started
+            nodes += counted
+        ratios.append(shallow / (nodes / seconds))
+    return ratios
 
 
 def main() -> None:
@@ -132,11 +181,17 @@ def main() -> None:
     parser.add_argument("--tc", default="2+0.02", help="time control (as --tc of arbiter sprt)")
     parser.add_argument("--pairs", type=int, default=2, help="pairs per worker and repetition")
     parser.add_argument("--reps", type=int, default=2, help="repetitions of each setting (off and on)")
-    parser.add_argument("--hogs", type=int, default=1, help="busy processes beside the slow worker")
-    parser.add_argument("--worker", action="store_true", help=argparse.SUPPRESS)
+    parser.add_argument(
+        "--slow-share", type=float, default=0.05, help="CPU quota of the slow worker (share of one core)"
+    )
+    parser.add_argument("--hogs", type=int, default=1, help="busy processes by the slow worker (no cgroup)")
+    parser.add_argument(
+        "--calibrate", type=int, default=3, metavar="N", help="repetitions of the self-bench calibration"
+    )
+    parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
-    if args.worker:
-        print(json.dumps(play_as_worker(sys.stdin.read())))
+    if args.worker is not None:
+        print(json.dumps(play_as_worker(args.worker.read_text())))
         return
     if os.cpu_count() is None or (os.cpu_count() or 0) < 2:
         parser.error("needs two cores (one per worker)")
@@ -146,15 +201,27 @@ def main() -> None:
         engine.TimeControl.parse(args.tc)
     except ValueError as e:
         parser.error(f"--tc: {e}")
-    print(f"{args.game} at {args.tc}, {args.pairs} pairs per worker, {args.hogs} busy processes by the slow")
+    if args.calibrate > 0:
+        found = calibration(args.calibrate)
+        print(
+            f"self-bench (depth {BENCH_DEPTH}) / signature bench (depth 9) nps: median "
+            f"{statistics.median(found):.3f}, range {min(found):.3f} to {max(found):.3f} ({len(found)} runs)"
+        )
+    group = cgroup_slowdown(args.slow_share)
+    slowdown = f"a CPU quota of {args.slow_share:.0%} of a core" if group else f"{args.hogs} busy processes"
+    print(f"{args.game} at {args.tc}, {args.pairs} pairs per worker, the slow worker under {slowdown}")
     print(f"REFERENCE_NPS {REFERENCE_NPS:,}")
     rows: dict[bool, list[tuple[dict[str, Any], dict[str, Any]]]] = {False: [], True: []}
-    for rep in range(args.reps):
-        for scale in (False, True) if rep % 2 == 0 else (True, False):
-            payload = payload_of(args.game, args.tc, args.pairs, seed=rep, scale=scale)
-            fast, slow = one_round(payload, args.hogs)
-            rows[scale].append((fast, slow))
-            print(f"rep {rep} scaling {'on' if scale else 'off'}: fast {fast} slow {slow}", flush=True)
+    try:
+        for rep in range(args.reps):
+            for scale in (False, True) if rep % 2 == 0 else (True, False):
+                payload = payload_of(args.game, args.tc, args.pairs, seed=rep, scale=scale)
+                fast, slow = one_round(payload, args.hogs, group)
+                rows[scale].append((fast, slow))
+                print(f"rep {rep} scaling {'on' if scale else 'off'}: fast {fast} slow {slow}", flush=True)
+    finally:
+        if group is not None:
+            group.rmdir()
     print()
     print(
         "| scaling | fast bench nps | slow bench nps | fast factor | slow factor | fast nodes/move | "
