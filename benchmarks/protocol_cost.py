@@ -52,15 +52,19 @@ class Timings:
 
     wall: list[float] = field(default_factory=list)
     cpu: list[float] = field(default_factory=list)
+    #: This process's part of ``cpu`` (the referee's, for the protocol).
+    own: list[float] = field(default_factory=list)
     moves: int = 0
     games: int = 0
 
 
-def cpu_now() -> float:
-    """CPU seconds of this process and of its reaped children (the engines, after a batch)."""
+def cpu_now() -> tuple[float, float]:
+    """CPU seconds of this process, and of it with its reaped children (the engines, after a
+    batch)."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+    mine = own.ru_utime + own.ru_stime
+    return mine, mine + children.ru_utime + children.ru_stime
 
 
 def engine_program(cache: ProgramCache) -> EngineProgram:
@@ -112,10 +116,12 @@ def measure(
         order = MODES if rep % 2 == 0 else tuple(reversed(MODES))
         moves: dict[str, list[str]] = {}
         for mode in order:
-            wall, cpu = time.perf_counter(), cpu_now()
+            wall, (own, cpu) = time.perf_counter(), cpu_now()
             results = [play[mode](p) for p in batches]
             timings[mode].wall.append(time.perf_counter() - wall)
-            timings[mode].cpu.append(cpu_now() - cpu)
+            own_after, cpu_after = cpu_now()
+            timings[mode].own.append(own_after - own)
+            timings[mode].cpu.append(cpu_after - cpu)
             moves[mode] = [g.moves for r in results for g in r.games]
             timings[mode].games = len(moves[mode])
             timings[mode].moves = sum(len(m.split()) for m in moves[mode])
@@ -134,11 +140,15 @@ def row(game: str, nodes: int, t: dict[str, Timings]) -> str:
     base, same, proto = t["in-process"], t["in-process 16 MiB"], t["protocol"]
     games_s = {m: base.games / statistics.median(t[m].wall) for m in MODES}
     per_move_us = (statistics.median(proto.wall) - statistics.median(same.wall)) / proto.moves * 1e6
+    referee_us = statistics.median(proto.own) / proto.moves * 1e6
+    engines_us = (statistics.median(proto.cpu) - statistics.median(proto.own)) / proto.moves * 1e6
+    in_process_us = statistics.median(same.cpu) / same.moves * 1e6
     return (
         f"| {game} | {nodes:,} | {base.games} | {base.moves / base.games:.0f} | "
         f"{games_s['in-process']:.1f} | {games_s['in-process 16 MiB']:.1f} | {games_s['protocol']:.1f} | "
         f"{ratios(proto.wall, base.wall)} | {ratios(proto.wall, same.wall)} | "
-        f"{ratios(proto.cpu, same.cpu)} | {per_move_us:.0f} |"
+        f"{ratios(proto.cpu, same.cpu)} | {per_move_us:.0f} | {in_process_us:.0f} | {engines_us:.0f} | "
+        f"{referee_us:.0f} |"
     )
 
 
@@ -170,9 +180,9 @@ def main() -> None:
     print(
         "| game | nodes | games | plies/game | in-process games/s | in-process 16 MiB games/s | "
         "protocol games/s | protocol wall vs in-process | wall vs 16 MiB | CPU vs 16 MiB | "
-        "µs per move (wall, vs 16 MiB) |"
+        "µs per move (wall, vs 16 MiB) | CPU µs/move: in-process 16 MiB | engines | referee |"
     )
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as root:
         cache = ProgramCache(Path(root))
         program = engine_program(cache)
