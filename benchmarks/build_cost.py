@@ -15,7 +15,7 @@ Then:
    processes' own log lines (``worker.builds`` logs each build and each hit).
 
     python benchmarks/build_cost.py                              # release, a 32-game run
-    python benchmarks/build_cost.py --profiles release,quick --max-games 64
+    python benchmarks/build_cost.py --profiles release,PROFILE --max-games 64   # PROFILE: one of Cargo.toml
 """
 
 from __future__ import annotations

@@ -36,6 +36,7 @@ from typing import Any
 import engine
 from coordinator.openings.book import default_book_path, load_book
 from coordinator.sprt.config import BatchPlan, SprtConfig
+from worker import speed
 from worker.games import play_batch
 from worker.program_batch import BUILTIN_HASH_MB, builtin_program
 from worker.programs import EngineProgram, ProgramCache, files_digest, pack
@@ -67,9 +68,12 @@ def payload_of(game: str, tc: str, pairs: int, seed: int, scale: bool) -> BatchP
     return BatchPlan(config).payload(1, 0)
 
 
-def play_as_worker(payload_json: str) -> dict[str, Any]:
+def play_as_worker(payload_json: str, reference_nps: int | None) -> dict[str, Any]:
     """What one worker process does: bench itself, then play the batch with arbiter-engine as the
-    candidate program (from a program cache of its own)."""
+    candidate program (from a program cache of its own), its speed measured against
+    ``reference_nps`` (None: worker.speed's)."""
+    if reference_nps is not None:
+        speed.REFERENCE_NPS = reference_nps
     nps = bench_nps()
     payload = BatchPayload.from_json(json.loads(payload_json))
     with tempfile.TemporaryDirectory() as root:
@@ -95,10 +99,14 @@ def play_as_worker(payload_json: str) -> dict[str, Any]:
     }
 
 
-def start_worker(core: int, payload_file: Path, group: Path | None) -> subprocess.Popen[str]:
+def start_worker(
+    core: int, payload_file: Path, group: Path | None, reference_nps: int | None
+) -> subprocess.Popen[str]:
     """A worker process pinned to ``core`` (and in the cgroup ``group``: it enters it before it
     execs), playing the payload in ``payload_file``."""
     argv = ["taskset", "-c", str(core), sys.executable, __file__, "--worker", str(payload_file)]
+    if reference_nps is not None:
+        argv += ["--reference-nps", str(reference_nps)]
     if group is not None:
         argv = ["sh", "-c", f'echo $$ > "{group}/cgroup.procs" && exec "$@"', "sh", *argv]
     return subprocess.Popen(argv, stdout=subprocess.PIPE, text=True)
@@ -136,7 +144,9 @@ def cgroup_slowdown(share: float) -> Path | None:
     return None
 
 
-def one_round(payload: BatchPayload, hogs: int, group: Path | None) -> tuple[dict[str, Any], dict[str, Any]]:
+def one_round(
+    payload: BatchPayload, hogs: int, group: Path | None, reference_nps: int | None
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """The fast and the slow worker playing ``payload`` at once: (fast, slow). The slow one runs
     in ``group`` (a CPU quota), else beside ``hogs`` busy processes on its core."""
     hog_procs = []
@@ -146,8 +156,8 @@ def one_round(payload: BatchPayload, hogs: int, group: Path | None) -> tuple[dic
         with tempfile.TemporaryDirectory() as folder:
             payload_file = Path(folder) / "payload.json"
             payload_file.write_text(json.dumps(payload.to_json()))
-            slow = start_worker(0, payload_file, group)
-            fast = start_worker(1, payload_file, None)
+            slow = start_worker(0, payload_file, group, reference_nps)
+            fast = start_worker(1, payload_file, None, reference_nps)
             return finish(fast), finish(slow)
     finally:
         for hog in hog_procs:
@@ -188,10 +198,16 @@ def main() -> None:
     parser.add_argument(
         "--calibrate", type=int, default=3, metavar="N", help="repetitions of the self-bench calibration"
     )
+    parser.add_argument(
+        "--reference-nps",
+        type=int,
+        help="the reference speed the workers scale to (default: worker.speed's REFERENCE_NPS); "
+        "a shared machine far below it clamps every factor at the top of FACTOR_RANGE",
+    )
     parser.add_argument("--worker", type=Path, help=argparse.SUPPRESS)
     args = parser.parse_args()
     if args.worker is not None:
-        print(json.dumps(play_as_worker(args.worker.read_text())))
+        print(json.dumps(play_as_worker(args.worker.read_text(), args.reference_nps)))
         return
     if os.cpu_count() is None or (os.cpu_count() or 0) < 2:
         parser.error("needs two cores (one per worker)")
@@ -210,13 +226,13 @@ def main() -> None:
     group = cgroup_slowdown(args.slow_share)
     slowdown = f"a CPU quota of {args.slow_share:.0%} of a core" if group else f"{args.hogs} busy processes"
     print(f"{args.game} at {args.tc}, {args.pairs} pairs per worker, the slow worker under {slowdown}")
-    print(f"REFERENCE_NPS {REFERENCE_NPS:,}")
+    print(f"reference speed {args.reference_nps or REFERENCE_NPS:,} nodes/s")
     rows: dict[bool, list[tuple[dict[str, Any], dict[str, Any]]]] = {False: [], True: []}
     try:
         for rep in range(args.reps):
             for scale in (False, True) if rep % 2 == 0 else (True, False):
                 payload = payload_of(args.game, args.tc, args.pairs, seed=rep, scale=scale)
-                fast, slow = one_round(payload, args.hogs, group)
+                fast, slow = one_round(payload, args.hogs, group, args.reference_nps)
                 rows[scale].append((fast, slow))
                 print(f"rep {rep} scaling {'on' if scale else 'off'}: fast {fast} slow {slow}", flush=True)
     finally:
