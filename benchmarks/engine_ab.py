@@ -18,6 +18,7 @@ import time
 from pathlib import Path
 
 import engine
+from coordinator.defaults import ADJUDICATION
 from coordinator.openings.book import default_book_path, load_book
 from worker.referee.process import EngineProcess
 from worker.referee.uci import AtDeadline, GoLimits, UciClient
@@ -64,9 +65,8 @@ def main() -> None:
     if min(args.nodes, args.reps) < 1:
         parser.error("--nodes and --reps must be positive")
     opening = load_book(default_book_path(args.game), args.game)[0]
-    moves = engine.play_game(args.game, None, None, opening, engine.Limits(nodes=args.nodes), hash_mb=16)[
-        "moves"
-    ]
+    limits = engine.Limits(nodes=args.nodes)
+    moves = engine.play_game(args.game, None, None, opening, limits, ADJUDICATION, hash_mb=16)["moves"]
     print(f"{args.game}, a {len(moves)}-ply game at {args.nodes} nodes, load average {os.getloadavg()}")
     found: dict[str, list[tuple[float, float]]] = {"old": [], "new": []}
     for rep in range(args.reps):
