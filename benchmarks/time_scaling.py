@@ -2,12 +2,14 @@
 
 Two workers play the same timed batches of arbiter-engine (an engine program) against the built-in
 engine with material-only weights (run as arbiter-engine too, through the referee), at the same
-time: a fast one pinned alone to one core, and a slow one pinned to the other core beside
-``--hogs`` busy processes (a real slowdown: it gets about 1 / (hogs + 1) of its core, its bench
-included). Each is a fresh process that benches itself first, as a worker does at start
-(``worker.speed.bench_nps``), and plays ``worker.games.play_batch`` with the payload's
-``scale_time`` off, then (another repetition) on. Repetitions alternate off and on so that the
-machine's load drifts over both alike.
+time: a fast one pinned alone to one core, and a slow one pinned to the other core in a cgroup with
+a CPU quota of ``--slow-share`` of a core (a real slowdown, its bench included), or, where no
+cgroup can be made, beside ``--hogs`` busy processes. Each is a fresh process that benches itself
+first, as a worker does at start (``worker.speed.bench_nps``), and plays
+``worker.games.play_batch`` with the payload's ``scale_time`` off, then (another repetition) on.
+Repetitions alternate off and on so that the machine's load drifts over both alike. First, the
+self-bench's speed is compared with the signature bench's (``--calibrate``), the figure that ties
+``REFERENCE_NPS`` to the reference machine's recorded bench.
 
 Each move of a timed game records the nodes its engine reported, so the measure of effective
 strength is the mean nodes per move: without scaling the slow worker searches less per move; with
@@ -16,7 +18,7 @@ both should search about the same. The candidate's score on each worker is shown
 a noisy measure).
 
     python benchmarks/time_scaling.py                          # quick: Congo at 2+0.02, 2 pairs, 2 reps
-    python benchmarks/time_scaling.py --tc 5+0.05 --pairs 4 --reps 3 --hogs 2
+    python benchmarks/time_scaling.py --tc 1+0.01 --slow-share 0.08 --reference-nps 300000
 """
 
 from __future__ import annotations
