@@ -18,10 +18,12 @@ from __future__ import annotations
 import fcntl
 import functools
 import hashlib
+import logging
 import os
 import re
 import shutil
 import subprocess
+import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
@@ -54,6 +56,9 @@ GIT = ("git", "-c", "advice.detachedHead=false")
 BENCH_LINE = re.compile(r"\b[Bb]ench[ :]+([0-9]+)")
 #: ``arbiter-engine bench``'s own line.
 BENCH_OUTPUT = re.compile(r"^Bench: ([0-9]+) nodes", re.MULTILINE)
+
+
+log = logging.getLogger(__name__)
 
 
 class BuildError(ValueError):
@@ -193,10 +198,20 @@ class BuildCache:
             if failed.is_file():
                 self._refuse(failed.read_text())
             fresh = not (folder / "bench").is_file()
-            if fresh:
+            if not fresh:
+                log.info("build %s: from the cache", spec.sha[:12])
+            else:
                 try:
+                    started = time.monotonic()
                     self._build(spec, folder)
+                    built = time.monotonic()
                     (folder / "bench").write_text(str(agreed_bench(folder / BINARY)))
+                    log.info(
+                        "build %s: fetched and built in %.1f s, benched in %.1f s",
+                        spec.sha[:12],
+                        built - started,
+                        time.monotonic() - built,
+                    )
                 except BuildError as e:
                     shutil.rmtree(folder, ignore_errors=True)
                     if not isinstance(e, FetchError):

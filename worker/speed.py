@@ -13,8 +13,11 @@ import time
 
 import engine
 
-#: The reference machine's bench speed (nodes per second of one core, both games' bench together):
-#: the idle 2-core machine of docs/performance.md. Time limits mean time on that machine.
+#: The reference machine's self-bench speed (:func:`bench_nps`: nodes per second of one core, both
+#: games at BENCH_DEPTH): the idle 2-core project machine of docs/performance.md, whose signature
+#: bench (depth 9) runs at 2.75 M nodes/s for both games; the self-bench runs at about 0.9 of the
+#: signature bench's speed (measured side by side, docs/performance.md, Time scaling). Time limits
+#: mean time on that machine.
 REFERENCE_NPS = 2_500_000
 #: The bench depth measured (a fraction of a second).
 BENCH_DEPTH = 7

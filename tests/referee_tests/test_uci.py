@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import random
 import sys
 import time
 from collections.abc import Iterator
@@ -164,18 +165,45 @@ def test_parse_option_names_with_spaces_and_string_defaults() -> None:
     assert isinstance(parse_option("option type spin default 1 min 0 max 2"), str)
 
 
+SEARCH_LINES = [
+    "info depth 3 seldepth 5 score cp 12 nodes 400 nps 4000 time 100 pv d2d3 e6e5 b1d3f5",
+    "info depth 4 score cp 20 lowerbound nodes 900 multipv 1 pv c2c3",
+    "info depth 9 score cp 999 nodes 99999 multipv 2 pv a2a3",
+    "info nodes 1200 nps nonsense currmove d2d3 currmovenumber 2",
+    "info string depth 99 score cp 5",
+]
+
+
 def test_search_info_keeps_the_last_value_of_each_field() -> None:
     info = SearchInfo()
-    info.update("info depth 3 seldepth 5 score cp 12 nodes 400 nps 4000 time 100 pv d2d3 e6e5 b1d3f5")
-    info.update("info depth 4 score cp 20 lowerbound nodes 900 multipv 1 pv c2c3")
-    info.update("info depth 9 score cp 999 nodes 99999 multipv 2 pv a2a3")
-    info.update("info nodes 1200 nps nonsense currmove d2d3 currmovenumber 2")
-    info.update("info string depth 99 score cp 5")
+    for line in SEARCH_LINES:
+        info.update(line)
     assert info == SearchInfo(
         depth=4, seldepth=5, score_cp=20, nodes=1200, nps=4000, time_ms=100, pv=("c2c3",)
     )
+    assert SearchInfo.of_lines(SEARCH_LINES) == info
     info.update("info depth 5 score mate -3 pv a1a2 time 7")
     assert (info.score_cp, info.score_mate, info.pv, info.time_ms) == (None, -3, ("a1a2",), 7)
+    assert SearchInfo.of_lines([*SEARCH_LINES, "info depth 5 score mate -3 pv a1a2 time 7"]) == info
+
+
+def test_search_info_from_the_last_line_back_is_the_same_as_line_by_line() -> None:
+    """Every order of lines that set, reset (an empty pv, a mate after a cp score), leave out or
+    cannot read fields gives what update() line by line gives."""
+    pool = [
+        *SEARCH_LINES,
+        "info depth 6 score mate 2 nodes 5 pv",
+        "info depth x seldepth 7 nodes 8 time 9 score cp y",
+        "info score cp -4 multipv 1",
+        "info",
+    ]
+    rng = random.Random(3)
+    for _ in range(300):
+        lines = [rng.choice(pool) for _ in range(rng.randint(0, 6))]
+        info = SearchInfo()
+        for line in lines:
+            info.update(line)
+        assert SearchInfo.of_lines(lines) == info, lines
 
 
 def test_go_and_bestmove_texts() -> None:

@@ -148,8 +148,7 @@ class EnginePlayer:
         ``isready`` (an answer that proves it is listening; it does not count on its clock), then
         ``go`` (see :meth:`UciClient.go`)."""
         with self._faults() as uci:
-            uci.position(fen, moves)
-            uci.is_ready()
+            uci.position_ready(fen, moves)
             return uci.go(limits, deadline_s, at_deadline)
 
     def kill(self) -> None:

@@ -12,6 +12,7 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import Enum
+from typing import Any
 
 from worker.referee.faults import (
     EngineConfigError,
@@ -228,43 +229,78 @@ class SearchInfo:
 
     def update(self, line: str) -> None:
         """Takes in one ``info ...`` line; fields it cannot read are passed over."""
-        tokens = line.split()
-        values: dict[str, int] = {}
-        score: tuple[str, int] | None = None
-        pv: list[str] | None = None
-        i = 1
-        while i < len(tokens):
-            key = tokens[i]
-            i += 1
-            if key == "string":
+        for changes in _info_fields(line).values():
+            for attr, value in changes:
+                setattr(self, attr, value)
+
+    @classmethod
+    def of_lines(cls, lines: Sequence[str]) -> SearchInfo:
+        """What :meth:`update` with each of ``lines`` in turn leaves, found from the last line
+        back: a line holding no field that a later line has not already settled is passed over
+        without being parsed (an engine's earlier iterations, one line each, cost a split)."""
+        info = cls()
+        settled: set[str] = set()
+        for line in reversed(lines):
+            if _INFO_FIELDS.difference(settled).isdisjoint(line.split()):
+                continue
+            for key, changes in _info_fields(line).items():
+                if key not in settled:
+                    settled.add(key)
+                    for attr, value in changes:
+                        setattr(info, attr, value)
+            if settled >= _INFO_FIELDS:
                 break
-            if key == "score" and i + 1 < len(tokens) and tokens[i] in ("cp", "mate"):
-                number = _int(tokens[i + 1])
-                if number is not None:
-                    score = (tokens[i], number)
-                i += 2
-            elif key == "pv":
-                pv = []
-                while i < len(tokens) and tokens[i] not in _INFO_KEYWORDS:
-                    pv.append(tokens[i])
-                    i += 1
-            elif key in _INFO_KEYWORDS and i < len(tokens):
-                number = _int(tokens[i])
-                if number is not None:
-                    values[key] = number
+        return info
+
+
+#: The info keywords whose values SearchInfo keeps.
+_INFO_FIELDS = frozenset(("depth", "seldepth", "score", "nodes", "nps", "time", "pv"))
+
+
+def _info_fields(line: str) -> dict[str, list[tuple[str, Any]]]:
+    """The SearchInfo fields an ``info`` line sets, by keyword: (attribute, value) pairs (none
+    for a line with ``multipv`` above 1)."""
+    tokens = line.split()
+    values: dict[str, int] = {}
+    score: tuple[str, int] | None = None
+    pv: list[str] | None = None
+    i = 1
+    while i < len(tokens):
+        key = tokens[i]
+        i += 1
+        if key == "string":
+            break
+        if key == "score" and i + 1 < len(tokens) and tokens[i] in ("cp", "mate"):
+            number = _int(tokens[i + 1])
+            if number is not None:
+                score = (tokens[i], number)
+            i += 2
+        elif key == "pv":
+            pv = []
+            while i < len(tokens) and tokens[i] not in _INFO_KEYWORDS:
+                pv.append(tokens[i])
                 i += 1
-        if values.get("multipv", 1) != 1:
-            return
-        for key, attr in (("depth", "depth"), ("seldepth", "seldepth"), ("nodes", "nodes"), ("nps", "nps")):
-            if key in values:
-                setattr(self, attr, values[key])
-        if "time" in values:
-            self.time_ms = values["time"]
-        if score is not None:
-            kind, number = score
-            self.score_cp, self.score_mate = (number, None) if kind == "cp" else (None, number)
-        if pv is not None:
-            self.pv = tuple(pv)
+        elif key in _INFO_KEYWORDS and i < len(tokens):
+            number = _int(tokens[i])
+            if number is not None:
+                values[key] = number
+            i += 1
+    if values.get("multipv", 1) != 1:
+        return {}
+    fields: dict[str, list[tuple[str, Any]]] = {
+        key: [(attr, values[key])]
+        for key, attr in (("depth", "depth"), ("seldepth", "seldepth"), ("nodes", "nodes"), ("nps", "nps"))
+        if key in values
+    }
+    if "time" in values:
+        fields["time"] = [("time_ms", values["time"])]
+    if score is not None:
+        kind, number = score
+        cp, mate = (number, None) if kind == "cp" else (None, number)
+        fields["score"] = [("score_cp", cp), ("score_mate", mate)]
+    if pv is not None:
+        fields["pv"] = [("pv", tuple(pv))]
+    return fields
 
 
 def _int(text: str) -> int | None:
@@ -297,6 +333,11 @@ def parse_bestmove(line: str) -> tuple[str, str | None]:
     return move, ponder
 
 
+def position_command(fen: str, moves: Sequence[str] = ()) -> str:
+    """``position fen <fen> [moves ...]``."""
+    return f"position fen {fen}" + (" moves " + " ".join(moves) if moves else "")
+
+
 def _first_word(line: str) -> str:
     words = line.split(maxsplit=1)
     return words[0] if words else ""
@@ -312,8 +353,9 @@ class UciClient:
     now: Callable[[], float] = time.monotonic
     info: EngineInfo | None = None
 
-    def send(self, line: str) -> None:
-        self.process.send(line, self.timeouts.write_s)
+    def send(self, *lines: str) -> None:
+        """Writes ``lines`` to the engine, in one write."""
+        self.process.send_lines(lines, self.timeouts.write_s)
 
     def handshake(self, command: str = "uci") -> EngineInfo:
         """``uci`` (or ``ugi``) up to ``uciok`` (or ``ugiok``): the engine's name, author and
@@ -365,8 +407,7 @@ class UciClient:
 
     def set_options(self, values: Mapping[str, OptionValue]) -> None:
         """:meth:`set_option` for each, every value checked before any is sent."""
-        for line in [self.declared(name).command(value) for name, value in values.items()]:
-            self.send(line)
+        self.send(*[self.declared(name).command(value) for name, value in values.items()])
 
     def plays(self, game: str) -> bool:
         """Whether the engine plays ``game``: by its UCI_Variant, or (not declared) by trust."""
@@ -388,10 +429,10 @@ class UciClient:
             )
         self.send(spec.command(game))
 
-    def is_ready(self) -> None:
+    def is_ready(self, *before: str) -> None:
         """``isready`` up to ``readyok`` (anything else the engine prints meanwhile is passed
-        over, a late bestmove included)."""
-        self.send("isready")
+        over, a late bestmove included); the lines ``before`` are sent first, in the same write."""
+        self.send(*before, "isready")
         self.process.begin_answer()
         deadline = time.monotonic() + self.timeouts.ready_s
         while True:
@@ -403,12 +444,15 @@ class UciClient:
 
     def new_game(self) -> None:
         """``ucinewgame``, then ``isready`` up to ``readyok``."""
-        self.send("ucinewgame")
-        self.is_ready()
+        self.is_ready("ucinewgame")
 
     def position(self, fen: str, moves: Sequence[str] = ()) -> None:
         """``position fen <fen> [moves ...]``."""
-        self.send(f"position fen {fen}" + (" moves " + " ".join(moves) if moves else ""))
+        self.send(position_command(fen, moves))
+
+    def position_ready(self, fen: str, moves: Sequence[str] = ()) -> None:
+        """:meth:`position`, then ``isready`` up to ``readyok``."""
+        self.is_ready(position_command(fen, moves))
 
     def go(self, limits: GoLimits, deadline_s: float, at_deadline: AtDeadline) -> BestMove:
         """``go`` and its bestmove, with the info lines seen meanwhile; ``deadline_s`` after
@@ -416,7 +460,7 @@ class UciClient:
         started = self.now()
         self.send(limits.command())
         self.process.begin_answer()
-        info = SearchInfo()
+        info: list[str] = []
         line = self._until_bestmove(time.monotonic() + deadline_s, info)
         if line is None:
             if at_deadline is AtDeadline.HANG:
@@ -430,10 +474,10 @@ class UciClient:
                 raise time_forfeit()
         elapsed_ms = (self.now() - started) * 1000.0
         move, ponder = parse_bestmove(line)
-        return BestMove(move, ponder, info, elapsed_ms)
+        return BestMove(move, ponder, SearchInfo.of_lines(info), elapsed_ms)
 
-    def _until_bestmove(self, deadline: float, info: SearchInfo) -> str | None:
-        """Reads up to the bestmove line (info lines into ``info``), or None at ``deadline``."""
+    def _until_bestmove(self, deadline: float, info: list[str]) -> str | None:
+        """Reads up to the bestmove line (info lines onto ``info``), or None at ``deadline``."""
         while True:
             line = self.process.read_line(deadline)
             if line is None:
@@ -442,7 +486,7 @@ class UciClient:
             if word == "bestmove":
                 return line
             if word == "info":
-                info.update(line)
+                info.append(line)
 
     def quit(self) -> None:
         """``quit``, up to Timeouts.quit_s for the engine to exit, then its group killed."""

@@ -16,10 +16,15 @@ use arbiter_core::{Color, GameKind};
 
 use crate::command::{Go, Start};
 use crate::options::Settings;
-use crate::wire::{info_string, send};
+use crate::wire::{hold, info_string, send};
 
 /// The search thread's stack: the search recurses up to 128 plies.
 const STACK_BYTES: usize = 8 << 20;
+
+/// The `info` of iterations that end within this time of the search's start waits for the next
+/// line the search writes (at the latest its `bestmove`): live output where it can be watched,
+/// and one write for a short search.
+const HOLD_INFO: Duration = Duration::from_millis(50);
 
 /// The longest time passed to the core (about 35 years): a deadline is an `Instant`, which cannot
 /// hold any `u64` of milliseconds on every platform.
@@ -64,7 +69,12 @@ impl Recipe {
     fn make<P: Evaluate>(&self) -> Searcher<P> {
         let mut searcher = Searcher::with_params(self.weights.clone(), self.params, self.hash_mb);
         searcher.set_iteration_hook(Some(Box::new(|it| {
-            send(&info_line(it.depth, it.score, it.nodes, it.elapsed, &it.pv));
+            let line = info_line(it.depth, it.score, it.nodes, it.elapsed, &it.pv);
+            if it.elapsed < HOLD_INFO {
+                hold(&line);
+            } else {
+                send(&line);
+            }
         })));
         searcher
     }
@@ -82,6 +92,11 @@ struct Game<P: Evaluate> {
     position: P,
     /// Hashes of the game's positions, the current one last: what core play passes as `history`.
     history: Vec<u64>,
+    /// The `position` command that set the position (its start and moves), so that the next one,
+    /// the same game a move or two on, plays only the new moves: a referee resends every move of
+    /// the game each time, and parsing them all again made the protocol's cost grow with the game.
+    start: Option<Start>,
+    moves: Vec<String>,
     running: Option<Running<P>>,
 }
 
@@ -89,7 +104,35 @@ impl<P: Evaluate> Game<P> {
     fn new(settings: &Settings) -> Game<P> {
         let recipe = Recipe::new(settings, P::GAME);
         let position = P::start();
-        Game { searcher: Some(recipe.make()), recipe, history: vec![position.hash()], position, running: None }
+        Game {
+            searcher: Some(recipe.make()),
+            recipe,
+            history: vec![position.hash()],
+            position,
+            start: None,
+            moves: Vec::new(),
+            running: None,
+        }
+    }
+
+    /// Plays `moves` on from the current position (the first of them numbered `first` in the
+    /// `position` command); on an error nothing changes.
+    fn play_on(&mut self, moves: &[String], first: usize) -> Result<(), String> {
+        let mut position = self.position;
+        let played = self.history.len();
+        for (i, text) in moves.iter().enumerate() {
+            match position.parse_move(text) {
+                Ok(m) => position = position.play(&m),
+                Err(e) => {
+                    self.history.truncate(played);
+                    return Err(format!("position ignored: move {}: {e}", first + i));
+                }
+            }
+            self.history.push(position.hash());
+        }
+        self.position = position;
+        self.moves.extend_from_slice(moves);
+        Ok(())
     }
 }
 
@@ -99,19 +142,25 @@ impl<P: Evaluate> Session for Game<P> {
     }
 
     fn set_position(&mut self, start: &Start, moves: &[String]) -> Result<(), String> {
-        let mut position = match start {
+        if self.start.as_ref() == Some(start) && moves.starts_with(&self.moves) {
+            let known = self.moves.len();
+            return self.play_on(&moves[known..], known + 1);
+        }
+        let position = match start {
             Start::StartPos => P::start(),
             Start::Fen(text) => P::from_fen(text).map_err(|e| format!("position ignored: {e}"))?,
         };
-        let mut history = Vec::with_capacity(moves.len() + 1);
-        history.push(position.hash());
-        for (i, text) in moves.iter().enumerate() {
-            let m = position.parse_move(text).map_err(|e| format!("position ignored: move {}: {e}", i + 1))?;
-            position = position.play(&m);
-            history.push(position.hash());
-        }
+        let (old_position, old_history, old_moves) = (
+            self.position,
+            std::mem::replace(&mut self.history, vec![position.hash()]),
+            std::mem::take(&mut self.moves),
+        );
         self.position = position;
-        self.history = history;
+        if let Err(e) = self.play_on(moves, 1) {
+            (self.position, self.history, self.moves) = (old_position, old_history, old_moves);
+            return Err(e);
+        }
+        self.start = Some(start.clone());
         Ok(())
     }
 
@@ -181,8 +230,14 @@ fn run_search<P: Evaluate>(
     };
     // The last `info` before `bestmove` counts every node of the move (the referee records it):
     // after a stop inside an iteration, one more line with the whole count.
+    // It goes out with `bestmove`, unless that waits for `stop`.
     if result.best_move.is_some() && result.iterations.last().is_none_or(|it| it.nodes != result.nodes) {
-        send(&info_line(result.depth, result.score, result.nodes, result.elapsed, &result.pv));
+        let line = info_line(result.depth, result.score, result.nodes, result.elapsed, &result.pv);
+        if infinite {
+            send(&line);
+        } else {
+            hold(&line);
+        }
     }
     while infinite && !stop.load(Ordering::Relaxed) {
         thread::park_timeout(Duration::from_millis(100));
@@ -260,6 +315,48 @@ pub fn limits(go: &Go, turn: Color) -> (SearchLimits, bool) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A game of `plies` moves (the first legal move each time, while there is one).
+    fn first_moves<P: Evaluate>(plies: usize) -> Vec<String> {
+        let mut position = P::start();
+        let mut moves = Vec::new();
+        for _ in 0..plies {
+            let Some(m) = position.legal_moves().first().cloned() else { break };
+            moves.push(m.to_string());
+            position = position.play(&m);
+        }
+        moves
+    }
+
+    #[test]
+    fn positions_move_by_move_are_the_positions_of_the_whole_list() {
+        use arbiter_core::congo::Position;
+        let settings = crate::options::Options::new(None).defaults();
+        let moves = first_moves::<Position>(12);
+        let mut whole = Game::<Position>::new(&settings);
+        whole.set_position(&Start::StartPos, &moves).unwrap();
+        let mut stepped = Game::<Position>::new(&settings);
+        for n in 0..=moves.len() {
+            stepped.set_position(&Start::StartPos, &moves[..n]).unwrap();
+        }
+        assert_eq!((stepped.position.hash(), &stepped.history), (whole.position.hash(), &whole.history));
+        assert_eq!(stepped.history.len(), moves.len() + 1);
+        // A bad move on from the known ones changes nothing, and says which move it was.
+        let mut bad = moves.clone();
+        bad.push("a1a1".into());
+        let e = stepped.set_position(&Start::StartPos, &bad).unwrap_err();
+        assert!(e.contains(&format!("move {}", moves.len() + 1)), "{e}");
+        assert_eq!((stepped.position.hash(), &stepped.history), (whole.position.hash(), &whole.history));
+        // Going back (another game from the same start) parses the list afresh.
+        stepped.set_position(&Start::StartPos, &moves[..3]).unwrap();
+        let mut three = Game::<Position>::new(&settings);
+        three.set_position(&Start::StartPos, &moves[..3]).unwrap();
+        assert_eq!(stepped.history, three.history);
+        // A bad move in a fresh list keeps the position before it.
+        let e = stepped.set_position(&Start::StartPos, &["a1a1".to_string()]).unwrap_err();
+        assert!(e.contains("move 1"), "{e}");
+        assert_eq!(stepped.history, three.history);
+    }
 
     #[test]
     fn scores() {

@@ -1,6 +1,7 @@
 //! Lines in and out: bounded reading of stdin, and whole lines written to stdout under its lock
 //! (the search thread and the main thread both write).
 
+use std::cell::RefCell;
 use std::io::{self, BufRead, Write};
 
 /// The longest input line read; a longer one is skipped whole (a `position` of a 10,000-ply game
@@ -56,13 +57,31 @@ pub fn read_line(input: &mut impl BufRead, buf: &mut Vec<u8>, max: usize) -> io:
     }
 }
 
-/// Writes one line to stdout and flushes it. A closed stdout means the referee has gone: the
-/// engine exits.
+thread_local! {
+    /// Lines this thread holds back, to go out with its next `send` (see `hold`).
+    static HELD: RefCell<String> = const { RefCell::new(String::new()) };
+}
+
+/// Writes one line to stdout, after any lines this thread held back, in one write, and flushes
+/// it. A closed stdout means the referee has gone: the engine exits.
 pub fn send(line: &str) {
+    let mut text = HELD.with_borrow_mut(std::mem::take);
+    text.push_str(line);
+    text.push('\n');
     let mut out = io::stdout().lock();
-    if writeln!(out, "{line}").and_then(|()| out.flush()).is_err() {
+    if out.write_all(text.as_bytes()).and_then(|()| out.flush()).is_err() {
         std::process::exit(0);
     }
+}
+
+/// Holds `line` back until this thread's next `send`, which writes both at once: the `info` of a
+/// search's first iterations goes out with the next line rather than a write each, so that a
+/// referee reading them wakes up once per short search instead of once per iteration.
+pub fn hold(line: &str) {
+    HELD.with_borrow_mut(|held| {
+        held.push_str(line);
+        held.push('\n');
+    });
 }
 
 /// `info string <text>`, with the text cut short and on one line.
