@@ -14,7 +14,7 @@ from starlette.responses import Response
 import engine
 from coordinator.reports.games import RESULT_CHOICES, GameFilter, pgn, termination
 from coordinator.reports.html import Markup, contents_nav, esc, fmt, pairs_table, table
-from coordinator.reports.match import REASONS, iso, workers_of
+from coordinator.reports.match import REASONS, engines_of, iso, workers_of
 from coordinator.runs import RunKind
 from coordinator.sprt.report import duration
 from coordinator.store import Run, Store
@@ -446,7 +446,8 @@ def game_pgn(request: Request) -> Response:
     Query(request.query_params, ())
     game = _found_game(request)
     name = f"run{game.run.id}-batch{game.batch_index}-game{game.game_number}.pgn"
-    return text_response(pgn(game), "application/x-chess-pgn; charset=utf-8", name)
+    engines = engines_of(dashboard(request).store, game.run)
+    return text_response(pgn(game, engines), "application/x-chess-pgn; charset=utf-8", name)
 
 
 # --- workers --------------------------------------------------------------------------------------
