@@ -281,7 +281,7 @@ def commit_run(store: Store, game: str, sha: str, depth: int, worker: str = "alp
         engines={side: dict(ENGINE_ID) for side in ("candidate", "baseline")},
     )  # fmt: skip
     assert store.record_result(run_id, 0, result)
-    store.update_run(run_id, state=RunState.FINISHED, counted_batches=1, decision="budget")
+    store.update_run(run_id, state=RunState.FINISHED, counted_batches=1, decision="budget", finished=True)
     return run_id
 
 
