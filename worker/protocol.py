@@ -224,7 +224,8 @@ class GameRecord(NamedTuple):
     to decode and check, and the rules core replays it as it is. (A named tuple: a coordinator
     makes tens of thousands of records a second.) A timed game also states, per move, the node
     budget under which its search repeats exactly (``budgets``, what makes it checkable) and the
-    milliseconds it took (``times``); both are empty for node- and depth-limited games.
+    milliseconds it took (``times``, one per move or none). Node- and depth-limited games have no
+    budgets, and times only when played through the referee (engine programs).
     """
 
     opening: str
@@ -277,6 +278,8 @@ class GameRecord(NamedTuple):
             check_moves(moves, f"{name}: moves")
         budgets = check_numbers(data["budgets"], f"{name}: budgets")
         times = check_numbers(data["times"], f"{name}: times")
+        if times and times.count(" ") + 1 != ply_count(moves):
+            raise ValueError(f"{name}: times: expected one per move ({ply_count(moves)}) or none")
         return cls(opening, moves, result, reason, color, budgets, times)
 
 

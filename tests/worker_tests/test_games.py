@@ -203,6 +203,10 @@ def test_faults_and_engine_ids_must_fit_the_batch(batch: tuple[BatchPayload, dic
     with_program = dataclasses.replace(sent, candidate_program=program)
     ids = {"candidate": {"name": "plain 1.0", "author": None}}
     validate_result(with_crash(result, "candidate") | {"engines": ids}, with_program)
+    two_times = forged(result)
+    two_times["games"][1]["times"] = "12 34"  # a move's time for fewer (or more) moves than played
+    with pytest.raises(ValueError, match=r"games\[1\]: times: expected one per move"):
+        validate_result(two_times, sent)
     with pytest.raises(ValueError, match="reported for a batch that no engine program plays"):
         validate_result(forged(result, engines=ids), sent)
     for fake, message in [
