@@ -407,6 +407,9 @@ def test_a_commit_run_shows_its_engines_times_faults_and_factors(tmp_path: Path)
     assert times[white_side]["total_ms"] + times[black_side]["total_ms"] == 3468
     assert {times["candidate"]["moves"], times["baseline"]["moves"]} == {1}
     assert "move_times" in report.plots
+    command = report.data["command"]
+    assert f"--candidate-ref {sha} --baseline-ref {'b' * 40}" in command
+    assert "--repo 'https://user:***@git.example/arbiter.git'" in command
     text = terminal_summary(report)
     assert "arbiter@1a2b3c4" in text and "arbiter-engine 9.9" in text and "crashes 1" in text
     assert "\x1b" not in text and "s3cret" not in text and "time factor 1.50" in text
