@@ -134,8 +134,21 @@ def _tag(name: str, value: Any) -> str:
     return f'[{name} "{pgn_tag(value)}"]'
 
 
+#: The PGN Termination of a game an engine program lost by a fault.
+FAULT_TERMINATIONS = {
+    "time_forfeit": "time forfeit",
+    "illegal_move": "rules infraction",
+    "protocol": "rules infraction",
+    "crash": "abandoned",
+    "hang": "abandoned",
+    "no_answer": "abandoned",
+}
+
+
 def termination(reason: str) -> str:
     """The PGN Termination class of an end reason."""
+    if reason in FAULT_TERMINATIONS:
+        return FAULT_TERMINATIONS[reason]
     return "adjudication" if reason in ADJUDICATION_REASONS and reason != "resign" else "normal"
 
 

@@ -17,7 +17,7 @@ from typing import Any
 from sqlalchemy import select
 
 from coordinator.reports.command import sprt_command, tune_command
-from coordinator.reports.engines import MoveTimes, engines_data, from_results, masked_config
+from coordinator.reports.engines import FAULT_KINDS, MoveTimes, engines_data, from_results, masked_config
 from coordinator.runs import RunKind, decision_label
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.report import summary_of
@@ -44,10 +44,13 @@ def iso(stamp: datetime | None) -> str | None:
 
 
 def reason_kind(reason: str) -> str:
-    """``rules``, ``adjudication`` or ``other`` for a record's end reason."""
+    """``rules``, ``adjudication``, ``fault`` (an engine program's) or ``other`` for a record's
+    end reason."""
     if reason in RULES_REASONS:
         return "rules"
-    return "adjudication" if reason in ADJUDICATION_REASONS else "other"
+    if reason in ADJUDICATION_REASONS:
+        return "adjudication"
+    return "fault" if reason in FAULT_KINDS else "other"
 
 
 def run_info(run: Run, parent: int | None = None) -> dict[str, Any]:

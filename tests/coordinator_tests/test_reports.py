@@ -425,6 +425,11 @@ def test_a_commit_run_shows_its_engines_times_faults_and_factors(tmp_path: Path)
     assert (second["tags"]["White"], second["tags"]["Black"]) == ("arbiter@bbbbbbb", "arbiter@1a2b3c4")
     assert first["tags"]["CandidateCommit"] == sha and first["tags"]["TimeControl"] == "0.05/move"
     assert first["tags"]["CandidateVersion"] == "arbiter-engine 9.9 by arbiter <b>"
+    assert (first["tags"]["Termination"], second["tags"]["Termination"]) == ("abandoned", "time forfeit")
+    assert {e["reason"]: e["kind"] for e in report.data["endings"]} == {
+        "crash": "fault",
+        "time_forfeit": "fault",
+    }
     assert second["comments"][:2] == ["[%emt 0:00:00.012]", "[%emt 0:00:03.456]"]
     assert not any("%emt" in c for c in first["comments"])
     store.close()
