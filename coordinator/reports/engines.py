@@ -24,10 +24,11 @@ from coordinator.sprt.config import SprtConfig
 from worker.masking import mask_url, scrub
 from worker.programs import EngineProgram
 from worker.protocol import SIDES, number_list
+from worker.referee.faults import FaultKind
 
-#: The kinds of fault a game can be lost by, in the order reports list them
-#: (worker.referee.faults.FaultKind), and how a table heads each.
-FAULT_KINDS = ("time_forfeit", "crash", "illegal_move", "hang", "protocol", "no_answer")
+#: The kinds of fault a game can be lost by, in the order reports list them, and how a table
+#: heads each.
+FAULT_KINDS = tuple(str(kind) for kind in FaultKind)
 FAULT_LABELS = {
     "time_forfeit": "forfeits",
     "crash": "crashes",
@@ -40,7 +41,7 @@ FAULT_LABELS = {
 IDS_SHOWN = 4
 #: Stderr lines of the last fault that reports show.
 STDERR_SHOWN = 8
-#: Move numbers the time-per-move series covers (later moves are counted in the means only).
+#: Plies the time-per-move series covers (later moves are counted in the means only).
 SERIES_PLIES = 200
 
 

@@ -5,6 +5,7 @@ records. The first check of every answer; replaying its games (``replay``) is th
 from __future__ import annotations
 
 from worker.protocol import PAIR_COLORS, BatchPayload, BatchResult, Color
+from worker.referee.faults import FaultKind
 from worker.tally import candidate_score, tally
 
 
@@ -53,8 +54,8 @@ def check_matches_payload(result: BatchResult, payload: BatchPayload) -> tuple[l
     return counted_pentanomial, counted_wdl
 
 
-#: The end reasons of a game lost by an engine program's fault (worker.referee.faults.FaultKind).
-FAULT_REASONS = frozenset({"crash", "illegal_move", "time_forfeit", "hang", "protocol", "no_answer"})
+#: The end reasons of a game lost by an engine program's fault.
+FAULT_REASONS = frozenset(str(kind) for kind in FaultKind)
 
 
 def check_faults_match_records(result: BatchResult, payload: BatchPayload) -> None:
