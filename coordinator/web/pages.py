@@ -46,7 +46,8 @@ RUNS_COLUMNS = ("run", "kind", "game", "state", "candidate vs baseline / start",
 GAMES_COLUMNS = ("#", "run", "batch", "game", "worker", "white", "black", "result", "candidate", "reason",
                  "plies", "opening")  # fmt: skip
 WORKER_RUN_COLUMNS = ("run", "kind", "game", "state", "batches", "games", "games/s (cpu)", "knodes/s (cpu)",
-                      "refused answers", "residual", "flag", "quarantine")  # fmt: skip
+                      "time factor", "faults", "refused answers", "residual", "flag",
+                      "quarantine")  # fmt: skip
 
 
 def link(href: str, text: Any) -> Markup:
@@ -505,6 +506,8 @@ def _worker_runs(store: Store, name: str) -> str:
                 mine["games"],
                 fmt(mine["games_per_second"]),
                 fmt(None if mine["nodes_per_second"] is None else mine["nodes_per_second"] / 1000),
+                fmt(mine["time_factor"], ".2f"),
+                mine["faults"],
                 mine["refused"],
                 fmt(mine["residual"], ".2f"),
                 flag,
@@ -515,7 +518,7 @@ def _worker_runs(store: Store, name: str) -> str:
         classes.append("flag" if flagged else "yellow" if flag == "yellow" else "")
     if not rows:
         return '<p class="muted">No counted batch in any run.</p>'
-    return table(WORKER_RUN_COLUMNS, rows, left=(1, 2, 3, 10, 11), cls=classes)
+    return table(WORKER_RUN_COLUMNS, rows, left=(1, 2, 3, 12, 13), cls=classes)
 
 
 def _worker_refusals(store: Store, name: str) -> str:

@@ -283,6 +283,9 @@ def test_regressions_list_tested_commits_in_history_order(site: Site) -> None:
     assert 'id="engines"' in run_page and "arbiter-engine 9.9" in run_page and "s3cret" not in run_page
     listed = get(site, "/").text
     assert "arbiter@fffffff vs arbiter@bbbbbbb" in listed
+    worker = get(site, "/workers/alpha%3A1").text  # the commit runs' worker: factor 1.5, two faults
+    assert f'<a href="/runs/{site.runs["earlier"]}">{site.runs["earlier"]}</a></td>' in worker
+    assert '<th class="">time factor</th>' in worker and '<td class="">1.50</td><td class="">2</td>' in worker
 
 
 def test_worker_pages(site: Site) -> None:
