@@ -14,8 +14,10 @@ import os
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from worker.builds import FETCH_TIMEOUT, SHA, BuildCache, BuildSpec, bench_of_message
+from worker.masking import mask_url
 from worker.programs import EngineProgram
 
 #: Where the coordinator keeps its mirrors of repositories (default: ~/.cache/arbiter/repos).
@@ -44,21 +46,45 @@ def this_repository() -> str:
     return done.stdout.strip()
 
 
+#: Hex digits of a short SHA, as git abbreviates them.
+SHORT_SHA = 7
+
+
+def short_name(repo: str, sha: str) -> str:
+    """``repository@sha`` as runs name a commit's engine everywhere (``arbiter@1a2b3c4``): the
+    repository's last path word (of its URL with any password masked) and the short SHA."""
+    name = mask_url(repo).rstrip("/").rsplit("/", 1)[-1].removesuffix(".git") or "repository"
+    return f"{name}@{sha[:SHORT_SHA]}"
+
+
 @dataclass(frozen=True)
 class Commit:
-    """A resolved ref: its repository, full SHA, the first line of its message and its bench
-    signature (None when the message states none)."""
+    """A resolved ref: its repository, full SHA, the first line of its message, its bench
+    signature (None when the message states none), and where it stands in the history: its
+    commit time (Unix seconds) and how many commits it has, itself included (its depth)."""
 
     repo: str
     sha: str
     subject: str
     bench: int | None
+    committed_at: int = 0
+    depth: int = 0
 
     @property
     def short(self) -> str:
         """``repository@sha`` as runs name their engines."""
-        name = self.repo.rstrip("/").rsplit("/", 1)[-1].removesuffix(".git") or self.repo
-        return f"{name}@{self.sha[:8]}"
+        return short_name(self.repo, self.sha)
+
+    def record(self, ref: str) -> dict[str, Any]:
+        """What a run keeps of the commit (JSON): the order of the commits it tested (the
+        dashboard's regressions view) comes from these, with no repository at hand."""
+        return {
+            "ref": ref,
+            "sha": self.sha,
+            "subject": self.subject,
+            "committed_at": self.committed_at,
+            "depth": self.depth,
+        }
 
 
 def _git(mirror: Path, *args: str) -> subprocess.CompletedProcess[str]:
@@ -103,7 +129,16 @@ def resolve(repo: str, ref: str) -> Commit:
         raise ValueError(f"{ref!r} is no branch, tag or commit of {repo}")
     message = _git(mirror, "log", "-1", "--format=%B", sha).stdout
     subject = message.strip().splitlines()[0] if message.strip() else ""
-    return Commit(repo=repo, sha=sha, subject=subject[:200], bench=bench_of_message(message))
+    stamp = _git(mirror, "log", "-1", "--format=%ct", sha).stdout.strip()
+    depth = _git(mirror, "rev-list", "--count", sha).stdout.strip()
+    return Commit(
+        repo=repo,
+        sha=sha,
+        subject=subject[:200],
+        bench=bench_of_message(message),
+        committed_at=int(stamp) if stamp.isdigit() else 0,
+        depth=int(depth) if depth.isdigit() else 0,
+    )
 
 
 def program_of(commit: Commit, game: str) -> EngineProgram:

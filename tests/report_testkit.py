@@ -25,8 +25,11 @@ from coordinator.sprt.runner import SprtRunner
 from coordinator.store import Store, now
 from coordinator.store.schema import batch_games, batches, results
 from coordinator.tuning.config import TuneConfig
+from worker.builds import BuildSpec
 from worker.games import play_batch
-from worker.protocol import RECORD_FIELDS, BatchPayload
+from worker.programs import EngineProgram
+from worker.protocol import RECORD_FIELDS, BatchPayload, BatchResult, Color, GameRecord
+from worker.tally import tally
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 #: The material-only candidate of each game (beats the defaults often enough to decide quickly).
@@ -191,6 +194,94 @@ def one_game_run(store: Store, game: str) -> int:
         row = [record[field] for field in RECORD_FIELDS]  # the store keeps a record as an array
         c.execute(batch_games.insert().values(run_id=run_id, batch_index=0, games=json.dumps([row])))
     store.update_run(run_id, counted_batches=1)
+    return run_id
+
+
+#: A repository URL with a password, as a ref run may name it (never to be shown unmasked).
+SECRET_REPO = "https://user:s3cret@git.example/arbiter.git"
+#: What a faulting engine wrote on its stderr: hostile text, a secret among it.
+HOSTILE_STDERR = ["\x1b[31mboom <script>alert(1)</script>", f"fetch {SECRET_REPO} failed"]
+
+
+#: What each side's engine says of itself in the stored commit runs.
+ENGINE_ID = {"name": "arbiter-engine 9.9", "author": "arbiter <b>"}
+
+
+def commit_program(game: str, sha: str) -> EngineProgram:
+    """The side a commit of :data:`SECRET_REPO` plays (arbiter-engine built from it)."""
+    spec = BuildSpec(SECRET_REPO, sha, 12345)
+    return EngineProgram(
+        name=f"arbiter@{sha[:8]}",
+        digest=spec.digest,
+        command=("./arbiter-engine", "--variant", game),
+        options={"Hash": 16},
+        build=spec,
+    )
+
+
+def commit_run(store: Store, game: str, sha: str, depth: int, worker: str = "alpha:1") -> int:
+    """A finished SPRT of commit ``sha`` (``depth`` commits deep) against its base, timed (50 ms a
+    move), stored as a worker reports it: one pair, the candidate crashing in the first game and
+    one side losing on time in the second, each engine's id name, and a time factor of 1.5; its
+    id. The store's rows are written through ``record_result``, without playing a program."""
+    base = "b" * 40
+    config = small_config(
+        game,
+        limits=engine.Limits(movetime_ms=50),
+        scale_time=True,
+        candidate_source=f"arbiter@{sha[:7]} (topic)",
+        baseline_source=f"arbiter@{base[:7]} (main)",
+        candidate_program=commit_program(game, sha),
+        baseline_program=commit_program(game, base),
+        candidate_commit={
+            "ref": "topic",
+            "sha": sha,
+            "subject": "Faster \x1b[2J",
+            "committed_at": 1_700_000_000 + depth,
+            "depth": depth,
+        },
+        baseline_commit={
+            "ref": "main",
+            "sha": base,
+            "subject": "base",
+            "committed_at": 1_600_000_000,
+            "depth": 1,
+        },
+    )
+    run_id = store.create_run(RunKind.SPRT, game, config.to_json(), config.fingerprint())
+    opening = config.openings[0]
+    limits, adjudication = engine.Limits(nodes=50), config.adjudication
+    moves = engine.play_game(game, config.baseline, config.baseline, opening, limits, adjudication)["moves"][
+        :2
+    ]
+    # After two plies the first mover is to move again: white's side of game 2 (the baseline)
+    # when white began, else the candidate's (black); that side loses on time.
+    white_began = opening.endswith(" w")
+    forfeit = "baseline" if white_began else "candidate"
+    games = [
+        GameRecord(opening, "", "0-1", "crash", Color.WHITE),
+        GameRecord(
+            opening,
+            " ".join(moves),
+            "0-1" if white_began else "1-0",
+            "time_forfeit",
+            Color.BLACK,
+            "",
+            "12 3456",
+        ),
+    ]
+    faults = [
+        {"game": 0, "side": "candidate", "reason": "crashed: signal 11", "stderr": HOSTILE_STDERR},
+        {"game": 1, "side": forfeit, "reason": "time forfeit", "stderr": []},
+    ]
+    pentanomial, wdl = tally(games)
+    result = BatchResult(
+        run_id=run_id, batch_index=0, engine_version=engine.ENGINE_VERSION, pentanomial=pentanomial, wdl=wdl,
+        games=games, worker=worker, faults=faults, time_factor=1.5,
+        engines={side: dict(ENGINE_ID) for side in ("candidate", "baseline")},
+    )  # fmt: skip
+    assert store.record_result(run_id, 0, result)
+    store.update_run(run_id, state=RunState.FINISHED, counted_batches=1, decision="budget", finished=True)
     return run_id
 
 

@@ -87,9 +87,11 @@ def play_batch(
 
     nodes = {"candidate": 0, "baseline": 0}
     faults: list[dict[str, Any]] = []
+    engines: dict[str, dict[str, str | None]] = {}
     if payload.has_programs:
-        records, found = play_program_batch(payload, limits_of, fetch, cache)
-        faults = [f.to_json() for f in found]
+        played = play_program_batch(payload, limits_of, fetch, cache)
+        records, engines = played.records, played.engines
+        faults = [f.to_json() for f in played.faults]
     else:
         records = play_in_process(payload, limits_of, play_game or engine.play_game, nodes)
     pentanomial, wdl = tally(records)
@@ -105,6 +107,7 @@ def play_batch(
         worker=worker or worker_name(),
         faults=faults,
         time_factor=factor,
+        engines=engines,
     )
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import engine
 from worker.builds import BuildCache
 from worker.programs import EngineProgram, ProgramCache, ProgramError
-from worker.protocol import BatchPayload, GameRecord
+from worker.protocol import MAX_ENGINE_ID, BatchPayload, GameRecord
 from worker.referee import EngineConfigError, EngineFault, EnginePlayer, EngineSpec, PairedGame, play_pairs
 from worker.referee.uci import AtDeadline, GoLimits
 
@@ -58,6 +58,16 @@ class Fault:
         return {"game": self.game, "side": self.side, "reason": self.reason, "stderr": self.stderr}
 
 
+@dataclass(frozen=True)
+class PlayedBatch:
+    """A batch played through the referee: its records, the faults that ended games, and what
+    each side's engine said of itself (``id name``, ``id author``) in its last handshake."""
+
+    records: list[GameRecord]
+    faults: list[Fault]
+    engines: dict[str, dict[str, str | None]]
+
+
 def side_spec(payload: BatchPayload, side: str, cache: ProgramCache, fetch: Fetch | None) -> EngineSpec:
     """How to run ``side`` (candidate or baseline) of ``payload``."""
     program: EngineProgram | None = getattr(payload, f"{side}_program")
@@ -86,10 +96,10 @@ def play_program_batch(
     limits_of: Callable[[int], engine.Limits],
     fetch: Fetch | None = None,
     cache: ProgramCache | None = None,
-) -> tuple[list[GameRecord], list[Fault]]:
-    """Every game of ``payload`` through the referee: the records, and the faults that ended
-    games. ProgramError (a ValueError) when a program cannot be had or set up here: nobody's
-    fault, and no game is played."""
+) -> PlayedBatch:
+    """Every game of ``payload`` through the referee: the records, the faults that ended games
+    and the engines' identities. ProgramError (a ValueError) when a program cannot be had or set
+    up here: nobody's fault, and no game is played."""
     candidate, baseline = players(payload, cache or ProgramCache(), fetch)
     try:
         with candidate, baseline:
@@ -98,7 +108,21 @@ def play_program_batch(
             )
     except EngineConfigError as e:
         raise ProgramError(str(e)) from None
-    return [g.record() for g in played], faults_of(played)
+    return PlayedBatch([g.record() for g in played], faults_of(played), identities(candidate, baseline))
+
+
+def identities(candidate: EnginePlayer, baseline: EnginePlayer) -> dict[str, dict[str, str | None]]:
+    """Each side's ``id name`` and ``id author`` from its last handshake, bounded as a result
+    carries them (a side that never started says nothing)."""
+    found: dict[str, dict[str, str | None]] = {}
+    for side, player in (("candidate", candidate), ("baseline", baseline)):
+        info = player.info
+        if info is not None:
+            found[side] = {
+                "name": None if info.name is None else info.name[:MAX_ENGINE_ID],
+                "author": None if info.author is None else info.author[:MAX_ENGINE_ID],
+            }
+    return found
 
 
 def players(

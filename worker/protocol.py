@@ -224,7 +224,8 @@ class GameRecord(NamedTuple):
     to decode and check, and the rules core replays it as it is. (A named tuple: a coordinator
     makes tens of thousands of records a second.) A timed game also states, per move, the node
     budget under which its search repeats exactly (``budgets``, what makes it checkable) and the
-    milliseconds it took (``times``); both are empty for node- and depth-limited games.
+    milliseconds it took (``times``, one per move or none). Node- and depth-limited games have no
+    budgets, and times only when played through the referee (engine programs).
     """
 
     opening: str
@@ -277,6 +278,8 @@ class GameRecord(NamedTuple):
             check_moves(moves, f"{name}: moves")
         budgets = check_numbers(data["budgets"], f"{name}: budgets")
         times = check_numbers(data["times"], f"{name}: times")
+        if times and times.count(" ") + 1 != ply_count(moves):
+            raise ValueError(f"{name}: times: expected one per move ({ply_count(moves)}) or none")
         return cls(opening, moves, result, reason, color, budgets, times)
 
 
@@ -318,12 +321,16 @@ RESULT_FIELDS = (
     "wdl",
     "games",
 )
-RESULT_OPTIONAL = ("nodes", "cpu_seconds", "worker", "faults", "time_factor")
+RESULT_OPTIONAL = ("nodes", "cpu_seconds", "worker", "faults", "time_factor", "engines")
 #: The most faults a result may report (one per game at most), and the stderr lines of each.
 MAX_FAULT_LINES = 20
 MAX_FAULT_TEXT = 300
 #: The range of the factor a worker scales time limits by.
 TIME_FACTOR_RANGE = (0.05, 20.0)
+#: The sides of a match, as results name them.
+SIDES = ("candidate", "baseline")
+#: The longest ``id name`` or ``id author`` of an engine a result reports.
+MAX_ENGINE_ID = 128
 
 
 @dataclass(frozen=True)
@@ -344,6 +351,9 @@ class BatchResult:
     faults: list[dict[str, Any]] = field(default_factory=list)
     #: What the worker scaled time limits by (its speed against the reference; 1: not scaled).
     time_factor: float = 1.0
+    #: What each side's engine program said of itself in its handshake (``id name``, ``id
+    #: author``; None where it said nothing), by side: empty for the built-in engine in process.
+    engines: dict[str, dict[str, str | None]] = field(default_factory=dict)
 
     @property
     def game_count(self) -> int:
@@ -364,6 +374,7 @@ class BatchResult:
             "worker": self.worker,
             "faults": list(self.faults),
             "time_factor": self.time_factor,
+            "engines": {side: dict(ids) for side, ids in self.engines.items()},
         }
 
     @classmethod
@@ -387,7 +398,25 @@ class BatchResult:
             worker=None if worker is None else check_str(worker, "worker", max_length=MAX_WORKER_NAME),
             faults=check_faults(d.get("faults", []), len(games)),
             time_factor=check_float(d.get("time_factor", 1.0), "time_factor", low=low, high=high),
+            engines=check_engines(d.get("engines", {})),
         )
+
+
+def check_engines(value: Any) -> dict[str, dict[str, str | None]]:
+    """The engine identities a result reports: per side, the ``id name`` and ``id author`` of
+    its handshake (null where the engine gave none), each bounded. A claim of the worker's,
+    shown as reported, never trusted for anything else."""
+    sides = check_object(value, "engines", (), SIDES)
+    out: dict[str, dict[str, str | None]] = {}
+    for side, ids in sides.items():
+        d = check_object(ids, f"engines.{side}", ("name", "author"))
+        out[side] = {
+            key: None
+            if d[key] is None
+            else check_str(d[key], f"engines.{side}.{key}", max_length=MAX_ENGINE_ID)
+            for key in ("name", "author")
+        }
+    return out
 
 
 def check_faults(value: Any, games: int) -> list[dict[str, Any]]:
@@ -401,7 +430,7 @@ def check_faults(value: Any, games: int) -> list[dict[str, Any]]:
         name = f"faults[{i}]"
         f = check_object(fault, name, ("game", "side", "reason", "stderr"))
         side = check_str(f["side"], f"{name}: side", max_length=16)
-        if side not in ("candidate", "baseline"):
+        if side not in SIDES:
             raise ValueError(f"{name}: side: expected candidate or baseline, got {side!r}")
         lines = check_list(f["stderr"], f"{name}: stderr")
         if len(lines) > MAX_FAULT_LINES:

@@ -322,6 +322,8 @@ class Side:
     weights: dict[str, int]
     program: EngineProgram | None = None
     archive: bytes | None = None
+    #: A commit's place in its history, as the run records it (``refs.Commit.record``).
+    commit: dict[str, Any] | None = None
 
     def keep(self, store: Store) -> None:
         """Keep the program's archive in the store (its runs ship it from there)."""
@@ -354,7 +356,9 @@ def read_ref_side(game: str, repo: str | None, ref: str, option: str) -> Side:
         program = program_of(commit, game)
     except (ValueError, BuildError) as e:
         raise click.BadParameter(str(e), param_hint=option) from None
-    return Side(f"{commit.short} ({ref})", read_weights(game, "default", option), program)
+    return Side(
+        f"{commit.short} ({ref})", read_weights(game, "default", option), program, commit=commit.record(ref)
+    )
 
 
 def probed(game: str, side: Side, limits: engine.Limits) -> Side:

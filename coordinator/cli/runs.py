@@ -24,6 +24,7 @@ from coordinator.executors.options import ExecutorOptions
 from coordinator.runs import RunKind, RunState, decision_label
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.report import (
+    STATS_ERRORS,
     STATUS_HEADER,
     status_row,
     stored_progress,
@@ -78,7 +79,16 @@ def worker_check(store: Store, run: Run) -> dict[str, Any]:
 
 def show_match_run(store: Store, run: Run, as_json: bool) -> None:
     """One SPRT, trial or acceptance run."""
+    from coordinator.reports.engines import masked_config
+    from coordinator.reports.match import engines_of
+    from coordinator.reports.text import engines_lines
+
     data = stored_status(store, run) | {"worker_check": worker_check(store, run)}
+    data["config"] = masked_config(run.config)
+    try:
+        data["engines"] = engines_of(store, run)
+    except STATS_ERRORS as e:  # a configuration this version cannot read
+        data["engines_error"] = f"cannot be shown: {e}"
     if as_json:
         click.echo(json.dumps(data, sort_keys=True))
         return
@@ -98,6 +108,8 @@ def show_match_run(store: Store, run: Run, as_json: bool) -> None:
             f"elo: {data['elo']:.2f} +- {data['elo95']:.2f} (95%)  los: {100 * data['los']:.1f}%\n"
             f"batches: {data['counted_batches']} counted, {data['stored_batches']} stored"
         )
+    if "engines" in data:
+        click.echo("\n".join(engines_lines(data["engines"])))
     if run.error:
         click.echo(f"error: {terminal(run.error)}")
     if (note := unverifiable_note(run.config)) is not None:

@@ -231,6 +231,8 @@ def sprt(
             candidate_program=sides[0].program,
             baseline_program=sides[1].program,
             scale_time=not limits.deterministic,
+            candidate_commit=sides[0].commit,
+            baseline_commit=sides[1].commit,
         )
     except ValueError as e:
         raise click.UsageError(str(e)) from None

@@ -69,11 +69,25 @@ def _common_notes(config: dict[str, Any]) -> list[str]:
     return notes
 
 
+def _side_args(config: dict[str, Any]) -> list[str]:
+    """``--candidate`` and ``--baseline``, or for a commit its SHA as ``--candidate-ref`` /
+    ``--baseline-ref`` with ``--repo`` (its password masked)."""
+    args, repo = [], None
+    for side in ("candidate", "baseline"):
+        program, commit = config.get(f"{side}_program") or {}, config.get(f"{side}_commit")
+        build = program.get("build") if isinstance(program, dict) else None
+        if isinstance(commit, dict) and isinstance(build, dict):
+            args += [f"--{side}-ref", str(build.get("sha"))]
+            repo = mask_url(build.get("repo", ""))
+        else:
+            args += [f"--{side}", config.get(f"{side}_source") or ("?" if side == "candidate" else "default")]
+    return args + (["--repo", repo] if repo is not None else [])
+
+
 def sprt_command(config: dict[str, Any], store_url: str) -> tuple[str, list[str]]:
     """``arbiter sprt ...`` for a stored ``SprtConfig`` (as JSON), and notes on what it cannot say."""
     c = config
-    args = ["arbiter", "sprt", c["game"], "--candidate", c.get("candidate_source") or "?"]
-    args += ["--baseline", c.get("baseline_source") or "default"]
+    args = ["arbiter", "sprt", c["game"], *_side_args(c)]
     for key, option in (("elo0", "--elo0"), ("elo1", "--elo1"), ("alpha", "--alpha"), ("beta", "--beta")):
         if float(c.get(key, _SPRT_DEFAULTS[key])) != _SPRT_DEFAULTS[key]:
             args += [option, _number(float(c[key]))]

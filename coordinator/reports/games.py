@@ -22,11 +22,12 @@ from datetime import datetime
 from typing import Any, TextIO
 
 from coordinator.escape import pgn_tag
-from coordinator.reports.match import ADJUDICATION_REASONS, REASONS
+from coordinator.reports.engines import emt
+from coordinator.reports.match import ADJUDICATION_REASONS, REASONS, engines_of
 from coordinator.runs import RunKind
 from coordinator.store import Run, Store
 from coordinator.tournament.config import stored_sides
-from worker.protocol import move_list, ply_count
+from worker.protocol import move_list, number_list, ply_count
 from worker.tally import candidate_score
 
 FORMATS = ("pgn", "jsonl")
@@ -145,13 +146,29 @@ def _tag(name: str, value: Any) -> str:
     return f'[{name} "{pgn_tag(value)}"]'
 
 
+#: The PGN Termination of a game an engine program lost by a fault.
+FAULT_TERMINATIONS = {
+    "time_forfeit": "time forfeit",
+    "illegal_move": "rules infraction",
+    "protocol": "rules infraction",
+    "crash": "abandoned",
+    "hang": "abandoned",
+    "no_answer": "abandoned",
+}
+
+
 def termination(reason: str) -> str:
     """The PGN Termination class of an end reason."""
+    if reason in FAULT_TERMINATIONS:
+        return FAULT_TERMINATIONS[reason]
     return "adjudication" if reason in ADJUDICATION_REASONS and reason != "resign" else "normal"
 
 
-def movetext(opening: str, moves: list[str], comment: str, result: str) -> str:
-    """Numbered moves, the end comment and the result, wrapped at :data:`LINE` characters."""
+def movetext(
+    opening: str, moves: list[str], comment: str, result: str, times: list[int] | None = None
+) -> str:
+    """Numbered moves, each followed by its time as cutechess writes it (``{[%emt 0:00:00.012]}``,
+    given ``times``), the end comment and the result, wrapped at :data:`LINE` characters."""
     black_first = opening.split()[-1:] == ["b"]
     tokens: list[str] = []
     number = 1
@@ -162,6 +179,8 @@ def movetext(opening: str, moves: list[str], comment: str, result: str) -> str:
         elif ply == 0:
             tokens.append(f"{number}...")
         tokens.append(move)
+        if times is not None and ply < len(times):
+            tokens.append(f"{{{emt(times[ply])}}}")
         if not white_to_move:
             number += 1
     tokens += [f"{{{comment}}}", result]
@@ -177,11 +196,38 @@ def movetext(opening: str, moves: list[str], comment: str, result: str) -> str:
     return "\n".join(lines)
 
 
-def pgn(game: ExportedGame) -> str:
-    """One game as PGN (tags, a blank line, the movetext, a blank line)."""
+def _side_tags(side: str, shown: dict[str, Any]) -> list[str]:
+    """A side's own tags: its version as reported, the options it was set to, its commit."""
+    label = side.capitalize()
+    tags = []
+    if shown["version"]:
+        tags.append(_tag(f"{label}Version", shown["version"]))
+    if shown["options"]:
+        tags.append(_tag(f"{label}Options", " ".join(f"{k}={v}" for k, v in shown["options"].items())))
+    if shown["commit"] is not None:
+        tags.append(_tag(f"{label}Commit", shown["commit"]["sha"]))
+        tags.append(_tag(f"{label}Repository", shown["commit"]["repo"]))
+    return tags
+
+
+def _shown_sides(game: ExportedGame, engines: dict[str, Any]) -> dict[str, Any]:
+    """The two sides of ``game`` as PGN names them: a tournament's engines of its batch by name and
+    source, else ``engines``' candidate and baseline."""
+    if game.run.kind is not RunKind.TOURNAMENT:
+        return dict(engines["sides"])
+    pairing = sides(game.run, game.batch_index)
+    return {
+        side: {"name": name, "source": source, "version": None, "options": {}, "commit": None}
+        for side, (name, source) in zip(("candidate", "baseline"), pairing, strict=True)
+    }
+
+
+def pgn(game: ExportedGame, engines: dict[str, Any]) -> str:
+    """One game as PGN (tags, a blank line, the movetext, a blank line), its players named by
+    ``engines`` (``match.engines_of`` its run), each move with its time where recorded."""
     r, run = game.record, game.run
-    (candidate, candidate_source), (baseline, baseline_source) = sides(run, game.batch_index)
-    white, black = (candidate, baseline) if r["candidate_color"] == "white" else (baseline, candidate)
+    shown = _shown_sides(game, engines)
+    white, black = ("candidate", "baseline") if r["candidate_color"] == "white" else ("baseline", "candidate")
     reason = r["reason"]
     winner = {"1-0": "white wins", "0-1": "black wins", "1/2-1/2": "draw"}[r["result"]]
     tags = [
@@ -189,9 +235,10 @@ def pgn(game: ExportedGame) -> str:
         _tag("Site", "arbiter"),
         _tag("Date", game.stored_at.strftime("%Y.%m.%d")),
         _tag("Round", f"{game.batch_index + 1}.{game.game_number + 1}"),
-        _tag("White", white),
-        _tag("Black", black),
+        _tag("White", shown[white]["name"]),
+        _tag("Black", shown[black]["name"]),
         _tag("Result", r["result"]),
+        _tag("TimeControl", engines["time_control"]),
         _tag("Variant", VARIANTS.get(run.game, run.game)),
         _tag("SetUp", "1"),
         _tag("FEN", r["opening"]),
@@ -201,14 +248,17 @@ def pgn(game: ExportedGame) -> str:
         _tag("Run", run.id),
         _tag("Batch", game.batch_index),
         _tag("Worker", game.worker or "?"),
-        _tag("Candidate", candidate_source),
-        _tag("Baseline", baseline_source),
+        _tag("Candidate", shown["candidate"]["source"]),
+        _tag("Baseline", shown["baseline"]["source"]),
+        *_side_tags("candidate", shown["candidate"]),
+        *_side_tags("baseline", shown["baseline"]),
     ]
     comment = f"{winner}: {reason.replace('_', ' ')}"
+    times = number_list(r["times"]) or None
     return (
         "\n".join(tags)
         + "\n\n"
-        + movetext(r["opening"], move_list(r["moves"]), comment, r["result"])
+        + movetext(r["opening"], move_list(r["moves"]), comment, r["result"], times)
         + "\n\n"
     )
 
@@ -234,9 +284,14 @@ def export(store: Store, run: Run, fmt: str, out: TextIO, wanted: GameFilter | N
     """Write the games of ``run`` to ``out`` in ``fmt`` (pgn or jsonl), one at a time; how many."""
     if fmt not in FORMATS:
         raise ValueError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
-    write = pgn if fmt == "pgn" else jsonl
+    engines: dict[int, dict[str, Any]] = {}
     count = 0
     for game in iter_games(store, run, wanted):
-        out.write(write(game))
+        if fmt == "pgn":
+            if game.run.id not in engines:
+                engines[game.run.id] = engines_of(store, game.run)
+            out.write(pgn(game, engines[game.run.id]))
+        else:
+            out.write(jsonl(game))
         count += 1
     return count

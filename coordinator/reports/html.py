@@ -12,6 +12,8 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
 
+from coordinator.escape import terminal
+from coordinator.reports.engines import FAULT_KINDS, FAULT_LABELS
 from coordinator.sprt.report import duration
 
 #: The report's style sheet (the dashboard's pages use it too).
@@ -164,6 +166,108 @@ def _config(data: dict[str, Any]) -> str:
     return pairs_table(items)
 
 
+def _fault_cells(f: dict[str, Any]) -> list[Any]:
+    return [f["total"], *(f[k] for k in FAULT_KINDS)]
+
+
+def engines_html(data: dict[str, Any], plots: dict[str, str]) -> str:
+    """The engines section: each side's name, version, options and commit, the limits, the time
+    per move, and the faults (per engine and per worker, the last with its stderr lines)."""
+    e = data["engines"]
+    sides = table(
+        ["side", "name", "kind", "version (id name)", "options", "commit", "from"],
+        [
+            [
+                side,
+                s["name"],
+                s["kind"],
+                terminal(s["version"] or "not reported"),
+                " ".join(f"{k}={v}" for k, v in s["options"].items()),
+                ""
+                if s["commit"] is None
+                else terminal(f"{s['commit']['sha']} {s['commit']['subject'] or ''}"),
+                s["source"],
+            ]
+            for side, s in e["sides"].items()
+        ],
+        left=(0, 1, 2, 3, 4, 5, 6),
+    )
+    others = [
+        f"{side} also reported: "
+        + "; ".join(f"{r['name']} by {r['author']} ({r['batches']} batches)" for r in s["reported"][1:])
+        for side, s in e["sides"].items()
+        if len(s["reported"]) > 1
+    ]
+    times = e["move_times"]
+    move_times = table(
+        ["side", "name", "moves timed", "mean ms per move", "total s"],
+        [
+            [side, e["sides"][side]["name"], t["moves"], fmt(t["mean_ms"]), f"{t['total_ms'] / 1000:.1f}"]
+            for side, t in times.items()
+        ],
+        left=(0, 1),
+    )
+    faults = table(
+        ["side", "name", "faults", *(FAULT_LABELS[k] for k in FAULT_KINDS), "last reason"],
+        [
+            [
+                side,
+                s["name"],
+                *_fault_cells(s["faults"]),
+                terminal((s["faults"]["last"] or {}).get("reason", "")),
+            ]
+            for side, s in e["sides"].items()
+        ],
+        left=(0, 1, 9),
+    )
+    by_worker = table(
+        ["worker", "time factor", "min", "max", "faults", *(FAULT_LABELS[k] for k in FAULT_KINDS)],
+        [
+            [
+                w["worker"],
+                fmt(w["time_factor"], ".2f"),
+                fmt(w["time_factor_min"], ".2f"),
+                fmt(w["time_factor_max"], ".2f"),
+                *_fault_cells(w["faults"]),
+            ]
+            for w in e["workers"]
+        ],
+    )
+    last = [
+        f"<h3>Last fault of the {esc(side)}</h3><p>{esc(terminal(f['reason']))} "
+        f"(worker {esc(f['worker'])}, batch {esc(f['batch'])}, game {esc(f['game'])})</p>"
+        + (
+            f"<pre>{esc(chr(10).join(terminal(line) for line in f['stderr']))}</pre>"
+            if f["stderr"]
+            else '<p class="muted">no stderr</p>'
+        )
+        for side, s in e["sides"].items()
+        if (f := s["faults"]["last"]) is not None
+    ]
+    plot = (
+        [figure(plots["move_times"], "Mean time per move at each move number.")]
+        if "move_times" in plots
+        else []
+    )
+    return section(
+        "engines",
+        "Engines",
+        sides,
+        "".join(f'<p class="muted">{esc(line)}</p>' for line in others),
+        f"<p>Limits: {esc(e['limits'])} (PGN TimeControl {esc(e['time_control'])}).</p>",
+        "<h3>Time per move</h3>",
+        *plot,
+        move_times,
+        "<h3>Faults</h3>",
+        faults,
+        *last,
+        "<h3>Per worker</h3>",
+        '<p class="muted">The factor each worker scaled time limits by (its speed against the reference '
+        "machine; 1 for node and depth limits), and the faults in the games it played.</p>",
+        by_worker,
+    )
+
+
 def match_html(data: dict[str, Any], plots: dict[str, str]) -> str:
     """The page of a match report."""
     r, h, t, s = data["run"], data["hypothesis"], data["totals"], data["stats"]
@@ -262,6 +366,8 @@ def match_html(data: dict[str, Any], plots: dict[str, str]) -> str:
             "games/s (cpu)",
             "knodes/s (cpu)",
             "refused answers",
+            "time factor",
+            "faults",
             "pentanomial",
             "residual",
             "flag",
@@ -275,6 +381,8 @@ def match_html(data: dict[str, Any], plots: dict[str, str]) -> str:
                 fmt(wk["games_per_second"]),
                 fmt(None if wk["nodes_per_second"] is None else wk["nodes_per_second"] / 1000),
                 wk["refused"],
+                fmt(wk["time_factor"], ".2f"),
+                wk["faults"],
                 " ".join(map(str, wk["pentanomial"])),
                 fmt(wk["residual"], ".2f"),
                 "OUTLIER" if wk["flagged"] else wk["level"],
@@ -282,7 +390,7 @@ def match_html(data: dict[str, Any], plots: dict[str, str]) -> str:
             ]
             for wk in w["workers"]
         ],
-        left=(0, 9),
+        left=(0, 11),
         cls=[
             "flag" if wk["flagged"] or wk["quarantined"] else "yellow" if wk["level"] == "yellow" else ""
             for wk in w["workers"]
@@ -309,6 +417,7 @@ def match_html(data: dict[str, Any], plots: dict[str, str]) -> str:
     title = f"arbiter report: run {r['id']} ({r['kind']} {r['game']})"
     nav = [
         ("summary", "Summary"),
+        ("engines", "Engines"),
         ("sprt", "LLR & Elo"),
         ("outcomes", "Outcomes"),
         ("endings", "Endings"),
@@ -330,6 +439,7 @@ def match_html(data: dict[str, Any], plots: dict[str, str]) -> str:
             "<h3>Statistics</h3>",
             numbers,
         ),
+        engines_html(data, plots),
         section(
             "sprt",
             "LLR and Elo over games",

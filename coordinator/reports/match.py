@@ -17,6 +17,7 @@ from typing import Any
 from sqlalchemy import select
 
 from coordinator.reports.command import sprt_command, tune_command
+from coordinator.reports.engines import FAULT_KINDS, MoveTimes, engines_data, from_results, masked_config
 from coordinator.runs import RunKind, decision_label
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.report import summary_of
@@ -43,10 +44,13 @@ def iso(stamp: datetime | None) -> str | None:
 
 
 def reason_kind(reason: str) -> str:
-    """``rules``, ``adjudication`` or ``other`` for a record's end reason."""
+    """``rules``, ``adjudication``, ``fault`` (an engine program's) or ``other`` for a record's
+    end reason."""
     if reason in RULES_REASONS:
         return "rules"
-    return "adjudication" if reason in ADJUDICATION_REASONS else "other"
+    if reason in ADJUDICATION_REASONS:
+        return "adjudication"
+    return "fault" if reason in FAULT_KINDS else "other"
 
 
 def run_info(run: Run, parent: int | None = None) -> dict[str, Any]:
@@ -123,8 +127,10 @@ def _games_facts(records: Iterator[dict[str, Any]]) -> dict[str, Any]:
     openings: dict[str, list[float]] = defaultdict(lambda: [0, 0.0])  # pairs, candidate points
     pending: dict[str, Any] | None = None
     games = 0
+    times = MoveTimes()
     for record in records:
         games += 1
+        times.add(record)
         score = candidate_score(record["result"], record["candidate_color"])
         slot = 0 if score == 1.0 else 1 if score == 0.5 else 2
         ending = endings[record["reason"]]
@@ -138,7 +144,7 @@ def _games_facts(records: Iterator[dict[str, Any]]) -> dict[str, Any]:
             cell[0] += 1
             cell[1] += pending["score"] + score
             pending = None
-    return {"games": games, "endings": endings, "lengths": lengths, "openings": openings}
+    return {"games": games, "endings": endings, "lengths": lengths, "openings": openings, "times": times}
 
 
 def _endings(endings: dict[str, dict[str, list[int]]]) -> list[dict[str, Any]]:
@@ -217,12 +223,15 @@ def _new_worker(name: str) -> dict[str, Any]:
         "pentanomial": [0] * 5,
         "refused": 0,
         "quarantined": None,
+        "time_factor": None,
+        "faults": 0,
     }
 
 
-def _workers(store: Store, run_id: int, rows: list[Any]) -> dict[str, Any]:
-    """Per worker: counted batches and games, speed per CPU second, refused answers, quarantine and
-    the residual; and the run's re-sends and refused batches."""
+def _workers(store: Store, run_id: int, rows: list[Any], engines: dict[str, Any]) -> dict[str, Any]:
+    """Per worker: counted batches and games, speed per CPU second, the mean factor it scaled time
+    limits by and the faults in its games, refused answers, quarantine and the residual; and the
+    run's re-sends and refused batches."""
     per: dict[str, dict[str, Any]] = {}
     for row in rows:
         name = row.worker or "?"
@@ -238,6 +247,10 @@ def _workers(store: Store, run_id: int, rows: list[Any]) -> dict[str, Any]:
     # Refusals are counted against the worker whose answer was refused (the refusal log); answers
     # that named nobody (unsealed writes, crashes) against no worker. Re-sends (a lease ran out:
     # nobody answered) belong to the run, not to any worker.
+    for found in engines["workers"]:
+        w = per[found["worker"]]
+        w["time_factor"] = found["time_factor"]
+        w["faults"] = found["faults"]["total"]
     for name, count in store.refusals_by_worker(run_id).items():
         if name is not None:
             per.setdefault(name, _new_worker(name))["refused"] += count
@@ -276,7 +289,15 @@ def _workers(store: Store, run_id: int, rows: list[Any]) -> dict[str, Any]:
 
 def workers_of(store: Store, run: Run) -> dict[str, Any]:
     """The workers part of a match run's report alone (what the dashboard's worker pages show)."""
-    return _workers(store, run.id, counted_result_rows(store, run.id, run.counted_batches))
+    rows = counted_result_rows(store, run.id, run.counted_batches)
+    return _workers(store, run.id, rows, from_results(rows))
+
+
+def engines_of(store: Store, run: Run) -> dict[str, Any]:
+    """The engines part of a match run's report without the time per move (what ``arbiter
+    status`` shows: no game record is read)."""
+    rows = counted_result_rows(store, run.id, run.counted_batches)
+    return engines_data(SprtConfig.from_json(run.config), rows, run.config.get("engine_version"))
 
 
 def _throughput(rows: list[Any]) -> dict[str, Any]:
@@ -327,6 +348,7 @@ def match_report(store: Store, run: Run) -> dict[str, Any]:
         else:
             command, notes = sprt_command(run.config, store.url)
     stored = len(store.results(run.id))
+    engines = engines_data(config, rows, run.config.get("engine_version"))
     return {
         "type": "match",
         "run": run_info(run, parent),
@@ -356,16 +378,14 @@ def match_report(store: Store, run: Run) -> dict[str, Any]:
         "endings": _endings(facts["endings"]),
         "length": _lengths(facts["lengths"]),
         "openings": _openings(facts["openings"]),
-        "workers": _workers(store, run.id, rows),
+        "engines": engines | {"move_times": facts["times"].as_json()},
+        "workers": _workers(store, run.id, rows, engines),
         "refusals": [
             {"batch": r.batch_index, "attempts": r.attempts, "state": r.state, "reason": r.reason}
             for r in store.refusals(run.id)
         ],
         "throughput": _throughput(rows),
-        "config": {
-            **{k: v for k, v in run.config.items() if k != "openings"},
-            "openings": len(config.openings),
-        },
+        "config": {**masked_config(run.config), "openings": len(config.openings)},
         "command": command,
         "command_notes": notes,
     }

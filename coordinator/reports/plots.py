@@ -344,9 +344,29 @@ def throughput_plot(data: dict[str, Any]) -> str:
     return to_svg(fig, "throughput", "games per second over time")
 
 
+def move_times_plot(data: dict[str, Any]) -> str:
+    """Each engine's mean time per move at each move number (the records' own times)."""
+    fig, axes = figure()
+    ax = axes[0][0]
+    colors = {"candidate": COLORS["candidate"], "baseline": COLORS["sprt"]}
+    for side, times in data["engines"]["move_times"].items():
+        if times["by_move"]:
+            xs = [int(k) for k in times["by_move"]]
+            name = terminal(data["engines"]["sides"][side]["name"])[:40]
+            ax.plot(xs, list(times["by_move"].values()), color=colors[side], lw=1, label=f"{side}: {name}")
+    ax.set_xlabel("move number")
+    ax.set_ylabel("mean ms per move")
+    ax.legend(fontsize=8)
+    ax.set_title("time per move")
+    return to_svg(fig, "move-times", "mean time per move of each engine by move number")
+
+
 def match_plots(data: dict[str, Any]) -> dict[str, str]:
-    """Every plot of a match report, by name, in page order."""
+    """Every plot of a match report, by name, in page order (the time per move only where the
+    games recorded their moves' times)."""
+    timed = any(t["moves"] for t in data["engines"]["move_times"].values())
     return {
+        **({"move_times": move_times_plot(data)} if timed else {}),
         "llr": llr_plot(data),
         "elo": elo_plot(data),
         "outcomes": outcomes_plot(data),
@@ -356,6 +376,25 @@ def match_plots(data: dict[str, Any]) -> dict[str, str]:
         "workers": workers_plot(data),
         "throughput": throughput_plot(data),
     }
+
+
+def regressions_plot(group: dict[str, Any], name: str) -> str:
+    """The Elo of each tested commit against its base, with its 95% error bar, in history order."""
+    rows = [r for r in group["rows"] if r["elo"] is not None]
+    fig, axes = figure()
+    ax = axes[0][0]
+    if not rows:
+        empty(ax, "no counted games yet")
+    else:
+        xs = list(range(len(rows)))
+        ax.axhline(0, color=COLORS["bound"], lw=1)
+        ax.errorbar(
+            xs, [r["elo"] for r in rows], yerr=[r["elo95"] for r in rows], fmt="o", color=COLORS["candidate"]
+        )
+        ax.set_xticks(xs, [terminal(r["name"]).rsplit("@", 1)[-1] for r in rows], rotation=45, ha="right")
+        ax.set_ylabel("Elo vs base (95%)")
+    ax.set_title(f"{terminal(group['repo'])[:60]} ({group['game']})")
+    return to_svg(fig, name, "Elo of each tested commit against its base, in history order")
 
 
 # tuning runs ---------------------------------------------------------------------------------

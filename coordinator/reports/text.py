@@ -7,6 +7,7 @@ import textwrap
 from typing import Any
 
 from coordinator.escape import terminal
+from coordinator.reports.engines import FAULT_KINDS, FAULT_LABELS
 from coordinator.sprt.report import duration
 
 #: The width every line of the summary fits in.
@@ -39,6 +40,46 @@ def _num(value: float | None, spec: str = ".1f") -> str:
     return "-" if value is None else format(value, spec)
 
 
+def engines_lines(engines: dict[str, Any]) -> list[str]:
+    """The engines of a run in the status text: each side's name, version and options, the
+    limits, the faults (with the last one's reason and stderr) and each worker's time factor."""
+    lines = []
+    for side, e in engines["sides"].items():
+        what = e["kind"] if e["commit"] is None else f"commit {e['commit']['sha']} ({e['commit']['repo']})"
+        options = " ".join(f"{k}={v}" for k, v in e["options"].items())
+        lines.append(
+            f"{side}: {e['name']} [{what}]; version: {e['version'] or 'not reported'}"
+            + (f"; options: {options}" if options else "")
+        )
+    lines.append(f"limits: {engines['limits']}")
+    for side, e in engines["sides"].items():
+        f = e["faults"]
+        if not f["total"]:
+            continue
+        kinds = ", ".join(f"{FAULT_LABELS[k]} {f[k]}" for k in FAULT_KINDS if f[k])
+        last = f["last"]
+        lines.append(
+            f"faults of the {side}: {f['total']} ({kinds}); last: {last['reason']} "
+            f"(worker {last['worker']}, batch {last['batch']})"
+        )
+        lines += [f"  stderr: {line}" for line in last["stderr"]]
+    for w in engines["workers"]:
+        if engines["timed"] or w["faults"]["total"]:
+            lines.append(
+                f"worker {w['worker']}: time factor {w['time_factor']:.2f} "
+                f"({w['time_factor_min']:.2f} to {w['time_factor_max']:.2f}), faults {w['faults']['total']}"
+            )
+    return [terminal(line) for line in lines]
+
+
+def move_times_line(times: dict[str, Any]) -> str | None:
+    """The mean time per move of each engine, where the records have times."""
+    shown = [
+        f"{side} {t['mean_ms']:.0f} ms over {t['moves']} moves" for side, t in times.items() if t["moves"]
+    ]
+    return "time per move: " + ", ".join(shown) if shown else None
+
+
 def match_text(data: dict[str, Any]) -> str:
     """The summary of a match report."""
     r, h, t, s = data["run"], data["hypothesis"], data["totals"], data["stats"]
@@ -68,6 +109,9 @@ def match_text(data: dict[str, Any]) -> str:
         f"batches: {t['counted_batches']} counted, {t['stored_batches']} stored; "
         f"{t['cpu_seconds']:.1f} s cpu in workers"
     )
+    lines += ["", *engines_lines(data["engines"])]
+    if (times := move_times_line(data["engines"]["move_times"])) is not None:
+        lines.append(times)
     if data["endings"]:
         lines += ["", f"{'ended by':<26} {'games':>6}  {'cand. white W/D/L':>18}  {'cand. black W/D/L':>18}"]
         for e in data["endings"]:

@@ -25,7 +25,13 @@ from worker.protocol import BatchPayload
 
 #: Settings kept out of a configuration's JSON while they hold their default, so that the
 #: fingerprints of runs made before they existed stay what they were.
-_OMITTED_AT_DEFAULT = {"candidate_program": None, "baseline_program": None, "scale_time": False}
+_OMITTED_AT_DEFAULT = {
+    "candidate_program": None,
+    "baseline_program": None,
+    "scale_time": False,
+    "candidate_commit": None,
+    "baseline_commit": None,
+}
 
 
 def derive_seed(seed: int, *labels: object) -> int:
@@ -75,6 +81,10 @@ class SprtConfig:
     baseline_program: EngineProgram | None = None
     #: Whether workers scale time limits by their speed (timed runs; never nodes or depth).
     scale_time: bool = False
+    #: A side that is a commit: the ref it was named by, its SHA, subject, commit time and depth
+    #: (``refs.Commit.record``), kept so that tested commits can be put in history order.
+    candidate_commit: dict[str, Any] | None = None
+    baseline_commit: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         """Reject settings no run could use (the SPRT settings are checked by ``SprtParams``)."""

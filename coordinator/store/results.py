@@ -42,12 +42,16 @@ def stored_record(values: list[Any]) -> dict[str, Any]:
 
 
 def result_details(result: BatchResult) -> str | None:
-    """What a result reports beside its games, as stored (None when there is nothing)."""
+    """What a result reports beside its games, as stored (None when there is nothing): each
+    fault with its kind (the end reason of its game, checked by the replay), the time factor,
+    and the engines' identities."""
     details: dict[str, Any] = {}
     if result.faults:
-        details["faults"] = result.faults
+        details["faults"] = [fault | {"kind": result.games[fault["game"]].reason} for fault in result.faults]
     if result.time_factor != 1.0:
         details["time_factor"] = result.time_factor
+    if result.engines:
+        details["engines"] = result.engines
     return json.dumps(details) if details else None
 
 

@@ -5,7 +5,8 @@ records. The first check of every answer; replaying its games (``replay``) is th
 from __future__ import annotations
 
 from worker.protocol import PAIR_COLORS, BatchPayload, BatchResult, Color
-from worker.tally import tally
+from worker.referee.faults import FaultKind
+from worker.tally import candidate_score, tally
 
 
 def check_matches_payload(result: BatchResult, payload: BatchPayload) -> tuple[list[int], list[int]]:
@@ -49,4 +50,33 @@ def check_matches_payload(result: BatchResult, payload: BatchPayload) -> tuple[l
         )
     if counted_wdl != result.wdl:
         raise ValueError(f"wdl: {result.wdl} does not match the game records ({counted_wdl})")
+    check_faults_match_records(result, payload)
     return counted_pentanomial, counted_wdl
+
+
+#: The end reasons of a game lost by an engine program's fault.
+FAULT_REASONS = frozenset(str(kind) for kind in FaultKind)
+
+
+def check_faults_match_records(result: BatchResult, payload: BatchPayload) -> None:
+    """ValueError unless the faults and engine identities a result reports fit the batch: only
+    a batch with engine programs has them, each fault names a different game that its side lost
+    for a fault's reason, and every game lost by a fault has its fault."""
+    if not payload.has_programs and (result.faults or result.engines):
+        raise ValueError("faults, engines: reported for a batch that no engine program plays")
+    faulted: set[int] = set()
+    for i, fault in enumerate(result.faults):
+        game = fault["game"]
+        record = result.games[game]
+        if game in faulted:
+            raise ValueError(f"faults[{i}]: game {game} has a fault already")
+        faulted.add(game)
+        if record.reason not in FAULT_REASONS:
+            raise ValueError(f"faults[{i}]: game {game} ended by {record.reason!r}, not by a fault")
+        if candidate_score(record.result, record.candidate_color) != (
+            0.0 if fault["side"] == "candidate" else 1.0
+        ):
+            raise ValueError(f"faults[{i}]: the {fault['side']} did not lose game {game}")
+    unreported = [i for i, g in enumerate(result.games) if g.reason in FAULT_REASONS and i not in faulted]
+    if unreported and payload.has_programs:
+        raise ValueError(f"games[{unreported[0]}]: lost by a fault that the result does not report")

@@ -22,7 +22,7 @@ from starlette.responses import Response
 from starlette.routing import Route
 
 from coordinator.store import Store, read_only_connections
-from coordinator.web import api, pages
+from coordinator.web import api, pages, regressions
 from coordinator.web.responses import error_response
 from coordinator.web.state import Dashboard, dashboard
 from coordinator.web.throttle import DEFAULT_EXPENSIVE_AT_ONCE, Throttle
@@ -61,6 +61,7 @@ ROUTES = (
     ("/runs/{run_id:int}/games/{batch:int}/{game:int}.pgn", pages.game_pgn, True),
     ("/runs/{run_id:int}/games/{batch:int}/{game:int}", pages.game_page, True),
     ("/workers", pages.workers_page, False),
+    ("/regressions", regressions.regressions_page, True),
     ("/workers/{name:path}", pages.worker_page, False),
     ("/api/runs", api.runs_api, False),
     ("/api/runs/{run_id:int}", api.run_api, True),

@@ -127,7 +127,7 @@ CSP = (
 )
 
 #: The top bar's links.
-MENU = (("/", "runs"), ("/workers", "workers"))
+MENU = (("/", "runs"), ("/workers", "workers"), ("/regressions", "regressions"))
 
 
 def document(title: str, body: str) -> str:

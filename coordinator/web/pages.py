@@ -14,7 +14,7 @@ from starlette.responses import Response
 import engine
 from coordinator.reports.games import RESULT_CHOICES, ExportedGame, GameFilter, pgn, sides, termination
 from coordinator.reports.html import Markup, contents_nav, esc, fmt, pairs_table, table, unverifiable_html
-from coordinator.reports.match import REASONS, iso, workers_of
+from coordinator.reports.match import REASONS, engines_of, iso, workers_of
 from coordinator.runs import RunKind
 from coordinator.sprt.report import duration
 from coordinator.store import Run, Store
@@ -46,7 +46,8 @@ RUNS_COLUMNS = ("run", "kind", "game", "state", "candidate vs baseline / start",
 GAMES_COLUMNS = ("#", "run", "batch", "game", "worker", "white", "black", "result", "candidate", "reason",
                  "plies", "opening")  # fmt: skip
 WORKER_RUN_COLUMNS = ("run", "kind", "game", "state", "batches", "games", "games/s (cpu)", "knodes/s (cpu)",
-                      "refused answers", "residual", "flag", "quarantine")  # fmt: skip
+                      "time factor", "faults", "refused answers", "residual", "flag",
+                      "quarantine")  # fmt: skip
 
 
 def link(href: str, text: Any) -> Markup:
@@ -468,7 +469,8 @@ def game_pgn(request: Request) -> Response:
     Query(request.query_params, ())
     game = _found_game(request)
     name = f"run{game.run.id}-batch{game.batch_index}-game{game.game_number}.pgn"
-    return text_response(pgn(game), "application/x-chess-pgn; charset=utf-8", name)
+    engines = engines_of(dashboard(request).store, game.run)
+    return text_response(pgn(game, engines), "application/x-chess-pgn; charset=utf-8", name)
 
 
 # --- workers --------------------------------------------------------------------------------------
@@ -526,6 +528,8 @@ def _worker_runs(store: Store, name: str) -> str:
                 mine["games"],
                 fmt(mine["games_per_second"]),
                 fmt(None if mine["nodes_per_second"] is None else mine["nodes_per_second"] / 1000),
+                fmt(mine["time_factor"], ".2f"),
+                mine["faults"],
                 mine["refused"],
                 fmt(mine["residual"], ".2f"),
                 flag,
@@ -536,7 +540,7 @@ def _worker_runs(store: Store, name: str) -> str:
         classes.append("flag" if flagged else "yellow" if flag == "yellow" else "")
     if not rows:
         return '<p class="muted">No counted batch in any run.</p>'
-    return table(WORKER_RUN_COLUMNS, rows, left=(1, 2, 3, 10, 11), cls=classes)
+    return table(WORKER_RUN_COLUMNS, rows, left=(1, 2, 3, 12, 13), cls=classes)
 
 
 def _worker_refusals(store: Store, name: str) -> str:

@@ -8,6 +8,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from coordinator.reports.engines import side_of
 from coordinator.reports.games import match_runs
 from coordinator.reports.match import iso, run_info
 from coordinator.runs import RunKind, RunState
@@ -75,8 +76,8 @@ def _match_columns(store: Store, run: Run) -> dict[str, Any]:
     s = summary_of(config, totals.pentanomial, totals.wdl)
     played = totals.games > 0
     return {
-        "candidate": run.config.get("candidate_source") or "?",
-        "baseline": run.config.get("baseline_source") or "default",
+        "candidate": side_of(config, "candidate")["name"],
+        "baseline": side_of(config, "baseline")["name"],
         "games": totals.games,
         "pentanomial": totals.pentanomial,
         "wdl": totals.wdl,

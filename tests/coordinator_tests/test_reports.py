@@ -24,6 +24,7 @@ import pytest
 from report_testkit import (
     InProcessExecutor,
     assert_tokens_cover,
+    commit_run,
     empty_run,
     movetext_moves,
     one_game_run,
@@ -37,6 +38,7 @@ import engine
 from coordinator.reports import build, gather, html_page, terminal_summary
 from coordinator.reports.games import GameFilter, export, iter_games
 from coordinator.reports.match import _throughput, iso
+from coordinator.reports.regressions import regressions
 from coordinator.runs import RunKind
 from coordinator.sprt.config import BatchPlan
 from coordinator.sprt.runner import SprtRunner
@@ -365,3 +367,83 @@ def test_export_streams_in_constant_memory(tmp_path: Path) -> None:
     assert big_peak < small_peak + 512 * 1024, (small_peak, big_peak)
     first = next(iter_games(store, run))
     assert isinstance(GameRecord.from_json(first.record), GameRecord)
+
+
+# engines, faults, times and commits ----------------------------------------------------------
+
+
+def test_a_commit_run_shows_its_engines_times_faults_and_factors(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'store.db'}")
+    sha = "1a2b3c4d" + "0" * 32
+    run = store.get_run(commit_run(store, "congo", sha, depth=7))
+    assert run is not None
+    report = build(store, run)
+    e = report.data["engines"]
+    candidate, baseline = e["sides"]["candidate"], e["sides"]["baseline"]
+    assert candidate["name"] == "arbiter@1a2b3c4" and baseline["name"] == "arbiter@bbbbbbb"
+    assert (
+        candidate["commit"]["sha"] == sha
+        and candidate["commit"]["repo"] == "https://user:***@git.example/arbiter.git"
+    )
+    assert candidate["version"] == "arbiter-engine 9.9 by arbiter <b>" and candidate["options"] == {
+        "Hash": 16
+    }
+    assert e["time_control"] == "0.05/move" and "movetime 50 ms" in e["limits"] and "scaled" in e["limits"]
+    forfeiter = "baseline" if run.config["openings"][0].endswith(" w") else "candidate"
+    faults = {side: e["sides"][side]["faults"] for side in ("candidate", "baseline")}
+    assert faults["candidate"]["crash"] == 1 and faults[forfeiter]["time_forfeit"] == 1
+    assert sum(f["total"] for f in faults.values()) == 2
+    crash = faults["candidate"]["last"] if forfeiter == "baseline" else None
+    if crash is not None:
+        assert crash["reason"] == "crashed: signal 11" and crash["worker"] == "alpha:1"
+        assert "s3cret" not in json.dumps(crash) and "***" in crash["stderr"][1]
+    [worker] = e["workers"]
+    assert worker["time_factor"] == 1.5 and worker["faults"]["total"] == 2
+    assert report.data["workers"]["workers"][0]["time_factor"] == 1.5
+    # The second game's two moves: 12 ms by white's side, 3456 ms by black's.
+    times = e["move_times"]
+    white_side = "baseline"  # the candidate is black in the second game
+    black_side = "candidate"
+    assert times[white_side]["total_ms"] + times[black_side]["total_ms"] == 3468
+    assert {times["candidate"]["moves"], times["baseline"]["moves"]} == {1}
+    assert "move_times" in report.plots
+    command = report.data["command"]
+    assert f"--candidate-ref {sha} --baseline-ref {'b' * 40}" in command
+    assert "--repo 'https://user:***@git.example/arbiter.git'" in command
+    text = terminal_summary(report)
+    assert "arbiter@1a2b3c4" in text and "arbiter-engine 9.9" in text and "crashes 1" in text
+    assert "\x1b" not in text and "s3cret" not in text and "time factor 1.50" in text
+    page = str(html_page(report))
+    assert 'id="engines"' in page and "arbiter@1a2b3c4" in page and "&lt;script&gt;" in page
+    assert "<script>" not in page and "s3cret" not in page and "\x1b" not in page
+    out = io.StringIO()
+    assert export(store, run, "pgn", out) == 2
+    pgn_text = out.getvalue()
+    assert "s3cret" not in pgn_text and "\x1b" not in pgn_text
+    first, second = read_pgn_games(pgn_text)
+    assert (first["tags"]["White"], first["tags"]["Black"]) == ("arbiter@1a2b3c4", "arbiter@bbbbbbb")
+    assert (second["tags"]["White"], second["tags"]["Black"]) == ("arbiter@bbbbbbb", "arbiter@1a2b3c4")
+    assert first["tags"]["CandidateCommit"] == sha and first["tags"]["TimeControl"] == "0.05/move"
+    assert first["tags"]["CandidateVersion"] == "arbiter-engine 9.9 by arbiter <b>"
+    assert (first["tags"]["Termination"], second["tags"]["Termination"]) == ("abandoned", "time forfeit")
+    assert {e["reason"]: e["kind"] for e in report.data["endings"]} == {
+        "crash": "fault",
+        "time_forfeit": "fault",
+    }
+    assert second["comments"][:2] == ["[%emt 0:00:00.012]", "[%emt 0:00:03.456]"]
+    assert not any("%emt" in c for c in first["comments"])
+    store.close()
+
+
+def test_regressions_follow_the_history_of_the_commits(tmp_path: Path) -> None:
+    store = Store(f"sqlite:///{tmp_path / 'store.db'}")
+    later = commit_run(store, "congo", "c" * 40, depth=9)
+    earlier = commit_run(store, "congo", "d" * 40, depth=4)
+    finished_run(store, "congo", 1)  # not a commit: not listed
+    [group] = regressions(store)
+    assert group["repo"] == "https://user:***@git.example/arbiter.git" and group["game"] == "congo"
+    assert [r["run"] for r in group["rows"]] == [earlier, later]
+    row = group["rows"][0]
+    assert row["name"] == "arbiter@ddddddd" and row["base"] == "arbiter@bbbbbbb" and row["ref"] == "topic"
+    assert row["games"] == 2 and row["elo"] is not None and row["elo95"] is not None
+    store.close()

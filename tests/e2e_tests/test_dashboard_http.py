@@ -17,20 +17,40 @@ from urllib.parse import quote
 
 import pytest
 from pg_testkit import PostgresServer
-from report_testkit import CANDIDATE, empty_run, one_game_run, running_run, sprt_run, tune_run, url
+from report_testkit import (
+    CANDIDATE,
+    commit_run,
+    empty_run,
+    one_game_run,
+    running_run,
+    sprt_run,
+    tune_run,
+    url,
+)
 from sprt_testkit import run_cli
 from sqlalchemy import text
 from starlette.testclient import TestClient
 
 from coordinator.reports import gather, json_safe
 from coordinator.reports.games import GameFilter, iter_games, pgn
+from coordinator.reports.match import engines_of
 from coordinator.runs import RunKind
 from coordinator.store import Store
 from coordinator.web.app import create_app
 from coordinator.web.layout import SCRIPT
 from coordinator.web.replay import replay
 
-MATCH_SECTIONS = ["summary", "sprt", "outcomes", "endings", "openings", "workers", "throughput", "config"]
+MATCH_SECTIONS = [
+    "summary",
+    "engines",
+    "sprt",
+    "outcomes",
+    "endings",
+    "openings",
+    "workers",
+    "throughput",
+    "config",
+]
 TUNE_SECTIONS = ["summary", "champions", "trials", "acceptance", "weights", "optimizer", "effort", "config"]
 SECTION = re.compile(r'<section id="[^"]*">.*?</section>', re.DOTALL)
 #: Attribute values and CSS urls that point somewhere: only the dashboard itself, anchors, data.
@@ -66,6 +86,8 @@ def site(tmp_path_factory: pytest.TempPathFactory) -> Any:
     runs["running"] = running_run(writer, "congo")
     runs["empty"] = empty_run(writer, "congress")
     runs["one"] = one_game_run(writer, "congress")
+    runs["later"] = commit_run(writer, "congo", "e" * 40, depth=8)
+    runs["earlier"] = commit_run(writer, "congo", "f" * 40, depth=3)
     kinds = {r.id: r.kind for r in writer.list_runs()}
     runs["trial"] = min(i for i, k in kinds.items() if k is RunKind.TRIAL)
     runs["acceptance"] = min(i for i, k in kinds.items() if k is RunKind.ACCEPTANCE)
@@ -99,7 +121,8 @@ def pages(site: Site) -> list[str]:
         f"/runs/{r['sprt']}/games?result=win", f"/runs/{r['sprt']}/games/0/0",
         f"/runs/{r['sprt']}/games/0/0?ply=3", f"/runs/{r['sprt']}/games/0/0.pgn",
         f"/runs/{r['one']}/games/0/0",
-        "/workers", f"/workers/{quote('alpha:1', safe='')}", "/api/runs", "/api/runs?kind=all&html=1",
+        "/workers", f"/workers/{quote('alpha:1', safe='')}", "/regressions", f"/runs/{r['earlier']}",
+        "/api/runs", "/api/runs?kind=all&html=1",
         f"/api/runs/{r['sprt']}", f"/api/runs/{r['tune']}?since=x&html=1", f"/api/runs/{r['sprt']}/games",
         "/healthz",
     ]  # fmt: skip
@@ -109,7 +132,7 @@ def test_runs_list_puts_running_runs_first_and_filters(site: Site) -> None:
     r = site.runs
     listed = run_ids_in(get(site, "/").text)
     running = sorted((r["running"], r["empty"], r["one"]), reverse=True)  # the kit leaves all three running
-    assert listed == [*running, r["tune"], r["sprt"]]
+    assert listed == [*running, r["earlier"], r["later"], r["tune"], r["sprt"]]
     rows = get(site, "/api/runs?kind=all").json()["runs"]
     assert {row["id"] for row in rows} >= {r["trial"], r["acceptance"]}
     trials = get(site, "/api/runs?kind=trial&game=congress&state=finished").json()["runs"]
@@ -120,7 +143,7 @@ def test_runs_list_puts_running_runs_first_and_filters(site: Site) -> None:
     assert {r["trial"], r["acceptance"]} <= children and r["sprt"] not in children
     assert [row["id"] for row in get(site, "/api/runs?state=running").json()["runs"]] == running
     sprt = next(row for row in rows if row["id"] == r["sprt"])
-    assert sprt["games"] == 40 and sprt["candidate"] == str(CANDIDATE["congo"])
+    assert sprt["games"] == 40 and sprt["candidate"] == f"arbiter ({CANDIDATE['congo']})"
     assert sprt["decision"] is not None and sprt["lower_bound"] < 0 < sprt["upper_bound"]
     tune = next(row for row in rows if row["id"] == r["tune"])
     assert tune["trials"] == 4 and tune["games"] > 0
@@ -245,9 +268,24 @@ def test_a_game_is_replayed_move_by_move(site: Site) -> None:
     assert f'<code class="fen" id="fen">{played.positions[3]}</code>' in html
     assert game.record["reason"].replace("_", " ") in html and game.record["opening"] in html
     assert len(re.findall(r'<a href="\?ply=(\d+)" data-ply="\1"', html)) == len(moves) + 1
-    assert get(site, f"/runs/{run_id}/games/0/0.pgn").text == pgn(game)
+    assert get(site, f"/runs/{run_id}/games/0/0.pgn").text == pgn(game, engines_of(site.store, run))
     one = get(site, f"/runs/{site.runs['one']}/games/0/0").text
     assert "<svg" in one and "board" in one
+
+
+def test_regressions_list_tested_commits_in_history_order(site: Site) -> None:
+    html = get(site, "/regressions").text
+    earlier, later = html.index("arbiter@fffffff"), html.index("arbiter@eeeeeee")
+    assert earlier < later and f'href="/runs/{site.runs["earlier"]}"' in html
+    assert "<svg" in html and "s3cret" not in html and "https://user:***@git.example/arbiter.git" in html
+    assert f">{site.runs['sprt']}<" not in html.split("<h1>Regressions</h1>")[1], "only runs of commits"
+    run_page = get(site, f"/runs/{site.runs['earlier']}").text
+    assert 'id="engines"' in run_page and "arbiter-engine 9.9" in run_page and "s3cret" not in run_page
+    listed = get(site, "/").text
+    assert "arbiter@fffffff vs arbiter@bbbbbbb" in listed
+    worker = get(site, "/workers/alpha%3A1").text  # the commit runs' worker: factor 1.5, two faults
+    assert f'<a href="/runs/{site.runs["earlier"]}">{site.runs["earlier"]}</a></td>' in worker
+    assert '<th class="">time factor</th>' in worker and '<td class="">1.50</td><td class="">2</td>' in worker
 
 
 def test_worker_pages(site: Site) -> None:

@@ -46,7 +46,9 @@ def test_a_program_against_the_built_in_engine_plays_the_same_games_every_time(t
         runs.append((status(db), stored_games(db)))
     (first, games), (second, again) = runs
     assert first["games"] == second["games"] == 16 and first["pentanomial"] == second["pentanomial"]
-    assert games == again and len(games) == 16
+    assert [g[:5] for g in games] == [g[:5] for g in again] and len(games) == 16
+    for _opening, moves, *_, budgets, times in games:  # each move's time, and no budget without a clock
+        assert budgets == "" and len(times.split()) == len(moves.split())
     assert {game[3] for game in games} <= {
         "lion_captured",
         "no_legal_move",
@@ -92,6 +94,51 @@ def test_every_fault_is_a_loss_with_its_reason(tmp_path: Path, fault: str, reaso
         details = [json.loads(d) for (d,) in c.execute("SELECT details FROM results") if d]
     faults = [f for d in details for f in d.get("faults", [])]
     assert len(faults) == 4 and all(f["side"] == "candidate" and says in f["reason"] for f in faults), faults
+
+
+def test_status_report_and_pgn_show_the_engines_times_and_faults(tmp_path: Path) -> None:
+    faulty = python_engine_file(
+        tmp_path / "faulty", "faulty_engine.py", ["--fault", "crash", "--fault-ply", "2"], name="faulty-crash"
+    )
+    db = tmp_path / "store.db"
+    store = ("--store", f"sqlite:///{db}")
+    done = run_cli(
+        "sprt", "congress", "--candidate", str(faulty), "--movetime", "40", "--max-games", "2",
+        "--batch-pairs", "1", *SPRT_ARGS, *store,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    engines = status(db)["engines"]
+    candidate, baseline = engines["sides"]["candidate"], engines["sides"]["baseline"]
+    assert (candidate["name"], candidate["kind"], candidate["version"]) == (
+        "faulty-crash",
+        "program",
+        "plain by arbiter tests",
+    )
+    assert baseline["kind"] == "built-in" and baseline["version"].startswith("built in")
+    assert (
+        candidate["faults"]["crash"] == candidate["faults"]["total"] == 2 and baseline["faults"]["total"] == 0
+    )
+    assert candidate["faults"]["last"]["reason"].startswith("crashed: signal")
+    assert engines["time_control"] == "0.04/move" and engines["timed"]
+    [worker] = engines["workers"]
+    assert 0.1 <= worker["time_factor"] <= 10 and worker["faults"]["total"] == 2
+    text = run_cli("status", "1", *store)
+    assert text.returncode == 0, text.stderr
+    assert "candidate: faulty-crash [program]; version: plain by arbiter tests" in text.stdout
+    assert "faults of the candidate: 2 (crashes 2); last: crashed: signal" in text.stdout
+    assert f"worker {worker['worker']}: time factor {worker['time_factor']:.2f}" in text.stdout
+    report = json.loads(run_cli("report", "1", "--json", *store).stdout)
+    times = report["engines"]["move_times"]
+    assert times["candidate"]["moves"] >= 2 and times["baseline"]["moves"] >= 2  # two moves before its crash
+    assert report["workers"]["workers"][0]["time_factor"] == worker["time_factor"]
+    pgn = run_cli("games", "1", *store)
+    assert pgn.returncode == 0, pgn.stderr
+    assert '[White "faulty-crash"]' in pgn.stdout and '[Black "arbiter (default)"]' in pgn.stdout
+    assert (
+        '[TimeControl "0.04/move"]' in pgn.stdout
+        and '[CandidateVersion "plain by arbiter tests"]' in pgn.stdout
+    )
+    assert pgn.stdout.count("[%emt 0:00:") == times["candidate"]["moves"] + times["baseline"]["moves"]
 
 
 def test_spsa_tunes_a_programs_spin_options(tmp_path: Path) -> None:

@@ -22,7 +22,17 @@ from coordinator.reports import build, html_page
 from coordinator.store import Store
 
 GAMES = ("congo", "congress")
-MATCH_SECTIONS = ("summary", "sprt", "outcomes", "endings", "openings", "workers", "throughput", "config")
+MATCH_SECTIONS = (
+    "summary",
+    "engines",
+    "sprt",
+    "outcomes",
+    "endings",
+    "openings",
+    "workers",
+    "throughput",
+    "config",
+)
 TUNE_SECTIONS = ("summary", "champions", "trials", "acceptance", "weights", "optimizer", "effort", "config")
 
 

@@ -14,6 +14,7 @@ import engine
 from coordinator.trust.answers import check_matches_payload
 from coordinator.trust.replay import replay_check
 from worker.games import play_batch
+from worker.programs import EngineProgram
 from worker.protocol import BatchPayload, BatchResult
 from worker.tally import candidate_score, tally
 
@@ -183,3 +184,43 @@ def test_moves_must_be_one_string_of_moves_separated_by_single_spaces(
 def test_validate_result_refuses_a_non_dict() -> None:
     with pytest.raises(ValueError, match="expected a JSON object"):
         validate_result(["not", "a", "result"], payload(book_positions(GAME, 1)))
+
+
+def with_crash(result: dict[str, Any], side: str | None) -> dict[str, Any]:
+    """``result`` with its first game lost at once by the candidate (white) to a crash, the
+    counts made to agree, and a fault for it naming ``side`` (None: no fault)."""
+    fake = forged(result)
+    fake["games"][0] |= {"moves": "", "result": "0-1", "reason": "crash"}
+    pentanomial, wdl = tally(BatchResult.from_json(fake).games)
+    fake |= {"pentanomial": pentanomial, "wdl": wdl}
+    fault = {"game": 0, "side": side, "reason": "crashed: signal 11", "stderr": []}
+    return fake | {"faults": [] if side is None else [fault]}
+
+
+def test_faults_and_engine_ids_must_fit_the_batch(batch: tuple[BatchPayload, dict[str, Any]]) -> None:
+    sent, result = batch
+    program = EngineProgram(name="p", digest="0" * 64, command=("./p",))
+    with_program = dataclasses.replace(sent, candidate_program=program)
+    ids = {"candidate": {"name": "plain 1.0", "author": None}}
+    validate_result(with_crash(result, "candidate") | {"engines": ids}, with_program)
+    two_times = forged(result)
+    two_times["games"][1]["times"] = "12 34"  # a move's time for fewer (or more) moves than played
+    with pytest.raises(ValueError, match=r"games\[1\]: times: expected one per move"):
+        validate_result(two_times, sent)
+    with pytest.raises(ValueError, match="reported for a batch that no engine program plays"):
+        validate_result(forged(result, engines=ids), sent)
+    for fake, message in [
+        (with_crash(result, "baseline"), "the baseline did not lose game 0"),
+        (with_crash(result, None), r"games\[0\]: lost by a fault that the result does not report"),
+        (
+            forged(result, faults=[{"game": 1, "side": "candidate", "reason": "x", "stderr": []}]),
+            "not by a fault",
+        ),
+        (
+            forged(result, engines={"candidate": {"name": "x" * 129, "author": None}}),
+            "engines.candidate.name",
+        ),
+        (forged(result, engines={"referee": {"name": "x", "author": None}}), "unknown field"),
+    ]:
+        with pytest.raises(ValueError, match=message):
+            validate_result(fake, with_program)

@@ -97,14 +97,12 @@ class PlayedGame:
         return " ".join(self.moves)
 
     def record(self, candidate_color: Color, timed: bool = False) -> GameRecord:
-        """The game as a batch result's record, the candidate having played ``candidate_color``;
-        a timed game also states each move's node count (the last its engine reported: the
-        budget under which ``go nodes`` repeats the move, where the engine supports it) and its
-        time in whole milliseconds."""
-        if not timed:
-            return GameRecord(self.opening, self.moves_text, self.result, self.reason, candidate_color)
-        budgets = " ".join(str(max(1, s.nodes or 1)) for s in self.stats)
+        """The game as a batch result's record, the candidate having played ``candidate_color``,
+        with each move's time in whole milliseconds (what reports and PGN show); a timed game
+        also states each move's node count (the last its engine reported: the budget under
+        which ``go nodes`` repeats the move, where the engine supports it)."""
         times = " ".join(str(round(s.time_ms)) for s in self.stats)
+        budgets = " ".join(str(max(1, s.nodes or 1)) for s in self.stats) if timed else ""
         return GameRecord(
             self.opening, self.moves_text, self.result, self.reason, candidate_color, budgets, times
         )

@@ -76,6 +76,7 @@ class EnginePlayer:
         self.starts = 0
         self._uci: UciClient | None = None
         self._process: EngineProcess | None = None
+        self._info: EngineInfo | None = None
 
     @property
     def name(self) -> str:
@@ -88,8 +89,8 @@ class EnginePlayer:
 
     @property
     def info(self) -> EngineInfo | None:
-        """What the last handshake told (None before the first start)."""
-        return None if self._uci is None else self._uci.info
+        """What the last handshake told (None before the first start), kept after a kill."""
+        return self._info
 
     @property
     def process(self) -> EngineProcess | None:
@@ -124,6 +125,7 @@ class EnginePlayer:
             raise
         self.starts += 1
         self._uci = client
+        self._info = client.info
         return client
 
     @contextmanager

@@ -1,0 +1,284 @@
+"""The engines of a match run as status, reports, the dashboard and PGN show them: each side's
+name (a commit as ``repository@sha``), the version its handshake reported (``id name``), the
+options it was set to and the time control; the time each engine used per move; the faults that
+lost games, per engine and per worker, with the last reason and stderr lines; and the factor each
+worker scaled time limits by.
+
+Everything here is read from the run's configuration, the ``details`` of its counted results
+(what workers reported beside their games, checked on arrival) and the records' per-move times.
+Worker-reported strings (ids, reasons, stderr) are returned as stored: each output escapes them
+(``coordinator.escape``, ``html.escape``); secrets of a ref's repository URL are masked here.
+"""
+
+from __future__ import annotations
+
+import json
+from collections import Counter, defaultdict
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from typing import Any
+
+import engine
+from coordinator.refs import short_name
+from coordinator.sprt.config import SprtConfig
+from worker.masking import mask_url, scrub
+from worker.programs import EngineProgram
+from worker.protocol import SIDES, number_list
+from worker.referee.faults import FaultKind
+
+#: The kinds of fault a game can be lost by, in the order reports list them, and how a table
+#: heads each.
+FAULT_KINDS = tuple(str(kind) for kind in FaultKind)
+FAULT_LABELS = {
+    "time_forfeit": "forfeits",
+    "crash": "crashes",
+    "illegal_move": "illegal moves",
+    "hang": "hangs",
+    "protocol": "protocol violations",
+    "no_answer": "no answer",
+}
+#: Different (id name, id author) pairs listed per side (workers may report others: hostile).
+IDS_SHOWN = 4
+#: Stderr lines of the last fault that reports show.
+STDERR_SHOWN = 8
+#: Plies the time-per-move series covers (later moves are counted in the means only).
+SERIES_PLIES = 200
+
+
+def pgn_time_control(limits: engine.Limits) -> str:
+    """A PGN ``TimeControl`` as cutechess writes it: ``40/60+0.5`` for a clock, ``0.05/move``
+    for a time per move, ``-`` for none (nodes or depth only)."""
+    if limits.time_control is not None:
+        return str(limits.time_control)
+    if limits.movetime_ms is not None:
+        return f"{limits.movetime_ms / 1000:g}/move"
+    return "-"
+
+
+def limits_text(limits: engine.Limits, scaled: bool = False) -> str:
+    """A run's limits in words: ``tc 10+0.1 (scaled by each worker's speed), nodes 2000``."""
+    parts = []
+    if limits.time_control is not None:
+        parts.append(f"tc {limits.time_control} (margin {limits.time_margin_ms} ms)")
+    if limits.movetime_ms is not None:
+        parts.append(f"movetime {limits.movetime_ms} ms")
+    if limits.nodes is not None:
+        parts.append(f"nodes {limits.nodes}")
+    if limits.depth is not None:
+        parts.append(f"depth {limits.depth}")
+    text = ", ".join(parts) or "none"
+    return f"{text}, times scaled by each worker's speed" if scaled else text
+
+
+def emt(ms: int) -> str:
+    """A move's time as a PGN ``[%emt h:mm:ss.fff]`` command."""
+    return f"[%emt {ms // 3_600_000}:{ms // 60_000 % 60:02d}:{ms // 1000 % 60:02d}.{ms % 1000:03d}]"
+
+
+def _secrets_masked(text: str, repos: Iterable[str]) -> str:
+    for repo in repos:
+        text = scrub(text, repo)
+    return text
+
+
+def side_of(config: SprtConfig, side: str) -> dict[str, Any]:
+    """One side as the configuration has it: its name, what it is (the built-in engine, a
+    program, or a commit), where it came from, the options it is set to, and its commit."""
+    program: EngineProgram | None = getattr(config, f"{side}_program")
+    source = str(getattr(config, f"{side}_source"))
+    if program is None:
+        return {
+            "name": f"arbiter ({source})",
+            "kind": "built-in",
+            "source": source,
+            "options": {},
+            "commit": None,
+        }
+    commit = None
+    if program.build is not None:
+        recorded = getattr(config, f"{side}_commit") or {}
+        commit = {
+            "repo": mask_url(program.build.repo),
+            "sha": program.build.sha,
+            "short": short_name(program.build.repo, program.build.sha),
+            "ref": recorded.get("ref"),
+            "subject": recorded.get("subject"),
+        }
+    return {
+        "name": commit["short"] if commit is not None else program.name,
+        "kind": "commit" if commit is not None else "program",
+        "source": mask_url(source) if commit is not None else source,
+        "options": dict(program.options),
+        "commit": commit,
+    }
+
+
+def repos_of(config: SprtConfig) -> list[str]:
+    """The repositories of a run's commits (whose secrets are masked wherever text is shown)."""
+    return [p.build.repo for p in config.programs() if p.build is not None]
+
+
+def masked_config(config: dict[str, Any]) -> dict[str, Any]:
+    """A stored configuration (without its openings) as it may be shown: every repository URL
+    of a commit with its password masked."""
+    shown = {k: v for k, v in config.items() if k != "openings"}
+    for side in SIDES:
+        program = shown.get(f"{side}_program")
+        if isinstance(program, dict) and isinstance(program.get("build"), dict):
+            build = program["build"] | {"repo": mask_url(program["build"].get("repo", ""))}
+            shown[f"{side}_program"] = program | {"build": build}
+        source = shown.get(f"{side}_source")
+        if isinstance(source, str) and program is not None:
+            shown[f"{side}_source"] = mask_url(source)
+    return shown
+
+
+def details_of(row: Any) -> dict[str, Any]:
+    """What a stored result reported beside its games (its ``details`` column), as JSON."""
+    return dict(json.loads(row.details)) if row.details else {}
+
+
+@dataclass
+class _Faults:
+    """Fault counts by kind, and the last fault seen (in batch order)."""
+
+    counts: Counter[str] = field(default_factory=Counter)
+    last: dict[str, Any] | None = None
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            "total": sum(self.counts.values()),
+            **{kind: self.counts[kind] for kind in FAULT_KINDS},
+            "last": self.last,
+        }
+
+
+def _kind(fault: dict[str, Any]) -> str:
+    kind = fault.get("kind")
+    return kind if kind in FAULT_KINDS else "other"
+
+
+def from_results(rows: Iterable[Any], repos: Iterable[str] = ()) -> dict[str, Any]:
+    """Per side, the ids reported and the faults; per worker, its faults and time factor; from
+    the stored result rows (counted ones, in batch order: the last fault is the latest batch's),
+    any secret of ``repos`` masked in the faults' text."""
+    repos = list(repos)
+    ids: dict[str, Counter[tuple[str | None, str | None]]] = {side: Counter() for side in SIDES}
+    faults = {side: _Faults() for side in SIDES}
+    workers: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        details = details_of(row)
+        name = row.worker or "?"
+        w = workers.setdefault(name, {"worker": name, "batches": 0, "factors": [], "faults": _Faults()})
+        w["batches"] += 1
+        w["factors"].append(float(details.get("time_factor", 1.0)))
+        for side, reported in details.get("engines", {}).items():
+            if side in ids:
+                ids[side][(reported.get("name"), reported.get("author"))] += 1
+        for fault in details.get("faults", []):
+            kind = _kind(fault)
+            last = {
+                "batch": row.batch_index,
+                "game": fault.get("game"),
+                "worker": name,
+                "side": fault.get("side"),
+                "kind": kind,
+                "reason": _secrets_masked(str(fault.get("reason", "")), repos),
+                "stderr": [_secrets_masked(str(x), repos) for x in fault.get("stderr", [])[-STDERR_SHOWN:]],
+            }
+            for found in (faults.get(str(fault.get("side"))), w["faults"]):
+                if found is not None:
+                    found.counts[kind] += 1
+                    found.last = last
+    return {
+        "reported": {
+            side: [
+                {"name": n, "author": a, "batches": count}
+                for (n, a), count in ids[side].most_common(IDS_SHOWN)
+            ]
+            for side in SIDES
+        },
+        "faults": {side: faults[side].as_json() for side in SIDES},
+        "workers": [
+            {
+                "worker": w["worker"],
+                "batches": w["batches"],
+                "time_factor": sum(w["factors"]) / len(w["factors"]),
+                "time_factor_min": min(w["factors"]),
+                "time_factor_max": max(w["factors"]),
+                "faults": w["faults"].as_json(),
+            }
+            for w in sorted(workers.values(), key=lambda w: str(w["worker"]))
+        ],
+    }
+
+
+def version_of(reported: list[dict[str, Any]]) -> str | None:
+    """A side's version as most of its batches reported it (``id name``, ``by`` its author)."""
+    if not reported or reported[0]["name"] is None:
+        return None
+    first = reported[0]
+    return str(first["name"]) + (f" by {first['author']}" if first["author"] else "")
+
+
+def engines_data(config: SprtConfig, rows: Iterable[Any], engine_version: str | None) -> dict[str, Any]:
+    """The engines part of a run's status and report (without the time per move, which needs
+    the records: :class:`MoveTimes`)."""
+    found = from_results(rows, repos_of(config))
+    sides = {}
+    for side in SIDES:
+        shown = side_of(config, side)
+        reported = found["reported"][side]
+        version = version_of(reported)
+        if shown["kind"] == "built-in":
+            version = f"built in, engine version {engine_version}"
+        sides[side] = shown | {"version": version, "reported": reported, "faults": found["faults"][side]}
+    return {
+        "limits": limits_text(config.limits, config.scale_time),
+        "time_control": pgn_time_control(config.limits),
+        "timed": not config.limits.deterministic,
+        "sides": sides,
+        "workers": found["workers"],
+    }
+
+
+class MoveTimes:
+    """The time each engine used per move, over a stream of game records: its moves timed, the
+    mean and total, and the mean at each move number (records without times are skipped)."""
+
+    def __init__(self) -> None:
+        self.moves = {side: 0 for side in SIDES}
+        self.total_ms = {side: 0 for side in SIDES}
+        self.by_ply: dict[str, defaultdict[int, list[int]]] = {
+            side: defaultdict(lambda: [0, 0]) for side in SIDES
+        }
+
+    def add(self, record: dict[str, Any]) -> None:
+        """Counts one record's move times to the side that played each move."""
+        times = number_list(record["times"])
+        if not times:
+            return
+        white_first = record["opening"].rsplit(" ", 1)[-1] != "b"
+        candidate_white = record["candidate_color"] == "white"
+        for ply, ms in enumerate(times):
+            white = (ply % 2 == 0) == white_first
+            side = "candidate" if white == candidate_white else "baseline"
+            self.moves[side] += 1
+            self.total_ms[side] += ms
+            if ply < SERIES_PLIES:
+                cell = self.by_ply[side][ply // 2]
+                cell[0] += 1
+                cell[1] += ms
+
+    def as_json(self) -> dict[str, Any]:
+        return {
+            side: {
+                "moves": self.moves[side],
+                "total_ms": self.total_ms[side],
+                "mean_ms": self.total_ms[side] / self.moves[side] if self.moves[side] else None,
+                "by_move": {
+                    str(n + 1): total / count for n, (count, total) in sorted(self.by_ply[side].items())
+                },
+            }
+            for side in SIDES
+        }
