@@ -17,7 +17,14 @@ from typing import Any
 from sqlalchemy import select
 
 from coordinator.reports.command import sprt_command, tune_command
-from coordinator.reports.engines import FAULT_KINDS, MoveTimes, engines_data, from_results, masked_config
+from coordinator.reports.engines import (
+    FAULT_KINDS,
+    MoveTimes,
+    engines_data,
+    from_results,
+    masked_config,
+    pgn_time_control,
+)
 from coordinator.runs import RunKind, decision_label
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.report import summary_of
@@ -295,7 +302,12 @@ def workers_of(store: Store, run: Run) -> dict[str, Any]:
 
 def engines_of(store: Store, run: Run) -> dict[str, Any]:
     """The engines part of a match run's report without the time per move (what ``arbiter
-    status`` shows: no game record is read)."""
+    status`` shows: no game record is read). A tournament has no two fixed sides: only its time
+    control (its engines are named per batch)."""
+    if run.kind is RunKind.TOURNAMENT:
+        from coordinator.tournament.config import TournamentConfig
+
+        return {"sides": {}, "time_control": pgn_time_control(TournamentConfig.from_json(run.config).limits)}
     rows = counted_result_rows(store, run.id, run.counted_batches)
     return engines_data(SprtConfig.from_json(run.config), rows, run.config.get("engine_version"))
 
