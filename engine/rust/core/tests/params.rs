@@ -78,9 +78,9 @@ fn defaults_keep_the_bench_signature() {
     assert_eq!(
         bench_with(GameKind::Congress, None, &default_weights(GameKind::Congress), SearchParams::default(), HASH_MB)
             .nodes,
-        910_589
+        732_980
     );
-    assert_eq!(bench(GameKind::Congress, None).nodes, 910_589);
+    assert_eq!(bench(GameKind::Congress, None).nodes, 732_980);
     let pos = congo::Position::start();
     let w = default_weights(GameKind::Congo);
     let a = Searcher::<congo::Position>::new(w.clone(), 4).search(&pos, depth(7), &[]);
