@@ -19,7 +19,15 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from celery_testkit import RedisServer, WorkerPool, free_port, started_tasks, wait_until, waiting_tasks
+from celery_testkit import (
+    RedisDatabase,
+    RedisServer,
+    WorkerPool,
+    free_port,
+    started_tasks,
+    wait_until,
+    waiting_tasks,
+)
 from pg_testkit import StoreUrls
 from process_testkit import CommandPause, PauseAll, pause_when
 from sprt_testkit import book_positions, call_seconds, run_cli, run_cli_timing, write_book, write_weights
@@ -143,7 +151,7 @@ def status_json(url: str, run_id: int) -> dict[str, Any]:
 
 
 def test_two_workers_give_the_local_pools_counts(
-    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path, store_urls: StoreUrls
+    redis_server: RedisDatabase, workers: WorkerPool, tmp_path: Path, store_urls: StoreUrls
 ) -> None:
     """(a) One ``arbiter worker`` and one ``celery worker``: the same counts as the local pool, through
     the executor and through ``arbiter sprt --broker``."""
@@ -178,7 +186,7 @@ def test_two_workers_give_the_local_pools_counts(
 
 
 def test_sigkill_of_a_worker_in_the_middle_of_a_batch(
-    redis_server: RedisServer, workers: WorkerPool, store_urls: StoreUrls
+    redis_server: RedisDatabase, workers: WorkerPool, store_urls: StoreUrls
 ) -> None:
     """(b) A worker and its pool are SIGKILLed while playing: the batch is re-sent, nothing lost
     or counted twice, same counts."""
@@ -206,7 +214,7 @@ def test_sigkill_of_a_worker_in_the_middle_of_a_batch(
 
 
 def test_redis_restart_in_the_middle_of_a_run(
-    redis_server: RedisServer, workers: WorkerPool, store_urls: StoreUrls
+    own_redis_server: RedisServer, workers: WorkerPool, store_urls: StoreUrls
 ) -> None:
     """(c) Redis is killed and restarted empty mid-run: workers reconnect, the coordinator re-sends
     what was lost, same counts."""
@@ -216,16 +224,16 @@ def test_redis_restart_in_the_middle_of_a_run(
     store = Store(url)
     run_id = new_run(store, config)
     watcher = Store(url)
-    executor = CeleryExecutor(redis_server.url, concurrency=2, lease_seconds=4)
+    executor = CeleryExecutor(own_redis_server.url, concurrency=2, lease_seconds=4)
     with executor:
         run = Background(lambda: play(store, run_id, config, executor))
-        queue = redis_server.client()
+        queue = own_redis_server.client()
 
         def work_queued() -> bool:
             assert not run.done(), "the run ended before Redis could be restarted"
             return (
                 len(watcher.results(run_id)) >= 2
-                and all(started_tasks(redis_server, worker.node) for worker in fleet)
+                and all(started_tasks(own_redis_server, worker.node) for worker in fleet)
                 and len(waiting_tasks(queue)) >= 2
             )
 
@@ -235,7 +243,7 @@ def test_redis_restart_in_the_middle_of_a_run(
         fleet_pause = PauseAll(*(CommandPause(worker.process.pid) for worker in fleet))
         pause_when(fleet_pause, work_queued, 60, "two results, both workers playing, two batches waiting")
         try:
-            redis_server.restart()
+            own_redis_server.restart()
         finally:
             fleet_pause.resume()
         progress = run.result()
