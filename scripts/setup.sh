@@ -1,15 +1,34 @@
 #!/usr/bin/env bash
 # Creates .venv (if missing) and installs arbiter into it, editable, with the Rust extension
-# built in release mode by maturin. Safe to run again.
+# built by maturin in the cargo profile $ARBITER_CARGO_PROFILE (release by default; CI uses ci,
+# release without fat LTO), and arbiter-engine beside it. Safe to run again: nothing is
+# reinstalled while the sources that go into the build are unchanged (a stamp in .venv).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if ! command -v cargo >/dev/null 2>&1; then
     echo "setup: cargo (the Rust toolchain) is required; install it with rustup" >&2
     exit 1
 fi
+profile="${ARBITER_CARGO_PROFILE:-release}"
+stamp=.venv/.arbiter-build-stamp
+# Everything the build reads: the Rust workspace, the build settings and the Python files the
+# engine version hashes (engine/, worker/).
+sources_hash() {
+    {
+        echo "$profile"
+        find engine worker Cargo.toml Cargo.lock pyproject.toml -type f \
+            \( -name '*.rs' -o -name '*.py' -o -name '*.toml' -o -name Cargo.lock \) -print0 \
+            | LC_ALL=C sort -z | xargs -0 sha256sum
+    } | sha256sum | cut -d' ' -f1
+}
+wanted="$(sources_hash)"
+if [ -x .venv/bin/python ] && [ -x .venv/bin/arbiter-engine ] && [ "$(cat "$stamp" 2>/dev/null)" = "$wanted" ]; then
+    exit 0
+fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
 .venv/bin/python -m pip install -q --upgrade pip
-.venv/bin/python -m pip install -q -e '.[dev]'
+MATURIN_PEP517_ARGS="--profile $profile" .venv/bin/python -m pip install -q -e '.[dev]'
 # arbiter-engine, the built-in engine as a program speaking the engine protocol, beside arbiter.
-cargo build --quiet --release -p arbiter-engine
-install -m 0755 target/release/arbiter-engine .venv/bin/arbiter-engine
+cargo build --quiet --profile "$profile" -p arbiter-engine
+install -m 0755 "target/$profile/arbiter-engine" .venv/bin/arbiter-engine
+echo "$wanted" > "$stamp"

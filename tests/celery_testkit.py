@@ -32,6 +32,8 @@ T = TypeVar("T")
 
 #: Bound on starting a redis-server or a worker (seconds).
 START_TIMEOUT = 45.0
+#: Databases of a test redis-server: one per test of a pytest run (the session's server).
+DATABASES = 4096
 #: Host part of every test worker's node name.
 NODE_HOST = "arbiter-test"
 #: Folder of the test-only Celery app that forges results.
@@ -118,6 +120,7 @@ class RedisServer:
         self.starts += 1
         argv = [self.executable, "--port", str(self.port), "--bind", "127.0.0.1"]
         argv += ["--save", "", "--appendonly", "no", "--dir", str(self.directory)]
+        argv += ["--databases", str(DATABASES)]
         with open(self.directory / f"redis-{self.starts}.log", "wb") as log:
             self.process = subprocess.Popen(
                 argv, stdout=log, stderr=subprocess.STDOUT, start_new_session=True
@@ -136,7 +139,42 @@ class RedisServer:
         self.start()
 
 
-def task_metas(server: RedisServer) -> list[dict[str, Any]]:
+class RedisDatabase:
+    """One numbered database of a shared :class:`RedisServer`: a test's own broker and result
+    backend (Celery keys, queues and fanout channels are all per database), emptied when taken and
+    when given back."""
+
+    def __init__(self, server: RedisServer, number: int) -> None:
+        """Database ``number`` of ``server``, emptied."""
+        self.server = server
+        self.number = number
+        self.client().flushdb()
+
+    @property
+    def url(self) -> str:
+        """Its broker URL."""
+        return f"redis://127.0.0.1:{self.server.port}/{self.number}"
+
+    def client(self) -> redis.Redis:
+        """A client of this database with short timeouts."""
+        return redis.Redis(
+            host="127.0.0.1",
+            port=self.server.port,
+            db=self.number,
+            socket_connect_timeout=0.5,
+            socket_timeout=2,
+        )
+
+    def release(self) -> None:
+        """Empty it."""
+        self.client().flushdb()
+
+
+#: What a test talks to: a database of the shared server, or a server of its own.
+RedisTarget = RedisServer | RedisDatabase
+
+
+def task_metas(server: RedisTarget) -> list[dict[str, Any]]:
     """Every task state stored in ``server``'s result backend."""
     client = server.client()
     metas = []
@@ -147,7 +185,7 @@ def task_metas(server: RedisServer) -> list[dict[str, Any]]:
     return metas
 
 
-def started_tasks(server: RedisServer, node: str) -> list[str]:
+def started_tasks(server: RedisTarget, node: str) -> list[str]:
     """The tasks worker ``node`` is playing: started (``STARTED`` in the result backend, which the
     worker's own result overwrites once it is stored) and not finished. While the worker is
     stopped this cannot change: such a worker is busy, and takes no other task (prefetch 1,
@@ -183,7 +221,7 @@ class WorkerProcess:
 
 
 def pause_a_playing_worker(
-    server: RedisServer, fleet: list[WorkerProcess], alive: Callable[[], object], timeout: float
+    server: RedisTarget, fleet: list[WorkerProcess], alive: Callable[[], object], timeout: float
 ) -> tuple[WorkerProcess, CommandPause]:
     """Stop, check, act: the first worker of ``fleet`` seen playing a batch is stopped (worker and
     pool), and returned with its pause once the batch is still started and not stored while it is

@@ -6,6 +6,20 @@ SQLite file in the test's folder, or a new database on the session's PostgreSQL 
 cluster for the whole session, started on first use; see ``pg_testkit.py``). Like the Redis tests,
 the PostgreSQL ones never skip in CI: when ``$CI`` is set and the server cannot be started they
 fail, naming ``scripts/ensure-postgres.sh``; elsewhere they skip with the same hint.
+
+Every test gets one kind marker from its folder (``pytest_collection_modifyitems`` below), so that
+a new test file needs no marker of its own:
+
+- ``unit``: engine_tests, coordinator_tests, worker_tests, oracle_tests: in-process logic, on
+  SQLite stores. A test of those folders on the PostgreSQL store is ``integration`` instead.
+- ``integration``: referee_tests (real engine programs as child processes), the PostgreSQL runs
+  of store tests, and any folder not named here.
+- ``e2e``: e2e_tests: the ``arbiter`` command as a user runs it, real redis-server, Celery
+  workers, PostgreSQL and network namespaces.
+
+and, on top of it, ``browser`` for a test that uses the session's Chromium (the ``chromium``
+fixture), and ``slow`` where a test says so (``@pytest.mark.slow``, or ``pytestmark``). The quick
+subset (``scripts/test.sh --quick``) is ``(unit or integration) and not slow and not browser``.
 """
 
 from __future__ import annotations
@@ -13,12 +27,45 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
+from browser_testkit import headless_chromium
 from pg_testkit import PostgresServer, StoreUrls, start_server, unavailable_reason
 
 #: The store kinds every store-parametrized test runs against.
 STORE_KINDS = ("sqlite", "postgresql")
+
+#: Each test folder's kind marker; a folder not listed here is ``integration``.
+FOLDER_KINDS = {
+    "engine_tests": "unit",
+    "coordinator_tests": "unit",
+    "worker_tests": "unit",
+    "oracle_tests": "unit",
+    "referee_tests": "integration",
+    "e2e_tests": "e2e",
+}
+#: The fixture a browser test uses.
+BROWSER_FIXTURE = "chromium"
+
+
+def kind_of(item: pytest.Item) -> str:
+    """``unit``, ``integration`` or ``e2e``: by the test's folder, a unit test on PostgreSQL being
+    an integration test."""
+    folder = item.path.parent.name
+    kind = FOLDER_KINDS.get(folder, "integration")
+    callspec = getattr(item, "callspec", None)
+    if kind == "unit" and callspec is not None and callspec.params.get("store_kind") == "postgresql":
+        return "integration"
+    return kind
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Give every test its kind marker, and ``browser`` to those that use the browser."""
+    for item in items:
+        item.add_marker(kind_of(item))
+        if BROWSER_FIXTURE in getattr(item, "fixturenames", ()):
+            item.add_marker("browser")
 
 
 def _unavailable(message: str) -> None:
@@ -43,6 +90,13 @@ def pg_server() -> Iterator[PostgresServer]:
         yield server
     finally:
         server.stop()
+
+
+@pytest.fixture(scope="session")
+def chromium() -> Iterator[Any]:
+    """The pytest run's headless Chromium (a Playwright browser); each test opens its own context."""
+    with headless_chromium() as launched:
+        yield launched
 
 
 @pytest.fixture(params=STORE_KINDS)

@@ -337,6 +337,7 @@ class CountingSink(io.TextIOBase):
         return len(text)
 
 
+@pytest.mark.slow
 def test_export_streams_in_constant_memory(tmp_path: Path) -> None:
     """10,000 stored games (40 real ones, stored again and again) export with the same peak memory
     as 1,000: one record at a time."""

@@ -119,6 +119,7 @@ def test_coordinators_opening_an_empty_database_together(store_urls: StoreUrls) 
     assert {"studies", "trials", "trial_values"} <= tables
 
 
+@pytest.mark.slow
 def test_plain_postgresql_url_means_psycopg_and_status_masks_the_password(
     pg_server: PostgresServer,
 ) -> None:

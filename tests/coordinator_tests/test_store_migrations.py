@@ -96,6 +96,7 @@ def test_a_store_of_0_1_0_upgrades_in_place_and_keeps_everything(tmp_path: Path)
     assert revision(url) == migrations.head()
 
 
+@pytest.mark.slow
 def test_commands_read_an_upgraded_store(tmp_path: Path) -> None:
     url = old_store(tmp_path)
 

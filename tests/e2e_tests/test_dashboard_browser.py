@@ -29,7 +29,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_testkit import headless_chromium
 from celery_testkit import free_port, wait_until
 from process_testkit import WorkerPause
 from report_testkit import FLAT, url
@@ -172,29 +171,28 @@ def watch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Watch]:
 
 
 @pytest.fixture(scope="module")
-def browser(watch: Watch) -> Iterator[Any]:
+def browser(watch: Watch, chromium: Any) -> Iterator[Any]:
     """One browser context for the whole visit: requests outside the dashboard are refused and
     recorded, and so are console errors."""
-    with headless_chromium() as launched:
-        context = launched.new_context(viewport={"width": 1280, "height": 1000})
-        # A run page draws the whole report of a run that changes all the time: on a machine as
-        # busy as CI's, loading one can take longer than Playwright's default 30 s.
-        context.set_default_timeout(SEE)
+    context = chromium.new_context(viewport={"width": 1280, "height": 1000})
+    # A run page draws the whole report of a run that changes all the time: on a machine as
+    # busy as CI's, loading one can take longer than Playwright's default 30 s.
+    context.set_default_timeout(SEE)
 
-        def route(route: Any) -> None:
-            if route.request.url.startswith(f"{watch.base}/"):
-                route.continue_()
-            else:
-                watch.outside.append(route.request.url)
-                route.abort()
+    def route(route: Any) -> None:
+        if route.request.url.startswith(f"{watch.base}/"):
+            route.continue_()
+        else:
+            watch.outside.append(route.request.url)
+            route.abort()
 
-        context.route("**/*", route)
-        context.on("console", lambda m: watch.errors.append(m.text) if m.type == "error" else None)
-        context.on("weberror", lambda e: watch.errors.append(str(e.error)))
-        try:
-            yield context
-        finally:
-            context.close()
+    context.route("**/*", route)
+    context.on("console", lambda m: watch.errors.append(m.text) if m.type == "error" else None)
+    context.on("weberror", lambda e: watch.errors.append(str(e.error)))
+    try:
+        yield context
+    finally:
+        context.close()
 
 
 def number(page: Any, selector: str) -> int:

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
-from celery_testkit import START_TIMEOUT, RedisServer, WorkerPool, wait_until, waiting_tasks
+from celery_testkit import START_TIMEOUT, RedisDatabase, WorkerPool, wait_until, waiting_tasks
 from sprt_testkit import run_cli
 from test_celery_faults import Background, counts, make_config, new_run, play, reference
 
@@ -24,7 +24,7 @@ from coordinator.store import Store
 
 
 def test_a_worker_on_another_build_never_takes_a_batch(
-    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+    redis_server: RedisDatabase, workers: WorkerPool, tmp_path: Path
 ) -> None:
     stale = workers.start("stale", app="stale_worker")
     honest = workers.start("honest")
@@ -49,7 +49,7 @@ def test_a_worker_on_another_build_never_takes_a_batch(
 
 
 def test_higher_priority_batches_are_played_first(
-    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+    redis_server: RedisDatabase, workers: WorkerPool, tmp_path: Path
 ) -> None:
     """No worker is up while both coordinators fill the queue; then one worker of one process
     takes the batches one by one (prefetch 1), and plays every batch of the urgent run before

@@ -9,12 +9,10 @@ a single game, for both games. In CI (``$CI`` set) a missing Chromium fails thes
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
-from browser_testkit import headless_chromium
 from report_testkit import empty_run, one_game_run, running_run, sprt_run, tune_run, url
 from sprt_testkit import run_cli
 
@@ -34,13 +32,6 @@ MATCH_SECTIONS = (
     "config",
 )
 TUNE_SECTIONS = ("summary", "champions", "trials", "acceptance", "weights", "optimizer", "effort", "config")
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Any]:
-    """A headless Chromium from Debian's package."""
-    with headless_chromium() as launched:
-        yield launched
 
 
 @pytest.fixture(scope="module")
@@ -76,11 +67,11 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
 @pytest.mark.parametrize("kind", ["sprt", "running", "tune", "empty", "one"])
 @pytest.mark.parametrize("game", GAMES)
 def test_report_opens_offline_without_errors(
-    browser: Any, reports: dict[str, Path], kind: str, game: str
+    chromium: Any, reports: dict[str, Path], kind: str, game: str
 ) -> None:
     path = reports[f"{kind}-{game}"]
     page_url = path.resolve().as_uri()
-    context = browser.new_context(viewport={"width": 1200, "height": 900})
+    context = chromium.new_context(viewport={"width": 1200, "height": 900})
     requests: list[str] = []
     errors: list[str] = []
 

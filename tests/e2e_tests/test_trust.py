@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from celery_testkit import NODE_HOST, RedisServer, WorkerPool, WorkerProcess, wait_until, waiting_tasks
+from celery_testkit import NODE_HOST, RedisDatabase, WorkerPool, WorkerProcess, wait_until, waiting_tasks
 from process_testkit import CommandPause, PauseAll
 from sprt_testkit import run_cli
 from test_celery_faults import RUN_TIMEOUT, Background, counts, make_config, new_run, play, reference
@@ -89,7 +89,7 @@ def status_of(db: Path, run_id: int) -> tuple[dict[str, Any], str]:
     ],
 )
 def test_a_lying_worker_is_quarantined_and_its_work_played_again(
-    mode: str, caught_by: str, redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+    mode: str, caught_by: str, redis_server: RedisDatabase, workers: WorkerPool, tmp_path: Path
 ) -> None:
     liar = workers.start(f"liar-{mode.replace('_', '-')}", app="forging_worker", env={"FORGE": mode})
     db = tmp_path / f"{mode}.db"
@@ -111,7 +111,7 @@ class CraftingClient:
     """Writes crafted results into the result backend for every task it sees waiting in the queue,
     as anyone who can write to Redis could (no worker involved)."""
 
-    def __init__(self, server: RedisServer, meta: dict[str, Any], secret: bytes | None = None) -> None:
+    def __init__(self, server: RedisDatabase, meta: dict[str, Any], secret: bytes | None = None) -> None:
         """Start crafting ``meta`` (a Celery task meta without its task id; a SUCCESS result is
         sealed as workers seal theirs, with ``secret``: the forger's guess) in a thread."""
         self.secret = secret
@@ -149,7 +149,7 @@ class CraftingClient:
 
 
 def crafted_run(
-    server: RedisServer,
+    server: RedisDatabase,
     db: Path,
     meta: dict[str, Any],
     workers: WorkerPool,
@@ -207,7 +207,7 @@ FORGED_WIN = {
     ids=["success-without-games", "failure-naming-os-system", "wrong-types"],
 )
 def test_results_written_straight_into_the_backend_count_for_nothing(
-    meta: dict[str, Any], redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+    meta: dict[str, Any], redis_server: RedisDatabase, workers: WorkerPool, tmp_path: Path
 ) -> None:
     db = tmp_path / "crafted.db"
     _, run_id, _ = crafted_run(redis_server, db, meta, workers)
@@ -217,7 +217,7 @@ def test_results_written_straight_into_the_backend_count_for_nothing(
 
 
 def test_workers_check_each_other_and_this_machine_decides(
-    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+    redis_server: RedisDatabase, workers: WorkerPool, tmp_path: Path
 ) -> None:
     """Spot checks played by other workers: two honest workers and one that plays other weights.
     Where a peer and the checked worker disagree, the coordinator's own pool decides, so the liar
@@ -256,7 +256,7 @@ def test_workers_check_each_other_and_this_machine_decides(
 
 
 def test_a_worker_that_lies_after_its_first_batches_loses_all_it_gave(
-    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+    redis_server: RedisDatabase, workers: WorkerPool, tmp_path: Path
 ) -> None:
     """A worker plays its first batches honestly (they pass their checks and are stored), then lies.
     With every batch checked, the first lie quarantines it, and everything it gave the run, honest
@@ -285,7 +285,7 @@ def test_a_worker_that_lies_after_its_first_batches_loses_all_it_gave(
 
 
 def test_with_a_fleet_secret_a_redis_writer_can_neither_forge_nor_blame(
-    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    redis_server: RedisDatabase, workers: WorkerPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     """With ``ARBITER_SECRET`` on the coordinator and its worker, a client that writes results
     claiming to be that worker (and guesses at the seal) gets nothing counted and nobody

@@ -27,7 +27,7 @@ from typing import Any
 
 import pytest
 import redis
-from celery_testkit import NODE_HOST, RedisServer, WorkerPool, queue_keys, wait_until, waiting_tasks
+from celery_testkit import NODE_HOST, RedisDatabase, WorkerPool, queue_keys, wait_until, waiting_tasks
 from test_celery_faults import RUN_TIMEOUT, Background, counts, make_config, new_run, play, reference
 
 import engine
@@ -70,7 +70,7 @@ class PayloadRewriter:
     weights crippled, the limits, or the run id, taking the batches the old public formula said
     were not checked (now nobody can say which are)."""
 
-    def __init__(self, server: RedisServer, limit: int) -> None:
+    def __init__(self, server: RedisDatabase, limit: int) -> None:
         self.client = redis.Redis.from_url(server.url)
         self.limit = limit
         self.rewritten: list[str] = []
@@ -131,7 +131,7 @@ class PayloadRewriter:
 
 
 def test_a_redis_writer_without_a_key_changes_nothing_and_blames_nobody(
-    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+    redis_server: RedisDatabase, workers: WorkerPool, tmp_path: Path
 ) -> None:
     """(a) Rewritten payloads are refused unplayed by the workers (the coordinator's signature
     does not verify): the run ends with the honest counts, and nobody is quarantined."""
@@ -157,7 +157,7 @@ def test_a_redis_writer_without_a_key_changes_nothing_and_blames_nobody(
 
 
 def test_an_insider_crippling_the_baseline_is_caught_and_nobody_else(
-    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+    redis_server: RedisDatabase, workers: WorkerPool, tmp_path: Path
 ) -> None:
     """(b) The liar's first batches pass their checks; then its results favour the candidate far
     beyond the honest worker's, so its latest batches are checked after all, and every later one
@@ -182,7 +182,7 @@ def test_an_insider_crippling_the_baseline_is_caught_and_nobody_else(
 
 
 def test_an_insider_answering_in_another_workers_name_is_the_one_blamed(
-    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+    redis_server: RedisDatabase, workers: WorkerPool, tmp_path: Path
 ) -> None:
     """(c) An insider seals honest answers naming another worker, with its own key (it has no
     other): they are refused, and its key shows who wrote them."""
@@ -204,7 +204,7 @@ def test_an_insider_answering_in_another_workers_name_is_the_one_blamed(
 
 
 def test_a_timed_liar_is_caught_by_repeating_its_moves_with_their_budgets(
-    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+    redis_server: RedisDatabase, workers: WorkerPool, tmp_path: Path
 ) -> None:
     """(d) Under --movetime the liar plays its first batch honestly, then against a crippled
     baseline, recording the node budgets of what it played: each move searched again with its
@@ -229,7 +229,7 @@ def test_a_timed_liar_is_caught_by_repeating_its_moves_with_their_budgets(
 
 
 def test_refusals_forged_or_sealed_by_one_insider_never_fail_a_run(
-    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+    redis_server: RedisDatabase, workers: WorkerPool, tmp_path: Path
 ) -> None:
     """(e) A Redis client writes refusals in an honest worker's name, and an insider refuses every
     batch under its own key: the batches are refused again and again, yet the run waits, and ends
@@ -288,7 +288,7 @@ def test_refusals_forged_or_sealed_by_one_insider_never_fail_a_run(
     assert by_worker.get(refuser.node, 0) >= 1  # its refusals are charged to it, under its key
 
 
-def test_a_huge_value_in_the_result_backend_is_never_fetched(redis_server: RedisServer) -> None:
+def test_a_huge_value_in_the_result_backend_is_never_fetched(redis_server: RedisDatabase) -> None:
     """(f) A Redis writer stores 50 MB under a task's result key: the coordinator asks its size,
     refuses it unread, and stays within a few megabytes; a poll never holds more than its bound."""
     executor = CeleryExecutor(redis_server.url)

@@ -1,6 +1,7 @@
 """``arbiter tune --broker``: a tiny tuning run over two real Celery worker processes and a real
-redis-server (the fixtures of ``conftest.py``), on SQLite and on PostgreSQL, and the same trials
-(Optuna) or path of theta (SPSA) as on a local pool of one process."""
+redis-server (the fixtures of ``conftest.py``), stored in PostgreSQL (only the coordinator writes
+the store: ``test_tune_cli.py`` runs the same tuning on both store kinds locally), and the same
+trials (Optuna) or path of theta (SPSA) as on a local pool of one process."""
 
 from __future__ import annotations
 
@@ -8,7 +9,8 @@ import json
 import subprocess
 from pathlib import Path
 
-from celery_testkit import RedisServer, WorkerPool, pause_a_playing_worker, wait_until
+import pytest
+from celery_testkit import RedisDatabase, WorkerPool, pause_a_playing_worker, wait_until
 from pg_testkit import StoreUrls
 from test_tune_cli import (
     FLAT,
@@ -36,8 +38,9 @@ TINY = (
 )
 
 
+@pytest.mark.parametrize("store_kind", ["postgresql"])
 def test_tiny_tuning_run_over_two_celery_workers(
-    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path, store_urls: StoreUrls
+    redis_server: RedisDatabase, workers: WorkerPool, tmp_path: Path, store_urls: StoreUrls
 ) -> None:
     first = workers.start("tune1")
     second = workers.start("tune2")
@@ -98,7 +101,7 @@ def test_tiny_tuning_run_over_two_celery_workers(
 
 
 def test_spsa_over_two_celery_workers_reaches_the_local_pools_theta(
-    redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+    redis_server: RedisDatabase, workers: WorkerPool, tmp_path: Path
 ) -> None:
     """The same SPSA command on two Celery workers and on a local pool of one process: the same
     iterations, results and path of theta (the lag, not the workers, decides what each plays)."""

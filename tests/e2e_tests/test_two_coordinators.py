@@ -10,7 +10,7 @@ import subprocess
 from pathlib import Path
 from typing import Any
 
-from celery_testkit import RedisServer, WorkerPool, wait_until, waiting_tasks
+from celery_testkit import RedisDatabase, WorkerPool, wait_until, waiting_tasks
 from pg_testkit import PostgresServer
 from sprt_testkit import CLI_TIMEOUT, cli_command, run_cli, write_book, write_weights
 from sqlalchemy import func, select
@@ -59,7 +59,7 @@ def solo(args: list[str], db: Path) -> dict[str, Any]:
 
 
 def test_two_coordinators_share_one_store_and_one_fleet(
-    pg_server: PostgresServer, redis_server: RedisServer, workers: WorkerPool, tmp_path: Path
+    pg_server: PostgresServer, redis_server: RedisDatabase, workers: WorkerPool, tmp_path: Path
 ) -> None:
     runs = {"a": person_a(tmp_path), "b": person_b(tmp_path)}
     expected = {name: solo(args, tmp_path / f"solo-{name}.db") for name, args in runs.items()}

@@ -21,12 +21,12 @@ CONGO_STUCK = ref.CONGO_STUCK
 # ---------------------------------------------------------------- reference perft
 
 
-@pytest.mark.parametrize("depth", [1, 2, 3, 4])
+@pytest.mark.parametrize("depth", [1, 2, 3, pytest.param(4, marks=pytest.mark.slow)])
 def test_congo_start_perft(depth: int) -> None:
     assert congo.perft(congo.parse(congo.START), depth) == CONGO_START_NUMBERS[depth - 1]
 
 
-@pytest.mark.parametrize("depth", [1, 2, 3, 4])
+@pytest.mark.parametrize("depth", [1, 2, 3, pytest.param(4, marks=pytest.mark.slow)])
 def test_congo_second_row_perft(depth: int) -> None:
     assert congo.perft(congo.parse(CONGO_SECOND), depth) == CONGO_SECOND_NUMBERS[depth - 1]
 
@@ -37,7 +37,7 @@ def test_congo_isolating_perft(position: str, numbers: list[int]) -> None:
     assert [congo.perft(state, depth) for depth in (1, 2, 3)] == numbers
 
 
-@pytest.mark.parametrize("depth", [1, 2, 3, 4, 5])
+@pytest.mark.parametrize("depth", [1, 2, 3, 4, pytest.param(5, marks=pytest.mark.slow)])
 def test_congress_start_perft(depth: int) -> None:
     assert congress.perft(congress.parse(congress.START), depth) == CONGRESS_START_NUMBERS[depth - 1]
 

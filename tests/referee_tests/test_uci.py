@@ -261,9 +261,9 @@ def test_isready_is_answered_while_searching(plain: UciClient) -> None:
     plain.new_game()
     plain.position(START["congo"])
     plain.send("go infinite")
-    started = time.monotonic()
+    # readyok within the client's bound (is_ready fails otherwise) from a search that never ends
+    # by itself: no fixed figure of seconds, which a loaded machine would miss.
     plain.is_ready()
-    assert time.monotonic() - started < 0.5
     plain.send("stop")
     deadline = time.monotonic() + 2
     while not (plain.process.read_line(deadline) or "").startswith("bestmove"):
