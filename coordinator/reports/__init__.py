@@ -74,8 +74,12 @@ def build(store: Store, run: Run, anchor: str | None = None) -> Report:
 
 def html_page(report: Report) -> ReportPage:
     """The self-contained HTML page of a report (a string that also keeps its sections)."""
-    from coordinator.reports.html import render
+    from coordinator.reports.html import noted, render
 
+    if report.data["type"] == "tournament":
+        from coordinator.reports.tournament_html import tournament_html
+
+        return noted(tournament_html(report.data, report.plots), report.data)
     return render(report.data, report.plots)
 
 

@@ -842,13 +842,12 @@ def tune_html(data: dict[str, Any], plots: dict[str, str]) -> ReportPage:
 
 
 def render(data: dict[str, Any], plots: dict[str, str]) -> ReportPage:
-    """The page of any report."""
-    if data["type"] == "tournament":
-        from coordinator.reports.tournament_html import tournament_html
+    """The page of a match or tuning report."""
+    return noted(tune_html(data, plots) if data["type"] == "tune" else match_html(data, plots), data)
 
-        document: str = tournament_html(data, plots)
-    else:
-        document = tune_html(data, plots) if data["type"] == "tune" else match_html(data, plots)
+
+def noted(document: str, data: dict[str, Any]) -> ReportPage:
+    """``document`` (made by ``page()``) with the report's "unverifiable" note, if it has one."""
     if not isinstance(document, ReportPage):
         raise TypeError("a report page must be made by html.page()")
     if data.get("unverifiable"):
