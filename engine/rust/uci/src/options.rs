@@ -203,8 +203,14 @@ mod tests {
         let lines = options.declarations();
         assert_eq!(lines[0], "option name UCI_Variant type combo default congo var congo var congress");
         assert_eq!(lines[1], "option name Hash type spin default 16 min 1 max 4096");
-        assert!(lines.contains(&"option name congo_pawn type spin default 100 min 20 max 300".to_string()));
-        assert!(lines.contains(&"option name congress_king type spin default 500 min 50 max 2000".to_string()));
+        for (game, prefix, name) in [(GameKind::Congo, "congo", "pawn"), (GameKind::Congress, "congress", "king")] {
+            let spec = weight_table(game).iter().find(|w| w.name == name).expect("a weight of the table");
+            let line = format!(
+                "option name {prefix}_{name} type spin default {} min {} max {}",
+                spec.default, spec.min, spec.max
+            );
+            assert!(lines.contains(&line), "{line}");
+        }
         assert!(lines.contains(&"option name lmr_min_depth type spin default 3 min 1 max 20".to_string()));
         let weights = weight_table(GameKind::Congo).len() + weight_table(GameKind::Congress).len();
         assert_eq!(lines.len(), 2 + weights + PARAM_TABLE.len());
