@@ -506,12 +506,13 @@ def test_radius_narrows_each_range_around_the_start() -> None:
         reach = max(1, round(0.1 * (w.max - w.min)))
         assert (d.low, d.high) == (max(w.min, start[name] - reach), min(w.max, start[name] + reach))
         assert d.low <= start[name] <= d.high
-    # mobility: default 4, range 0..30, reach 3: 1..7; at the table's edge the box is clipped.
-    assert (space["mobility"].low, space["mobility"].high) == (1, 7)
+    # mobility from 4, range 0..30, reach 3: 1..7; at the table's edge the box is clipped.
+    four = distributions("congo", ["mobility"], {"mobility": 4}, 0.1)
+    assert (four["mobility"].low, four["mobility"].high) == (1, 7)
     edge = distributions("congo", ["mobility"], {"mobility": 0}, 0.5)
     assert (edge["mobility"].low, edge["mobility"].high) == (0, 15)
     # A tiny radius still leaves each weight a neighbour on both sides.
-    tiny = distributions("congo", ["mobility"], start, 0.001)
+    tiny = distributions("congo", ["mobility"], {"mobility": 4}, 0.001)
     assert (tiny["mobility"].low, tiny["mobility"].high) == (3, 5)
 
 
