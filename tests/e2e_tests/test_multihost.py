@@ -27,6 +27,8 @@ from netns_testkit import SUBNET, HostWorker, Network, ip, log_text
 from process_testkit import CommandPause, pause_when
 from sprt_testkit import cli_command, run_cli, write_book, write_weights
 
+import engine
+
 GAME = "congo"
 #: Batches of a few tenths of a second (2 pairs at 1000 nodes), so that a cut lands in the middle of
 #: one; 100 of them, so that every event happens while the run goes on.
@@ -90,10 +92,16 @@ def status(db: Path) -> dict[str, Any]:
     return dict(json.loads(done.stdout))
 
 
+def near_default() -> dict[str, int]:
+    """A candidate a few points of pawn from the defaults: the run is decided by its budget."""
+    pawn = next(w for w in engine.weights(GAME) if w.name == "pawn")
+    return {"pawn": pawn.default + 4}
+
+
 def test_workers_on_other_hosts_cut_healed_joined_and_removed(network: Network, tmp_path: Path) -> None:
     net = network
     files = [
-        *("--candidate", str(write_weights(tmp_path / "candidate.json", {"pawn": 150, "mobility": 6}))),
+        *("--candidate", str(write_weights(tmp_path / "candidate.json", near_default()))),
         *("--book", str(write_book(tmp_path / "book.txt", GAME, count=24, seed=3))),
     ]
     local = tmp_path / "local.db"
