@@ -213,7 +213,7 @@ def test_commits_built_and_checked_on_every_worker(
     final = status(fleet)
     for key in ("state", "pentanomial", "wdl", "games", "counted_batches", "decision"):
         assert final[key] == expected[key], (key, final[key], expected[key])
-    name = f"arbiter@{shas['feature'][:8]} (feature)"
+    name = f"arbiter@{shas['feature'][:7]} (feature)"
     assert final["candidate"] == {"name": name, "repo": repo, "sha": shas["feature"]}
     assert final["baseline"]["sha"] == shas["main"]
     shown = run_cli("status", "1", "--store", f"sqlite:///{fleet}").stdout
