@@ -9,7 +9,16 @@ from pathlib import Path
 
 import pytest
 
-from worker.builds import BINARY, WORKSPACE, BuildCache, BuildError, BuildSpec, FetchError, WrongBench
+from worker.builds import (
+    BINARY,
+    BUILD_PROFILE_ENV,
+    WORKSPACE,
+    BuildCache,
+    BuildError,
+    BuildSpec,
+    FetchError,
+    WrongBench,
+)
 
 MAIN = """fn main() {{
     if std::env::args().nth(1).as_deref() == Some("bench") {{
@@ -33,6 +42,12 @@ def commit(repo: Path, main: str) -> str:
     git(repo, "add", "-A")
     git(repo, "-c", "user.name=t", "-c", "user.email=t@example.org", "commit", "-q", "-m", "x")
     return git(repo, "rev-parse", "HEAD")
+
+
+@pytest.fixture(autouse=True)
+def release_builds(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The stand-in's manifest has only cargo's own profiles (CI sets another for real commits)."""
+    monkeypatch.setenv(BUILD_PROFILE_ENV, "release")
 
 
 @pytest.fixture
