@@ -9,6 +9,7 @@ running the same command again or by ``arbiter resume RUN``, with the same final
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -31,6 +32,7 @@ from coordinator.cli.options import (
     open_executor_and_store,
     open_existing_store,
     priority_option,
+    probed,
     read_book,
     read_ref_side,
     read_side,
@@ -74,8 +76,6 @@ def entrant_of(game: str, spec: str, repo: str | None, option: str) -> tuple[Ent
 
 def champion_entrants(store: Store, tune_run_id: int, game: str) -> list[Entrant]:
     """The champions of tuning run ``tune_run_id`` of ``game``, oldest first, named ``champion #N``."""
-    from dataclasses import replace
-
     from coordinator.store import mask_url
     from coordinator.tuning.config import TuneConfig
     from coordinator.tuning.records import TuningRecords
@@ -238,7 +238,13 @@ def tournament(
     read = [entrant_of(game, spec, repo, "--engine") for spec in engines]
     if vs is not None and all(vs not in (e.name, spec) for (e, _), spec in zip(read, engines, strict=True)):
         read.insert(0, entrant_of(game, vs, repo, "--vs"))  # a gauntlet engine not among --engine
-    entrants, sides = [e for e, _ in read], [s for _, s in read]
+    entrants, sides = [], []
+    for entrant, side in read:  # programs probed once, as sprt does (a built commit benched twice)
+        if side.program is not None and not entrant.source.startswith(REF_PREFIX):
+            side = probed(game, side, limits)
+            entrant = replace(entrant, program=side.program)
+        entrants.append(entrant)
+        sides.append(side)
     if champions is not None:
         entrants += champion_entrants(open_existing_store(store_url), champions, game)
     if len(entrants) < 2:
