@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import sys
 import time
+from collections.abc import Callable
 
 import click
 
@@ -48,7 +49,7 @@ from coordinator.refs import DEFAULT_BASE
 from coordinator.runs import RunKind
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.report import progress_line, summary_text
-from coordinator.sprt.runner import RunFailed, SprtRunner
+from coordinator.sprt.runner import MatchPlan, Progress, RunFailed, SprtRunner
 from coordinator.store import Run, Store
 
 INTERRUPTED_EXIT = 130
@@ -74,33 +75,42 @@ def warn_if_games_repeat(config: SprtConfig) -> None:
     )
 
 
-def play(store: Store, run: Run, config: SprtConfig, executor: Executor) -> None:
-    """Run ``run`` to its decision with live progress, then print the summary on stdout.
-
-    Ctrl-C or SIGTERM stop it between two steps (never inside a transaction); ``arbiter resume``
-    continues it."""
+def run_with_progress(
+    store: Store,
+    run: Run,
+    config: MatchPlan,
+    executor: Executor,
+    line: Callable[[Progress], str],
+    noun: str = "run",
+) -> Progress:
+    """Run ``run`` to its end with live progress lines (``line`` of each progress); its final
+    progress. Ctrl-C or SIGTERM stop it between two steps (never inside a transaction) and exit
+    saying how ``arbiter resume`` continues it; a failed run exits with its reason."""
     printer = ProgressPrinter()
-    started = time.monotonic()
     try:
         with executor, graceful_stop() as stop:
-            runner = SprtRunner(
-                store, run.id, config, executor, on_progress=lambda p: printer.show(progress_line(p))
-            )
+            runner = SprtRunner(store, run.id, config, executor, on_progress=lambda p: printer.show(line(p)))
             progress = runner.run(stop_requested=stop)
     except KeyboardInterrupt:
         printer.finish()
-        totals = store.totals(run.id)
         click.echo(
-            f"arbiter: run {run.id} interrupted after {totals.games} counted games; "
+            f"arbiter: {noun} {run.id} interrupted after {store.totals(run.id).games} counted games; "
             f"continue with: arbiter resume {run.id}",
             err=True,
         )
         sys.exit(INTERRUPTED_EXIT)
     except RunFailed as e:
         printer.finish()
-        click.echo(f"arbiter: run {run.id} failed: {e}", err=True)
+        click.echo(f"arbiter: {noun} {run.id} failed: {e}", err=True)
         sys.exit(FAILED_EXIT)
-    printer.finish(progress_line(progress))
+    printer.finish(line(progress))
+    return progress
+
+
+def play(store: Store, run: Run, config: SprtConfig, executor: Executor) -> None:
+    """Run ``run`` to its decision with live progress, then print the summary on stdout."""
+    started = time.monotonic()
+    progress = run_with_progress(store, run, config, executor, progress_line)
     finished = store.get_run(run.id) or run
     cpu = store.totals(run.id).cpu_seconds
     click.echo(summary_text(finished, config, progress, time.monotonic() - started, cpu))

@@ -8,7 +8,6 @@ running the same command again or by ``arbiter resume RUN``, with the same final
 
 from __future__ import annotations
 
-import sys
 from dataclasses import replace
 from pathlib import Path
 
@@ -41,18 +40,15 @@ from coordinator.cli.options import (
     store_option,
     verify_option,
 )
-from coordinator.cli.progress import ProgressPrinter
-from coordinator.cli.signals import graceful_stop
+from coordinator.cli.sprt import run_with_progress
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS, TOURNAMENT_PAIRS
 from coordinator.executors.base import Executor
 from coordinator.executors.options import ExecutorOptions
 from coordinator.runs import RunKind
-from coordinator.sprt.runner import Progress, RunFailed, SprtRunner
+from coordinator.sprt.runner import Progress
 from coordinator.store import Run, Store
 from coordinator.tournament.config import FORMATS, Entrant, TournamentConfig
 
-INTERRUPTED_EXIT = 130
-FAILED_EXIT = 1
 #: ``--engine ref:REF`` names a commit of ``--repo``.
 REF_PREFIX = "ref:"
 
@@ -127,27 +123,8 @@ def play(store: Store, run: Run, config: TournamentConfig, executor: Executor) -
     from coordinator.reports import gather, terminal_summary
 
     store.record_pairings(run.id, config.batch_names())
-    printer = ProgressPrinter()
     total = config.max_batches
-    try:
-        with executor, graceful_stop() as stop:
-            runner = SprtRunner(
-                store, run.id, config, executor, on_progress=lambda p: printer.show(progress_line(p, total))
-            )
-            progress = runner.run(stop_requested=stop)
-    except KeyboardInterrupt:
-        printer.finish()
-        click.echo(
-            f"arbiter: tournament {run.id} interrupted after {store.totals(run.id).games} counted games; "
-            f"continue with: arbiter resume {run.id}",
-            err=True,
-        )
-        sys.exit(INTERRUPTED_EXIT)
-    except RunFailed as e:
-        printer.finish()
-        click.echo(f"arbiter: tournament {run.id} failed: {e}", err=True)
-        sys.exit(FAILED_EXIT)
-    printer.finish(progress_line(progress, total))
+    run_with_progress(store, run, config, executor, lambda p: progress_line(p, total), "tournament")
     finished = store.get_run(run.id) or run
     click.echo(terminal_summary(gather(store, finished)))
 
