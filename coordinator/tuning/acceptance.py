@@ -131,9 +131,14 @@ class AcceptanceQueue:
             run_id = context.store.create_run(
                 RunKind.ACCEPTANCE, context.config.game, config.to_json(), config.fingerprint()
             )
-            context.records.add_acceptance(context.run_id, candidate.number, stage, run_id, champion.number)
-            if stage == 0 and context.config.method == "optuna":
-                context.records.update_trial(context.run_id, candidate.number, accept_run_id=run_id)
+            context.records.add_acceptance(
+                context.run_id,
+                candidate.number,
+                stage,
+                run_id,
+                champion.number,
+                on_trial=stage == 0 and context.config.method == "optuna",
+            )
         else:
             stored = context.store.get_run(run_id)
             assert stored is not None

@@ -181,10 +181,25 @@ class TuningRecords:
     # acceptance SPRTs -------------------------------------------------------------------------
 
     def add_acceptance(
-        self, tune_run_id: int, candidate: int, stage: int, run_id: int | None, champion: int
+        self,
+        tune_run_id: int,
+        candidate: int,
+        stage: int,
+        run_id: int | None,
+        champion: int,
+        *,
+        on_trial: bool = False,
     ) -> None:
-        """Record an acceptance SPRT started (or, with ``run_id`` None, a candidate skipped)."""
+        """Record an acceptance SPRT started (or, with ``run_id`` None, a candidate skipped); with
+        ``on_trial``, also as the candidate trial's acceptance run, in the same transaction, so that
+        a kill between the two cannot leave a trial without the SPRT that crowns it."""
         with self.store.transaction() as c:
+            if on_trial:
+                c.execute(
+                    update(tune_trials)
+                    .where(tune_trials.c.tune_run_id == tune_run_id, tune_trials.c.trial_number == candidate)
+                    .values(accept_run_id=run_id)
+                )
             sequence = c.execute(
                 select(func.count()).where(tune_acceptances.c.tune_run_id == tune_run_id)
             ).scalar_one()

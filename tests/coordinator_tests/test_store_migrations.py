@@ -185,3 +185,22 @@ def test_a_store_at_revision_0003_upgrades_to_tournaments(tmp_path: Path) -> Non
     store.record_pairings(1, [("x", "y")])  # recorded once: a resumed run keeps what it has
     assert store.pairings(1) == {0: ("a", "b"), 1: ("b", "c")}
     store.close()
+
+
+def test_head_is_the_newest_revision_of_the_scripts() -> None:
+    assert migrations.HEAD == migrations.head()
+
+
+def test_opening_a_store_at_head_does_not_import_alembic(tmp_path: Path) -> None:
+    """Every command opens its store: one already at the code's schema is checked without Alembic,
+    which would double a command's start-up time."""
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    Store(url).close()  # made, at head
+    probe = (
+        "import sys; from coordinator.store import Store; "
+        f"Store({url!r}).close(); Store({url!r}, read_only=True).close(); "
+        "print('alembic' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.strip() == "False"
