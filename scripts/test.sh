@@ -8,23 +8,47 @@
 #   scripts/test.sh --quick [PYTEST ARGS]    the inner loop: ruff, then the unit and fast
 #                                            integration tests (pytest -m "$QUICK"); no cargo,
 #                                            mypy, Redis, Celery, browser or end-to-end tests
+#
+# pytest runs on $ARBITER_TEST_WORKERS processes (pytest-xdist; "auto", one per core, by default),
+# each test module on one of them (--dist loadscope: a module's fixtures are made once). The Rust
+# tests, clippy and mypy run beside it at the lowest priority, in the CPU time that the end-to-end
+# tests leave while they wait on their servers and workers; their output follows pytest's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 QUICK="(unit or integration) and not slow and not browser"
 profile="${ARBITER_CARGO_PROFILE:-release}"
+parallel=(-n "${ARBITER_TEST_WORKERS:-auto}" --dist loadscope)
 scripts/setup.sh
 if [ "${1:-}" = "--quick" ]; then
     shift
     scripts/ensure-postgres.sh
     .venv/bin/ruff check engine coordinator worker tests benchmarks
-    exec .venv/bin/python -m pytest -m "$QUICK" "$@"
+    exec .venv/bin/python -m pytest "${parallel[@]}" -m "$QUICK" "$@"
 fi
 scripts/ensure-redis.sh
 scripts/ensure-chromium.sh
 scripts/ensure-postgres.sh
 scripts/ensure-iproute2.sh
-cargo test --profile "$profile" --workspace --exclude arbiter-python
-cargo clippy --profile "$profile" --workspace --all-targets -- -D warnings
 .venv/bin/ruff check engine coordinator worker tests benchmarks
-.venv/bin/mypy
-.venv/bin/python -m pytest "$@"
+
+checks_log="$(mktemp)"
+trap 'rm -f "$checks_log"' EXIT
+nice -n 19 bash -c "
+    set -euo pipefail
+    cargo test --profile '$profile' --workspace --exclude arbiter-python
+    cargo clippy --profile '$profile' --workspace --all-targets -- -D warnings
+    .venv/bin/mypy
+" >"$checks_log" 2>&1 &
+checks=$!
+
+status=0
+.venv/bin/python -m pytest "${parallel[@]}" "$@" || status=$?
+checks_status=0
+wait "$checks" || checks_status=$?
+echo "--- cargo test, clippy and mypy (run beside pytest)"
+cat "$checks_log"
+if [ "$checks_status" -ne 0 ]; then
+    echo "cargo test, clippy or mypy failed (exit status $checks_status)" >&2
+    [ "$status" -ne 0 ] || status=$checks_status
+fi
+exit "$status"
