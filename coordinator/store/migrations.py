@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING
 
 from sqlalchemy import column, inspect, select, table
 from sqlalchemy.engine import Connection
+from sqlalchemy.sql.expression import ColumnClause
 
 if TYPE_CHECKING:
     from alembic.config import Config
@@ -73,8 +74,8 @@ def _stamped(connection: Connection) -> str | None:
     is linear, so the table holds at most one row."""
     if not inspect(connection).has_table(VERSION_TABLE):
         return None
-    query = select(column("version_num")).select_from(table(VERSION_TABLE))
-    return connection.execute(query).scalars().first()
+    version: ColumnClause[str] = column("version_num")
+    return connection.execute(select(version).select_from(table(VERSION_TABLE))).scalars().first()
 
 
 def _known(revision: str) -> bool:

@@ -188,7 +188,7 @@ def test_a_store_at_revision_0003_upgrades_to_tournaments(tmp_path: Path) -> Non
 
 
 def test_head_is_the_newest_revision_of_the_scripts() -> None:
-    assert migrations.HEAD == migrations.head()
+    assert migrations.head() == migrations.HEAD
 
 
 def test_opening_a_store_at_head_does_not_import_alembic(tmp_path: Path) -> None:
