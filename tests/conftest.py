@@ -60,12 +60,28 @@ def kind_of(item: pytest.Item) -> str:
     return kind
 
 
+#: The order modules run in, by kind, and within a kind those with a slow test first: the long
+#: ones first, so that on several processes (pytest-xdist) the many short unit tests fill in at
+#: the end instead of one process finishing a long module alone.
+KIND_ORDER = ("e2e", "integration", "unit")
+
+
+def _rank(item: pytest.Item) -> int:
+    kind = KIND_ORDER.index(kind_of(item))
+    return 2 * kind + (0 if item.get_closest_marker("slow") else 1)
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
-    """Give every test its kind marker, and ``browser`` to those that use the browser."""
+    """Give every test its kind marker, and ``browser`` to those that use the browser; then order
+    the modules, each kept whole, longest kind first (:data:`KIND_ORDER`)."""
     for item in items:
         item.add_marker(kind_of(item))
         if BROWSER_FIXTURE in getattr(item, "fixturenames", ()):
             item.add_marker("browser")
+    module_rank: dict[Path, int] = {}
+    for item in items:
+        module_rank[item.path] = min(module_rank.get(item.path, 2 * len(KIND_ORDER)), _rank(item))
+    items.sort(key=lambda item: module_rank[item.path])  # stable: a module's tests keep their order
 
 
 def _unavailable(message: str) -> None:
