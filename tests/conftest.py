@@ -24,6 +24,7 @@ subset (``scripts/test.sh --quick``) is ``(unit or integration) and not slow and
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -60,10 +61,20 @@ def kind_of(item: pytest.Item) -> str:
     return kind
 
 
-#: The order modules run in, by kind, and within a kind those with a slow test first: the long
-#: ones first, so that on several processes (pytest-xdist) the many short unit tests fill in at
-#: the end instead of one process finishing a long module alone.
+#: Seconds each module took in a recorded run (``pytest --record-durations``): modules run
+#: longest first, so that on several processes (pytest-xdist) the short ones fill in at the end
+#: instead of one process finishing a long module alone.
+DURATIONS = Path(__file__).with_name("durations.json")
+#: Then modules not recorded, by kind, slow ones first within a kind.
 KIND_ORDER = ("e2e", "integration", "unit")
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption(
+        "--record-durations",
+        action="store_true",
+        help=f"write each module's time in this run to {DURATIONS.name}, the order of later runs",
+    )
 
 
 def _rank(item: pytest.Item) -> int:
@@ -71,17 +82,38 @@ def _rank(item: pytest.Item) -> int:
     return 2 * kind + (0 if item.get_closest_marker("slow") else 1)
 
 
+def _module(nodeid: str) -> str:
+    return "tests/" + nodeid.split("::", 1)[0].removeprefix("tests/")
+
+
+_recorded: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    """Add up each module's time (setup, call and teardown), for ``--record-durations``."""
+    module = _module(report.nodeid)
+    _recorded[module] = _recorded.get(module, 0.0) + report.duration
+
+
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    if session.config.getoption("record_durations") and not hasattr(session.config, "workerinput"):
+        order = sorted(_recorded.items(), key=lambda kv: -kv[1])
+        DURATIONS.write_text(json.dumps({m: round(t) for m, t in order if round(t) >= 1}, indent=1) + "\n")
+
+
 def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
     """Give every test its kind marker, and ``browser`` to those that use the browser; then order
-    the modules, each kept whole, longest kind first (:data:`KIND_ORDER`)."""
+    the modules, each kept whole, longest first (:data:`DURATIONS`, then :data:`KIND_ORDER`)."""
     for item in items:
         item.add_marker(kind_of(item))
         if BROWSER_FIXTURE in getattr(item, "fixturenames", ()):
             item.add_marker("browser")
-    module_rank: dict[Path, int] = {}
+    known: dict[str, float] = json.loads(DURATIONS.read_text()) if DURATIONS.is_file() else {}
+    rank: dict[Path, tuple[float, int]] = {}
     for item in items:
-        module_rank[item.path] = min(module_rank.get(item.path, 2 * len(KIND_ORDER)), _rank(item))
-    items.sort(key=lambda item: module_rank[item.path])  # stable: a module's tests keep their order
+        seconds = known.get(_module(item.nodeid), 0.0)
+        rank[item.path] = min(rank.get(item.path, (0.0, 2 * len(KIND_ORDER))), (-seconds, _rank(item)))
+    items.sort(key=lambda item: rank[item.path])  # stable: a module's tests keep their order
 
 
 def _unavailable(message: str) -> None:
