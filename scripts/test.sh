@@ -12,14 +12,15 @@
 # pytest runs on $ARBITER_TEST_WORKERS processes (pytest-xdist; by default one more than the
 # cores, since end-to-end tests spend part of their time waiting on servers and workers), each test
 # module on one of them (--dist loadscope: a module's fixtures are made once), the longest modules
-# first (tests/durations.json, written by `pytest --record-durations` on the whole suite). The Rust
+# first (tests/durations.json, written by `pytest --record-durations` on the whole suite; xdist's
+# own reordering, by number of tests, is off). The Rust
 # tests, clippy and mypy run beside it at the lowest priority, in the CPU time that the end-to-end
 # tests leave while they wait on their servers and workers; their output follows pytest's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 QUICK="(unit or integration) and not slow and not browser"
 profile="${ARBITER_CARGO_PROFILE:-release}"
-parallel=(-n "${ARBITER_TEST_WORKERS:-$(($(nproc) + 1))}" --dist loadscope)
+parallel=(-n "${ARBITER_TEST_WORKERS:-$(($(nproc) + 1))}" --dist loadscope --no-loadscope-reorder)
 scripts/setup.sh
 if [ "${1:-}" = "--quick" ]; then
     shift
