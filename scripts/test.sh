@@ -13,9 +13,10 @@
 # cores, since end-to-end tests spend part of their time waiting on servers and workers), each test
 # module on one of them (--dist loadscope: a module's fixtures are made once), the longest modules
 # first (tests/durations.json, written by `pytest --record-durations` on the whole suite; xdist's
-# own reordering, by number of tests, is off). The Rust
-# tests, clippy and mypy run beside it at the lowest priority, in the CPU time that the end-to-end
-# tests leave while they wait on their servers and workers; their output follows pytest's.
+# own reordering, by number of tests, is off). The Rust tests, clippy and mypy run beside it, in
+# the CPU time that the end-to-end tests leave while they wait on their servers and workers (at
+# the same priority: under `nice` they starved, and the Rust tests' bounded waits ran out); their
+# output follows pytest's.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 QUICK="(unit or integration) and not slow and not browser"
@@ -36,7 +37,7 @@ scripts/ensure-iproute2.sh
 
 checks_log="$(mktemp)"
 trap 'rm -f "$checks_log"' EXIT
-nice -n 19 bash -c "
+bash -c "
     set -euo pipefail
     cargo test --profile '$profile' --workspace --exclude arbiter-python
     cargo clippy --profile '$profile' --workspace --all-targets -- -D warnings
