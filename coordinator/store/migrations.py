@@ -12,8 +12,8 @@ and are marked so before the upgrade. The version is kept in its own table, not 
 ``alembic_version``, which Optuna's own tables (in the same database) already use.
 
 Alembic is imported only to create, upgrade or date a store: a store already at ``HEAD`` (every
-command but the first on a store) is checked with one query, so that a command starts in
-half the time.
+command but the first on a store) is checked with one query, which saves about 0.2 s of the
+0.6 s a command took to start.
 """
 
 from __future__ import annotations
