@@ -37,18 +37,18 @@ scripts/ensure-iproute2.sh
 
 checks_log="$(mktemp)"
 trap 'rm -f "$checks_log"' EXIT
-bash -c "
-    set -euo pipefail
-    cargo test --profile '$profile' --workspace --exclude arbiter-python
-    cargo clippy --profile '$profile' --workspace --all-targets -- -D warnings
+checks() {  # in a background subshell, which keeps set -e: the first failure ends it
+    cargo test --profile "$profile" --workspace --exclude arbiter-python
+    cargo clippy --profile "$profile" --workspace --all-targets -- -D warnings
     .venv/bin/mypy
-" >"$checks_log" 2>&1 &
-checks=$!
+}
+checks >"$checks_log" 2>&1 &
+checks_pid=$!
 
 status=0
 .venv/bin/python -m pytest "${parallel[@]}" "$@" || status=$?
 checks_status=0
-wait "$checks" || checks_status=$?
+wait "$checks_pid" || checks_status=$?
 echo "--- cargo test, clippy and mypy (run beside pytest)"
 cat "$checks_log"
 if [ "$checks_status" -ne 0 ]; then
