@@ -13,11 +13,12 @@ prefixed with the plot's name, so that several plots can share one HTML page.
 
 from __future__ import annotations
 
+import functools
 import io
 import re
 import threading
-from collections.abc import Sequence
-from typing import Any
+from collections.abc import Callable, Sequence
+from typing import Any, ParamSpec, TypeVar
 
 import matplotlib
 
@@ -68,11 +69,25 @@ _STYLE: dict[str, Any] = {
 }
 
 
-# The report's settings, set once for the process: nothing changes matplotlib's global settings
-# while a figure is drawn, so reports of different runs can be drawn at once (the dashboard).
+# The report's settings, set once for the process.
 matplotlib.rcParams.update(_STYLE)  # type: ignore[arg-type]  # keys are checked at run time
-#: Optuna's slice plot goes through pyplot, whose state is global: one at a time.
-_PYPLOT = threading.Lock()
+#: matplotlib's settings are global and Optuna's plots change them (``plt.style.use("ggplot")``),
+#: so one report draws at a time; drawing is bound by the GIL, so this costs the dashboard little.
+_DRAWING = threading.RLock()
+
+_P = ParamSpec("_P")
+_R = TypeVar("_R")
+
+
+def drawn_alone(draw: Callable[_P, _R]) -> Callable[_P, _R]:
+    """``draw`` holding the drawing lock, so no other thread's plot sees settings it changes."""
+
+    @functools.wraps(draw)
+    def alone(*args: _P.args, **kwargs: _P.kwargs) -> _R:
+        with _DRAWING:
+            return draw(*args, **kwargs)
+
+    return alone
 
 
 def to_svg(fig: Figure, name: str, label: str) -> str:
@@ -361,6 +376,7 @@ def move_times_plot(data: dict[str, Any]) -> str:
     return to_svg(fig, "move-times", "mean time per move of each engine by move number")
 
 
+@drawn_alone
 def match_plots(data: dict[str, Any]) -> dict[str, str]:
     """Every plot of a match report, by name, in page order (the time per move only where the
     games recorded their moves' times)."""
@@ -378,6 +394,7 @@ def match_plots(data: dict[str, Any]) -> dict[str, str]:
     }
 
 
+@drawn_alone
 def regressions_plot(group: dict[str, Any], name: str) -> str:
     """The Elo of each tested commit against its base, with its 95% error bar, in history order."""
     rows = [r for r in group["rows"] if r["elo"] is not None]
@@ -567,7 +584,8 @@ def slice_plot(data: dict[str, Any], study: Any) -> str:
     import matplotlib.pyplot as plt
     from optuna.visualization.matplotlib import plot_slice
 
-    with _PYPLOT, warnings.catch_warnings():  # pyplot and the warning filters are global
+    # pyplot, the warning filters and the settings Optuna's style changes are global: put back after.
+    with _DRAWING, warnings.catch_warnings(), matplotlib.rc_context():
         warnings.simplefilter("ignore")
         result: Any = plot_slice(study, params=params)
         first = result if isinstance(result, Axes) else next(iter(result.flat))
@@ -630,6 +648,7 @@ def theta_plot(data: dict[str, Any]) -> str:
     return to_svg(fig, "theta", "the path of theta over the SPSA iterations")
 
 
+@drawn_alone
 def tune_plots(data: dict[str, Any], study: Any = None) -> dict[str, str]:
     """Every plot of a tuning report, by name, in page order (``study``: the Optuna study)."""
     if data.get("method") == "spsa":

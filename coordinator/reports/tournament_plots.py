@@ -8,7 +8,7 @@ from typing import Any
 import matplotlib
 
 from coordinator.escape import terminal
-from coordinator.reports.plots import empty, figure, to_svg
+from coordinator.reports.plots import drawn_alone, empty, figure, to_svg
 
 #: Engines named on the heat map's axes at most (beyond, the cells are drawn unlabelled).
 LABELLED = 24
@@ -74,6 +74,7 @@ def ratings_over_games_plot(data: dict[str, Any]) -> str:
     return to_svg(fig, "over-games", "each engine's rating with its error bar over the games")
 
 
+@drawn_alone
 def tournament_plots(data: dict[str, Any]) -> dict[str, str]:
     """Every plot of a tournament report, by name, in page order."""
     return {"los": los_plot(data), "over_games": ratings_over_games_plot(data)}

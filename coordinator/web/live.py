@@ -4,8 +4,8 @@
 
 A report takes a second or more to draw (matplotlib), so a running run's report is built again at
 most every :data:`REFRESH_SECONDS`, however many pages poll it. One run's report is built by one
-request at a time (others wait for it); reports of different runs are built at once (the plots
-change no global setting while they draw).
+request at a time (others wait for it); reports of different runs gather their data at once, and
+their plots draw one at a time (matplotlib's settings are global: see ``reports.plots``).
 """
 
 from __future__ import annotations

@@ -148,6 +148,28 @@ def counted_records(store: Store, run_id: int, counted: int) -> list[dict[str, A
     return [r for b in range(counted) for r in store.game_records(run_id, b)]
 
 
+def test_optunas_slice_plot_leaves_matplotlibs_settings_as_they_were() -> None:
+    """Optuna's plots switch pyplot to its ggplot style; left so, every later plot in the process
+    (another run's report on the dashboard) would draw differently from ``arbiter report``'s."""
+    import matplotlib
+    import optuna
+
+    from coordinator.reports.plots import slice_plot, throughput_plot
+
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    study = optuna.create_study(direction="maximize", sampler=optuna.samplers.RandomSampler(seed=1))
+    study.optimize(lambda t: t.suggest_int("pawn", 50, 150) / 10, n_trials=4)
+    data = {"optuna": {"complete_trials": 4}, "weights": [{"name": "pawn", "tuned": True}]}
+    start = datetime(2026, 1, 1, tzinfo=UTC)
+    at = [start + timedelta(seconds=s) for s in (0, 3, 9)]
+    rows = [SimpleNamespace(created_at=t, wins=2, draws=1, losses=1) for t in at]
+    throughput = {"throughput": _throughput(rows)}
+    settings, before = dict(matplotlib.rcParams), throughput_plot(throughput)
+    assert "<svg" in slice_plot(data, study)
+    assert dict(matplotlib.rcParams) == settings
+    assert throughput_plot(throughput) == before
+
+
 def test_throughput_of_batches_stored_out_of_order() -> None:
     """Counted rows come in batch order; a batch stored long after later ones (its first result was
     discarded with a quarantined worker and played again) still counts from the run's first result."""
