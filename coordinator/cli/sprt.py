@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 import click
 
@@ -48,9 +49,10 @@ from coordinator.executors.options import ExecutorOptions
 from coordinator.refs import DEFAULT_BASE
 from coordinator.runs import RunKind
 from coordinator.sprt.config import SprtConfig
-from coordinator.sprt.report import progress_line, summary_text
-from coordinator.sprt.runner import MatchPlan, Progress, RunFailed, SprtRunner
-from coordinator.store import Run, Store
+
+if TYPE_CHECKING:  # the store and the runner (SQLAlchemy) load only once the inputs are good
+    from coordinator.sprt.runner import MatchPlan, Progress
+    from coordinator.store import Run, Store
 
 INTERRUPTED_EXIT = 130
 FAILED_EXIT = 1
@@ -86,6 +88,8 @@ def run_with_progress(
     """Run ``run`` to its end with live progress lines (``line`` of each progress); its final
     progress. Ctrl-C or SIGTERM stop it between two steps (never inside a transaction) and exit
     saying how ``arbiter resume`` continues it; a failed run exits with its reason."""
+    from coordinator.sprt.runner import RunFailed, SprtRunner
+
     printer = ProgressPrinter()
     try:
         with executor, graceful_stop() as stop:
@@ -109,6 +113,8 @@ def run_with_progress(
 
 def play(store: Store, run: Run, config: SprtConfig, executor: Executor) -> None:
     """Run ``run`` to its decision with live progress, then print the summary on stdout."""
+    from coordinator.sprt.report import progress_line, summary_text
+
     started = time.monotonic()
     progress = run_with_progress(store, run, config, executor, progress_line)
     finished = store.get_run(run.id) or run

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -45,9 +46,11 @@ from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS, TO
 from coordinator.executors.base import Executor
 from coordinator.executors.options import ExecutorOptions
 from coordinator.runs import RunKind
-from coordinator.sprt.runner import Progress
-from coordinator.store import Run, Store
 from coordinator.tournament.config import FORMATS, Entrant, TournamentConfig
+
+if TYPE_CHECKING:  # the store (SQLAlchemy) loads only once the inputs are good
+    from coordinator.sprt.runner import Progress
+    from coordinator.store import Run, Store
 
 #: ``--engine ref:REF`` names a commit of ``--repo``.
 REF_PREFIX = "ref:"

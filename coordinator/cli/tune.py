@@ -9,7 +9,7 @@ import time
 from collections.abc import Callable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -48,26 +48,14 @@ from coordinator.executors.base import Executor
 from coordinator.executors.options import ExecutorOptions
 from coordinator.files import write_atomically
 from coordinator.runs import RunKind, RunState
-from coordinator.sprt.runner import RunFailed
-from coordinator.store import Run, Store
 from coordinator.trust.verifiable import unverifiable_engines, unverifiable_note
-from coordinator.tuning.config import METHODS, ROUNDINGS, TuneConfig
-from coordinator.tuning.driver import TuningDriver
-from coordinator.tuning.records import TuningRecords
-from coordinator.tuning.report import (
-    acceptances_json,
-    champions_table,
-    progress_line,
-    spsa_progress_line,
-    status_json,
-    theta_table,
-    trials_table,
-)
-from coordinator.tuning.space import SAMPLERS, tuned_names
+from coordinator.tuning.config import METHODS, ROUNDINGS, SAMPLERS, TuneConfig, tuned_names
 from coordinator.tuning.spsa import A_RATIO, C_END_FRACTION, R_END
 from coordinator.tuning.spsa_params import SpsaParam, read_spsa_params
-from coordinator.tuning.spsa_tuner import SpsaTuner
-from coordinator.tuning.tuner import Tuner, elo_vs_start
+
+if TYPE_CHECKING:  # the store and the tuners (SQLAlchemy, Optuna) load only once the inputs are good
+    from coordinator.store import Run, Store
+    from coordinator.tuning.driver import TuningDriver
 
 #: Options that only one method reads: giving one to the other method is an error.
 OPTUNA_ONLY = (
@@ -135,7 +123,11 @@ def make_driver(
     store: Store, run: Run, config: TuneConfig, executor: Executor, printer: ProgressPrinter, stop: Any
 ) -> TuningDriver:
     """The method's driver of ``run``, drawing its progress with ``printer``."""
+    from coordinator.tuning.report import progress_line, spsa_progress_line
+
     if config.method == "spsa":
+        from coordinator.tuning.spsa_tuner import SpsaTuner
+
         return SpsaTuner(
             store,
             run.id,
@@ -144,6 +136,8 @@ def make_driver(
             on_progress=lambda p: printer.show(spsa_progress_line(p)),
             stop_requested=stop,
         )
+    from coordinator.tuning.tuner import Tuner
+
     return Tuner(
         store,
         run.id,
@@ -156,6 +150,11 @@ def make_driver(
 
 def drive(store: Store, run: Run, config: TuneConfig, executor: Executor, out: str | None) -> None:
     """Tune ``run`` with live progress; then write the champion and print the champions table."""
+    from coordinator.sprt.runner import RunFailed
+    from coordinator.tuning.progress import elo_vs_start
+    from coordinator.tuning.records import TuningRecords
+    from coordinator.tuning.report import champions_table, theta_table
+
     printer = ProgressPrinter()
     started = time.monotonic()
     try:
@@ -572,6 +571,15 @@ def program_tunables(
 def tune_status(store: Store, run: Run, as_json: bool) -> None:
     """Show a tuning run: trials or the path of theta, champions, total games (called by
     `arbiter status RUN`)."""
+    from coordinator.tuning.records import TuningRecords
+    from coordinator.tuning.report import (
+        acceptances_json,
+        champions_table,
+        status_json,
+        theta_table,
+        trials_table,
+    )
+
     config = TuneConfig.from_json(run.config)
     records = TuningRecords(store)
     champions = records.champions(run.id)

@@ -21,9 +21,10 @@ from coordinator.sprt.config import SprtConfig
 from coordinator.stats import sprt_elo
 from coordinator.store import Run, Store
 from coordinator.tuning.config import TuneConfig
+from coordinator.tuning.progress import elo_vs_start
 from coordinator.tuning.records import AcceptanceRow, Champion, IterationRow, TrialRow, TuningRecords
 from coordinator.tuning.spsa_tuner import plan_of
-from coordinator.tuning.tuner import elo_vs_start, optuna_storage, study_name
+from coordinator.tuning.tuner import optuna_storage, study_name
 
 #: Trial outcomes, in the order a legend lists them.
 OUTCOMES = ("pruned", "complete", "in acceptance", "accepted", "rejected", "running", "failed")

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 from dataclasses import dataclass, field, fields, replace
 from typing import Any
 
@@ -14,6 +15,8 @@ from coordinator.tuning import spsa
 from worker.programs import EngineProgram
 
 METHODS = ("optuna", "spsa")
+#: Optuna's samplers a run may use (made in ``tuning.space``).
+SAMPLERS = ("tpe", "cmaes", "random")
 #: Settings kept out of a configuration's JSON while they hold their default (the fingerprints of
 #: runs made before they existed stay what they were).
 _OMITTED_AT_DEFAULT: dict[str, Any] = {
@@ -24,6 +27,21 @@ _OMITTED_AT_DEFAULT: dict[str, Any] = {
 }
 #: How SPSA makes a perturbed theta whole numbers: to the nearest, or as fishtest does.
 ROUNDINGS = ("nearest", "stochastic")
+
+
+def tuned_names(game: str, params: Sequence[str] | None) -> list[str]:
+    """The weights to tune: all of the table, or the named subset (unknown names are an error)."""
+    table = [w.name for w in engine.weights(game)]
+    if not params:
+        return table
+    unknown = [p for p in params if p not in table]
+    if unknown:
+        raise ValueError(
+            f"unknown {game} weight(s) in --params: {', '.join(unknown)}; see `arbiter weights {game}`"
+        )
+    if len(set(params)) != len(params):
+        raise ValueError(f"--params names a weight twice: {', '.join(params)}")
+    return list(params)
 
 
 @dataclass(frozen=True)

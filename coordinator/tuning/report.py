@@ -7,9 +7,9 @@ from typing import Any
 import engine
 from coordinator.sprt.report import duration
 from coordinator.tuning.acceptance import AcceptanceProgress
+from coordinator.tuning.progress import TuneProgress, elo_vs_start
 from coordinator.tuning.records import AcceptanceRow, Champion, IterationRow, TrialRow, TuningRecords
 from coordinator.tuning.spsa_tuner import SpsaProgress
-from coordinator.tuning.tuner import TuneProgress, elo_vs_start
 
 
 def _accepting(a: AcceptanceProgress | None, what: str) -> str:

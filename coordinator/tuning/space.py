@@ -13,25 +13,10 @@ import optuna
 
 import engine
 from coordinator.sprt.config import derive_seed
+from coordinator.tuning.config import SAMPLERS
 
-SAMPLERS = ("tpe", "cmaes", "random")
 #: CMA-ES's first step, as a fraction of each weight's search range (Optuna's default is 1/6).
 CMAES_SIGMA0 = 0.1
-
-
-def tuned_names(game: str, params: Sequence[str] | None) -> list[str]:
-    """The weights to tune: all of the table, or the named subset (unknown names are an error)."""
-    table = [w.name for w in engine.weights(game)]
-    if not params:
-        return table
-    unknown = [p for p in params if p not in table]
-    if unknown:
-        raise ValueError(
-            f"unknown {game} weight(s) in --params: {', '.join(unknown)}; see `arbiter weights {game}`"
-        )
-    if len(set(params)) != len(params):
-        raise ValueError(f"--params names a weight twice: {', '.join(params)}")
-    return list(params)
 
 
 def distributions(

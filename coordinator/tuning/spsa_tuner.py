@@ -33,8 +33,8 @@ from coordinator.tuning import spsa
 from coordinator.tuning.acceptance import AcceptanceProgress, Candidate
 from coordinator.tuning.config import TuneConfig
 from coordinator.tuning.driver import TuningDriver
+from coordinator.tuning.progress import elo_vs_start
 from coordinator.tuning.records import IterationRow
-from coordinator.tuning.tuner import elo_vs_start
 
 
 @dataclass

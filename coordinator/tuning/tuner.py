@@ -35,7 +35,6 @@ still playing.
 
 from __future__ import annotations
 
-import math
 import time
 from dataclasses import dataclass
 from typing import Any
@@ -49,8 +48,9 @@ from coordinator.executors.base import BatchOutcome
 from coordinator.runs import RunKind, RunState
 from coordinator.sprt.runner import SprtRunner
 from coordinator.store import engine_url, schema_lock
-from coordinator.tuning.acceptance import AcceptanceProgress, Candidate
+from coordinator.tuning.acceptance import Candidate
 from coordinator.tuning.driver import TuningDriver
+from coordinator.tuning.progress import TuneProgress, elo_vs_start
 from coordinator.tuning.pruning import TrialCourse, make_pruner
 from coordinator.tuning.records import Champion, TrialRow
 from coordinator.tuning.space import candidate_weights, distributions, make_sampler
@@ -84,38 +84,6 @@ def optuna_storage(url: str, lock: Engine | None = None) -> optuna.storages.RDBS
         return optuna.storages.RDBStorage(engine_url(url), engine_kwargs=kwargs)
     with schema_lock(lock):
         return optuna.storages.RDBStorage(engine_url(url), engine_kwargs=kwargs)
-
-
-def elo_vs_start(champions: list[Champion], number: int) -> tuple[float, float]:
-    """Elo of champion ``number`` against the start weights and its 95% half-width: the sum of
-    the SPRT Elo gains along its chain of parents (half-widths added in quadrature)."""
-    by_number = {c.number: c for c in champions}
-    elo, var = 0.0, 0.0
-    current: int | None = number
-    while current is not None and current in by_number and current != 0:
-        c = by_number[current]
-        elo += c.elo_vs_parent
-        var += ((c.elo_vs_parent_high - c.elo_vs_parent_low) / 2) ** 2
-        current = c.parent
-    return elo, math.sqrt(var)
-
-
-@dataclass
-class TuneProgress:
-    """Where an Optuna tuning run stands, for the progress line."""
-
-    trials: int
-    running_trials: int
-    games: int
-    games_per_second: float
-    champion: int
-    champion_elo: float
-    champion_elo95: float
-    best_trial: int | None
-    best_value: float | None
-    accepting: AcceptanceProgress | None
-    elapsed: float
-    eta: float | None
 
 
 @dataclass

@@ -15,8 +15,8 @@ from coordinator.runs import RunKind, RunState
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.report import summary_of
 from coordinator.store import Run, Store, now
+from coordinator.tuning.progress import elo_vs_start
 from coordinator.tuning.records import TuningRecords
-from coordinator.tuning.tuner import elo_vs_start
 
 #: ``kind`` filter values: a kind, or every run (the list shows the runs people start by default).
 KIND_CHOICES = (*(str(k) for k in RunKind), "all")

@@ -28,13 +28,14 @@ from coordinator.sprt.runner import PrefixCounter
 from coordinator.stats import fixed_elo
 from coordinator.store import Store, StoredResult
 from coordinator.tuning.acceptance import AcceptanceQueue, Candidate
-from coordinator.tuning.config import TuneConfig
+from coordinator.tuning.config import SAMPLERS, TuneConfig, tuned_names
 from coordinator.tuning.context import TuningContext
 from coordinator.tuning.objective import superiority
+from coordinator.tuning.progress import elo_vs_start
 from coordinator.tuning.pruning import TrialPruner, make_pruner
 from coordinator.tuning.records import Champion, TuningRecords
-from coordinator.tuning.space import SAMPLERS, candidate_weights, distributions, make_sampler, tuned_names
-from coordinator.tuning.tuner import Tuner, elo_vs_start, optuna_storage, study_name
+from coordinator.tuning.space import candidate_weights, distributions, make_sampler
+from coordinator.tuning.tuner import Tuner, optuna_storage, study_name
 from worker.protocol import BatchPayload
 
 # --- tuned_names --------------------------------------------------------------------------------

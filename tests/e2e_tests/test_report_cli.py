@@ -34,8 +34,8 @@ from coordinator.reports import build, gather, html_page
 from coordinator.reports.games import match_runs
 from coordinator.stats import fixed_elo
 from coordinator.store import Store
+from coordinator.tuning.progress import elo_vs_start
 from coordinator.tuning.records import TuningRecords
-from coordinator.tuning.tuner import elo_vs_start
 
 GAMES = ("congo", "congress")
 #: The report must stay below this for a 100-trial tuning run.
