@@ -148,8 +148,11 @@ def make_driver(
     )
 
 
-def drive(store: Store, run: Run, config: TuneConfig, executor: Executor, out: str | None) -> None:
-    """Tune ``run`` with live progress; then write the champion and print the champions table."""
+def drive(
+    store: Store, run: Run, config: TuneConfig, executor: Executor, out: str | None, report: bool = True
+) -> None:
+    """Tune ``run`` with live progress; then write the champion (and, with ``report``, the HTML
+    report) and print the champions table."""
     from coordinator.sprt.runner import RunFailed
     from coordinator.tuning.progress import elo_vs_start
     from coordinator.tuning.records import TuningRecords
@@ -207,8 +210,8 @@ def drive(store: Store, run: Run, config: TuneConfig, executor: Executor, out: s
         if len(champions) > 1
         else "no candidate passed its SPRT: the start weights remain the champion"
     )
-    report = write_report(store, run)
-    click.echo(f"{verdict}; weights written to {target}" + (f"; report: {report}" if report else ""))
+    page = write_report(store, run) if report else None
+    click.echo(f"{verdict}; weights written to {target}" + (f"; report: {page}" if page else ""))
 
 
 def champion_text(values: dict[str, int], target: Path) -> str:
@@ -361,6 +364,12 @@ def write_report(store: Store, run: Run) -> Path | None:
 )
 @click.option("--time-limit", metavar="DURATION", help="Stop after this long: 90s, 30m, 2h.")
 @output_file_option("The champion's weights file to write (default: RUN-champion.json).")
+@click.option(
+    "--report/--no-report",
+    default=True,
+    show_default=True,
+    help="Write the run's HTML report (RUN-report.html) at the end; `arbiter report` writes it any time.",
+)
 @concurrency_option
 @broker_option
 @verify_option
@@ -405,6 +414,7 @@ def tune(
     max_games: int | None,
     time_limit: str | None,
     output: str | None,
+    report: bool,
     concurrency: int | None,
     broker: str | None,
     verify_fraction: float,
@@ -498,7 +508,7 @@ def tune(
         store, RunKind.TUNE, game, config.to_json(), config.fingerprint(), finished_too=True
     )
     config = TuneConfig.from_json(run.config)  # a run found again keeps its program's probe findings
-    drive(store, run, config, executor, output)
+    drive(store, run, config, executor, output, report)
 
 
 def read_param_list(path: str | None, params: str | None, method: str) -> list[SpsaParam]:

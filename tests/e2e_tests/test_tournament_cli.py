@@ -151,7 +151,7 @@ def test_the_champions_of_a_tuning_run_against_each_other(tmp_path: Path) -> Non
         *("tune", "congress", "--method", "optuna", "--start", str(flat), "--trial-pairs", "8"),
         *("--batch-pairs", "2", "--max-trials", "2", "--nodes", "300", "--accept-max-games", "200"),
         *("--accept-elo1", "30", "--prune-los", "0.25", "--seed", "1", "--store", f"sqlite:///{db}"),
-        *("--output", str(tmp_path / "champion.json")),
+        *("--output", str(tmp_path / "champion.json"), "--no-report"),
         cwd=tmp_path,
     )
     assert tune.returncode == 0, tune.stderr

@@ -34,7 +34,7 @@ TINY = (
     *("--method", "optuna", "--start", str(FLAT), "--trial-pairs", "8"),
     *("--batch-pairs", "2", "--max-trials", "4"),
     *("--nodes", "300", "--accept-max-games", "400", "--accept-elo1", "30", "--prune-los", "0.25"),
-    *("--seed", "2"),
+    *("--seed", "2", "--no-report"),
 )
 
 

@@ -107,8 +107,10 @@ def url(db: Path | str) -> str:
 
 
 def tune_args(db: Path | str, out: Path, *options: str, seed: int = 1) -> list[str]:
+    """An ``arbiter tune`` command line; no HTML report (test_report_cli.py checks the tuner's)."""
     method = [] if "--method" in options else ["--method", "optuna"]
-    return ["tune", GAME, *method, *options, "--seed", str(seed), "--store", url(db), "--output", str(out)]
+    store = ("--store", url(db), "--output", str(out), "--no-report")
+    return ["tune", GAME, *method, *options, "--seed", str(seed), *store]
 
 
 def status(db: Path | str, run_id: int, cwd: Path) -> dict[str, Any]:
@@ -217,7 +219,8 @@ def test_tiny_tuning_run(tmp_path: Path, store_urls: StoreUrls) -> None:
     assert "Elo vs start" in lines[header] and "games" in lines[header]
     assert lines[header + 1].split()[:2] == ["#0", "start"]
     assert lines[header + 2].split()[0] == "#1"
-    assert f"weights written to {out}" in lines[-1] and "above the start weights" in lines[-1]
+    assert lines[-1].endswith(f"weights written to {out}") and "above the start weights" in lines[-1]
+    assert not list(tmp_path.glob("*report*"))  # --no-report
 
     written = json.loads(out.read_text())
     assert engine.validate_weights(GAME, written) == written  # complete and in range
