@@ -128,9 +128,9 @@ fn timed_games_repeat_move_for_move_under_their_budgets() {
         let replayed = replay(&start, &record.moves.iter().map(|m| m.to_string()).collect::<Vec<_>>(), adjudication());
         assert_eq!(replayed.expect("a timed game replays").end, Some((record.result, record.reason)));
     }
-    check::<congo::Position>("1+0.01", None);
-    check::<congress::Position>("1+0.01", None);
-    check::<congo::Position>("4/0.3+0", Some(30));
+    check::<congo::Position>("0.2+0.01", None);
+    check::<congress::Position>("0.2+0.01", None);
+    check::<congo::Position>("4/0.1+0", Some(5));
 }
 
 #[test]
