@@ -9,7 +9,7 @@
 #                                            integration tests (pytest -m "$QUICK"); no cargo,
 #                                            mypy, Redis, Celery, browser or end-to-end tests
 #
-# pytest runs on $ARBITER_TEST_WORKERS processes (pytest-xdist; by default one more than the
+# pytest runs on $ARBITER_TEST_WORKERS processes (pytest-xdist; by default two more than the
 # cores, since end-to-end tests spend part of their time waiting on servers and workers), each test
 # module on one of them (--dist loadscope: a module's fixtures are made once), the longest modules
 # first (tests/durations.json, written by `pytest --record-durations` on the whole suite; xdist's
@@ -21,7 +21,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 QUICK="(unit or integration) and not slow and not browser"
 profile="${ARBITER_CARGO_PROFILE:-release}"
-parallel=(-n "${ARBITER_TEST_WORKERS:-$(($(nproc) + 1))}" --dist loadscope --no-loadscope-reorder)
+parallel=(-n "${ARBITER_TEST_WORKERS:-$(($(nproc) + 2))}" --dist loadscope --no-loadscope-reorder)
 scripts/setup.sh
 if [ "${1:-}" = "--quick" ]; then
     shift
