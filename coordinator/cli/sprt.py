@@ -44,13 +44,13 @@ from coordinator.cli.options import (
 from coordinator.cli.progress import ProgressPrinter
 from coordinator.cli.signals import graceful_stop
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS
-from coordinator.executors.base import Executor
 from coordinator.executors.options import ExecutorOptions
 from coordinator.refs import DEFAULT_BASE
 from coordinator.runs import RunKind
 from coordinator.sprt.config import SprtConfig
 
 if TYPE_CHECKING:  # the store and the runner (SQLAlchemy) load only once the inputs are good
+    from coordinator.executors.base import Executor
     from coordinator.sprt.runner import MatchPlan, Progress
     from coordinator.store import Run, Store
 

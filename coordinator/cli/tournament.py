@@ -43,12 +43,12 @@ from coordinator.cli.options import (
 )
 from coordinator.cli.sprt import run_with_progress
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS, TOURNAMENT_PAIRS
-from coordinator.executors.base import Executor
 from coordinator.executors.options import ExecutorOptions
 from coordinator.runs import RunKind
 from coordinator.tournament.config import FORMATS, Entrant, TournamentConfig
 
 if TYPE_CHECKING:  # the store (SQLAlchemy) loads only once the inputs are good
+    from coordinator.executors.base import Executor
     from coordinator.sprt.runner import Progress
     from coordinator.store import Run, Store
 

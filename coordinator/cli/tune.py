@@ -44,7 +44,6 @@ from coordinator.cli.progress import ProgressPrinter
 from coordinator.cli.signals import graceful_stop
 from coordinator.defaults import ADJUDICATION, SPSA_GAMES, TUNE_BATCH_PAIRS, TUNE_LIMITS
 from coordinator.escape import terminal
-from coordinator.executors.base import Executor
 from coordinator.executors.options import ExecutorOptions
 from coordinator.files import write_atomically
 from coordinator.runs import RunKind, RunState
@@ -54,6 +53,7 @@ from coordinator.tuning.spsa import A_RATIO, C_END_FRACTION, R_END
 from coordinator.tuning.spsa_params import SpsaParam, read_spsa_params
 
 if TYPE_CHECKING:  # the store and the tuners (SQLAlchemy, Optuna) load only once the inputs are good
+    from coordinator.executors.base import Executor
     from coordinator.store import Run, Store
     from coordinator.tuning.driver import TuningDriver
 
