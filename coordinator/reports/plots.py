@@ -569,6 +569,7 @@ def importance_plot(data: dict[str, Any]) -> str:
     return to_svg(fig, "importance", "parameter importance")
 
 
+@drawn_alone
 def slice_plot(data: dict[str, Any], study: Any) -> str:
     """Optuna's own slice plot (objective against each parameter) of the most important ones."""
     import warnings
@@ -585,7 +586,7 @@ def slice_plot(data: dict[str, Any], study: Any) -> str:
     from optuna.visualization.matplotlib import plot_slice
 
     # pyplot, the warning filters and the settings Optuna's style changes are global: put back after.
-    with _DRAWING, warnings.catch_warnings(), matplotlib.rc_context():
+    with warnings.catch_warnings(), matplotlib.rc_context():
         warnings.simplefilter("ignore")
         result: Any = plot_slice(study, params=params)
         first = result if isinstance(result, Axes) else next(iter(result.flat))
