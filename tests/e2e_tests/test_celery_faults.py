@@ -224,6 +224,8 @@ def test_redis_restart_in_the_middle_of_a_run(
     what was lost, same counts."""
     fleet = [workers.start("c1"), workers.start("c2")]
     config = make_config(limits=engine.Limits(nodes=1000), max_games=48)
+    assert config.max_batches is not None
+    batches = config.max_batches
     url = store_urls("c")
     store = Store(url)
     run_id = new_run(store, config)
@@ -233,20 +235,21 @@ def test_redis_restart_in_the_middle_of_a_run(
         run = Background(lambda: play(store, run_id, config, executor))
         queue = own_redis_server.client()
 
-        def work_queued() -> bool:
-            assert not run.done(), "the run ended before Redis could be restarted"
-            return (
-                len(watcher.results(run_id)) >= 2
-                and all(started_tasks(own_redis_server, worker.node) for worker in fleet)
-                and len(waiting_tasks(queue)) >= 2
-            )
+        def under_way() -> bool:
+            assert not run.done(), f"the run ended before Redis could be restarted ({run.error!r})"
+            stored = len(watcher.results(run_id))
+            assert stored <= batches - executor.slots, f"{stored} of {batches} batches stored: too far"
+            return stored >= 2
 
-        # Stop, check, act: both workers are stopped while each plays a batch (so neither takes one
-        # from the queue) and two batches wait in the queue; Redis restarts empty meanwhile, and
-        # those two are lost for certain.
+        # Stop, check, act: both workers are stopped once two results are stored. Then only the
+        # coordinator moves: it keeps four batches in flight, and each worker holds at most one
+        # (concurrency 1, prefetch 1), so two come to wait in the queue; Redis restarts empty
+        # meanwhile, and those two are lost for certain. (Waiting for both workers to be caught in
+        # the middle of a batch as well left a window a busy machine could miss.)
         fleet_pause = PauseAll(*(CommandPause(worker.process.pid) for worker in fleet))
-        pause_when(fleet_pause, work_queued, 60, "two results, both workers playing, two batches waiting")
+        pause_when(fleet_pause, under_way, 60, "two results stored")
         try:
+            wait_until(lambda: len(waiting_tasks(queue)) >= 2, 30, "two batches waiting in the queue")
             own_redis_server.restart()
         finally:
             fleet_pause.resume()

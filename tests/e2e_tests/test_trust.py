@@ -159,7 +159,9 @@ def crafted_run(
     """A run played while a :class:`CraftingClient` writes ``meta`` for every task it sees: it
     must end with the honest counts. No worker is up until the client has crafted results and the
     coordinator has refused them (a worker would replace a crafted value with its own first);
-    then an honest worker (``honest``: its :meth:`WorkerPool.start` options) plays the run. The
+    then the client stops and an honest worker (``honest``: its :meth:`WorkerPool.start` options)
+    plays the run. (A client crafting on would race the worker for every task sent again, and on a
+    busy machine win each time: a Redis writer can starve a run, never make it count a lie.) The
     store, run and executor."""
     store, run_id, config, executor = checked_run(server.url, db)
     watcher = Store(store.url)
@@ -173,6 +175,7 @@ def crafted_run(
                 return bool(crafter.forged) and bool(watcher.refusals(run_id))
 
             wait_until(refused, RUN_TIMEOUT, "crafted results to be refused")
+            crafter.close()
             workers.start("honest", **honest)
             progress = run.result()
     finally:
