@@ -16,10 +16,9 @@ from typing import Any
 
 import engine
 from worker.protocol import BatchResult, Color, GameRecord
-
-#: Bound on any CLI call of the tests (seconds).
 from worker.tally import tally
 
+#: Bound on any CLI call of the tests (seconds).
 CLI_TIMEOUT = 240
 
 
@@ -51,6 +50,22 @@ def write_weights(path: Path, weights: dict[str, Any]) -> Path:
 def cli_command(*args: str) -> list[str]:
     """argv that runs ``arbiter ARGS`` with this interpreter."""
     return [sys.executable, "-c", "from coordinator.cli.main import main; main()", *args]
+
+
+def status_json(store_url: str, run_id: int) -> dict[str, Any]:
+    """What ``arbiter status RUN --json --store URL`` prints, read in this process: tests whose
+    subject is not the command save a process start (about 0.6 s of CPU) per look.
+    test_sprt_cli.py and test_tune_cli.py check that the command prints the same."""
+    from coordinator.reports.status import status_data
+    from coordinator.store import Store
+
+    store = Store(store_url, create=False)
+    try:
+        run = store.get_run(run_id)
+        assert run is not None, f"no run {run_id} in {store_url}"
+        return dict(json.loads(json.dumps(status_data(store, run), sort_keys=True)))
+    finally:
+        store.close()
 
 
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:

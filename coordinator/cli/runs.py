@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-from typing import Any
 
 import click
 
@@ -24,12 +23,10 @@ from coordinator.executors.options import ExecutorOptions
 from coordinator.runs import RunKind, RunState, decision_label
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.report import (
-    STATS_ERRORS,
     STATUS_HEADER,
     status_row,
     stored_progress,
     stored_row,
-    stored_status,
     summary_text,
 )
 from coordinator.store import Run, Store
@@ -62,36 +59,12 @@ def list_runs(store: Store, show_all: bool) -> None:
         click.echo(stored_row(store, run) + parent)
 
 
-def worker_check(store: Store, run: Run) -> dict[str, Any]:
-    """Each worker's counted games and its residual against the others (fishtest's chi² test of
-    the pentanomial counts per worker), flagged beyond the 95% band: a warning, never a proof
-    (the spot checks are the proof)."""
-    from coordinator.reports.match import workers_of
-
-    found = workers_of(store, run)
-    return {
-        "chi2": found["check"],
-        "workers": [
-            {k: w[k] for k in ("worker", "batches", "games", "residual", "flagged")} for w in found["workers"]
-        ],
-    }
-
-
-def show_match_run(store: Store, run: Run, as_json: bool) -> None:
-    """One SPRT, trial or acceptance run."""
-    from coordinator.reports.engines import masked_config
-    from coordinator.reports.match import engines_of
+def show_match_run(store: Store, run: Run) -> None:
+    """One SPRT, trial or acceptance run, for people."""
+    from coordinator.reports.status import match_status
     from coordinator.reports.text import engines_lines
 
-    data = stored_status(store, run) | {"worker_check": worker_check(store, run)}
-    data["config"] = masked_config(run.config)
-    try:
-        data["engines"] = engines_of(store, run)
-    except STATS_ERRORS as e:  # a configuration this version cannot read
-        data["engines_error"] = f"cannot be shown: {e}"
-    if as_json:
-        click.echo(json.dumps(data, sort_keys=True))
-        return
+    data = match_status(store, run)
     for key in ("id", "kind", "game", "state", "decision", "games", "pentanomial", "wdl"):
         if key in data:
             value = decision_label(data[key]) if key == "decision" else data[key]
@@ -148,18 +121,22 @@ def status(run_id: int | None, as_json: bool, show_all: bool, store_url: str | N
         list_runs(store, show_all)
         return
     run = load_run(store, run_id)
+    if as_json:
+        from coordinator.reports.status import status_data
+
+        click.echo(json.dumps(status_data(store, run), sort_keys=True))
+        return
     if run.kind is RunKind.TUNE:
         from coordinator.cli.tune import tune_status
 
-        tune_status(store, run, as_json)
+        tune_status(store, run)
         return
     if run.kind is RunKind.TOURNAMENT:
-        from coordinator.reports import gather, json_safe, terminal_summary
+        from coordinator.reports import gather, terminal_summary
 
-        data = gather(store, run)
-        click.echo(json.dumps(json_safe(data), sort_keys=True) if as_json else terminal_summary(data))
+        click.echo(terminal_summary(gather(store, run)))
         return
-    show_match_run(store, run, as_json)
+    show_match_run(store, run)
 
 
 @click.command()

@@ -47,7 +47,7 @@ from coordinator.escape import terminal
 from coordinator.executors.options import ExecutorOptions
 from coordinator.files import write_atomically
 from coordinator.runs import RunKind, RunState
-from coordinator.trust.verifiable import unverifiable_engines, unverifiable_note
+from coordinator.trust.verifiable import unverifiable_note
 from coordinator.tuning.config import METHODS, ROUNDINGS, SAMPLERS, TuneConfig, tuned_names
 from coordinator.tuning.spsa import A_RATIO, C_END_FRACTION, R_END
 from coordinator.tuning.spsa_params import SpsaParam, read_spsa_params
@@ -578,17 +578,11 @@ def program_tunables(
     return side, wanted, start, ranges
 
 
-def tune_status(store: Store, run: Run, as_json: bool) -> None:
-    """Show a tuning run: trials or the path of theta, champions, total games (called by
-    `arbiter status RUN`)."""
+def tune_status(store: Store, run: Run) -> None:
+    """Show a tuning run for people: trials or the path of theta, champions, total games (called
+    by `arbiter status RUN`; ``--json`` prints :func:`coordinator.reports.status.tune_status`)."""
     from coordinator.tuning.records import TuningRecords
-    from coordinator.tuning.report import (
-        acceptances_json,
-        champions_table,
-        status_json,
-        theta_table,
-        trials_table,
-    )
+    from coordinator.tuning.report import champions_table, theta_table, trials_table
 
     config = TuneConfig.from_json(run.config)
     records = TuningRecords(store)
@@ -596,15 +590,6 @@ def tune_status(store: Store, run: Run, as_json: bool) -> None:
     trials = records.trials(run.id)
     games = records.games(run.id)
     iterations = records.iterations(run.id) if config.method == "spsa" else None
-    if as_json:
-        limits = [config.stage_limits(stage) for stage in range(config.stages)]
-        accepts = acceptances_json(records.acceptances(run.id), limits)
-        data = status_json(
-            run.id, run.state, run.game, champions, trials, games, config.method, accepts, iterations
-        )
-        data["unverifiable"] = unverifiable_engines(run.config)
-        click.echo(json.dumps(data, sort_keys=True))
-        return
     if (note := unverifiable_note(run.config)) is not None:
         click.echo(terminal(note))
     if iterations is not None:

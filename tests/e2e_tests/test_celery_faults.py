@@ -31,7 +31,15 @@ from celery_testkit import (
 )
 from pg_testkit import StoreUrls
 from process_testkit import CommandPause, PauseAll, pause_when
-from sprt_testkit import book_positions, call_seconds, run_cli, run_cli_timing, write_book, write_weights
+from sprt_testkit import (
+    book_positions,
+    call_seconds,
+    run_cli,
+    run_cli_timing,
+    status_json,
+    write_book,
+    write_weights,
+)
 
 import engine
 from coordinator.executors.base import Executor
@@ -142,13 +150,6 @@ class Background:
         if self.error is not None:
             raise self.error
         return self.value
-
-
-def status_json(url: str, run_id: int) -> dict[str, Any]:
-    """``arbiter status RUN --json`` of the store at ``url``."""
-    done = run_cli("status", str(run_id), "--json", "--store", url)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
 
 
 @pytest.mark.parametrize("store_kind", ["postgresql"])

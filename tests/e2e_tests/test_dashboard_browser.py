@@ -289,6 +289,7 @@ def test_sprt_tune_and_a_game_live(watch: Watch, browser: Any) -> None:
         "() => document.querySelectorAll('#champions tbody tr').length >= 2", timeout=SEE
     )  # the report's champion table, refreshed in place
     assert_not_reloaded(tuning)
+    watch.tune_workers.pause()  # seen: the tuning run plays no more (teardown stops it)
 
     # The SPRT ends while its page is open: the page shows the decision.
     assert watch.sprt.wait(WAIT) == 0, (watch.folder / "sprt.log").read_text()

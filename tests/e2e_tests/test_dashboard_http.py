@@ -81,7 +81,8 @@ def snapshot(store: Store, db: Path) -> tuple[str, dict[str, int]]:
 def site(tmp_path_factory: pytest.TempPathFactory) -> Any:
     folder = tmp_path_factory.mktemp("dashboard-http")
     db = folder / "store.db"
-    runs = {"sprt": sprt_run(db, "congo", 40), "tune": tune_run(db, "congress", folder, trials=4)[0]}
+    runs = {"sprt": sprt_run(db, "congo", 40)}
+    runs["tune"], _ = tune_run(db, "congress", folder, trials=4, report=False)
     writer = Store(url(db))
     runs["running"] = running_run(writer, "congo")
     runs["empty"] = empty_run(writer, "congress")

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 from engine_testkit import arbiter_engine_file, python_engine_file
-from sprt_testkit import run_cli
+from sprt_testkit import run_cli, status_json
 
 from worker.programs import ProgramCache, files_digest
 
@@ -21,9 +21,7 @@ SPRT_ARGS = ("--elo0", "-50", "--elo1", "50", "--alpha", "0.001", "--beta", "0.0
 
 
 def status(db: Path, run: int = 1) -> dict[str, Any]:
-    done = run_cli("status", str(run), "--json", "--store", f"sqlite:///{db}")
-    assert done.returncode == 0, done.stderr
-    return dict(json.loads(done.stdout))
+    return status_json(f"sqlite:///{db}", run)
 
 
 def stored_games(db: Path) -> list[list[Any]]:

@@ -13,7 +13,6 @@ under ``CI``) a failure to build the network fails the test instead of skipping 
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import secrets
@@ -25,7 +24,7 @@ from typing import Any
 from celery_testkit import START_TIMEOUT, redis_server_path, wait_until
 from netns_testkit import SUBNET, HostWorker, Network, ip, log_text
 from process_testkit import CommandPause, pause_when
-from sprt_testkit import cli_command, run_cli, write_book, write_weights
+from sprt_testkit import cli_command, run_cli, status_json, write_book, write_weights
 
 import engine
 
@@ -87,9 +86,7 @@ class Run:
 
 def status(db: Path) -> dict[str, Any]:
     """``arbiter status 1 --json`` of a SQLite store."""
-    done = run_cli("status", "1", "--json", "--store", f"sqlite:///{db}")
-    assert done.returncode == 0, done.stderr
-    return dict(json.loads(done.stdout))
+    return status_json(f"sqlite:///{db}", 1)
 
 
 def near_default() -> dict[str, int]:

@@ -7,7 +7,6 @@ signs the payloads that name the program, each worker holds only its own credent
 
 from __future__ import annotations
 
-import json
 import os
 import secrets
 from pathlib import Path
@@ -16,7 +15,7 @@ from typing import Any
 from celery_testkit import START_TIMEOUT, redis_server_path, wait_until
 from engine_testkit import arbiter_engine_file
 from netns_testkit import HostWorker, Network, log_text
-from sprt_testkit import cli_command, run_cli
+from sprt_testkit import cli_command, run_cli, status_json
 
 from coordinator.engine_files import read_program
 from worker.sealing import FleetKeys
@@ -28,9 +27,7 @@ REDIS_PORT = 6379
 
 
 def status(db: Path) -> dict[str, Any]:
-    done = run_cli("status", "1", "--json", "--store", f"sqlite:///{db}")
-    assert done.returncode == 0, done.stderr
-    return dict(json.loads(done.stdout))
+    return status_json(f"sqlite:///{db}", 1)
 
 
 def test_a_program_shipped_to_workers_that_never_had_it(network: Network, tmp_path: Path) -> None:

@@ -30,7 +30,7 @@ from typing import Any
 import pytest
 from celery_testkit import START_TIMEOUT, redis_server_path, wait_until
 from netns_testkit import HostWorker, Network, log_text
-from sprt_testkit import cli_command, run_cli
+from sprt_testkit import cli_command, run_cli, status_json
 
 from worker.builds import BINARY, BuildCache, BuildSpec
 from worker.sealing import FleetKeys
@@ -112,9 +112,7 @@ def make_repository(tmp_path: Path, coordinator_cache: Path) -> tuple[Path, dict
 
 
 def status(db: Path) -> dict[str, Any]:
-    done = run_cli("status", "1", "--json", "--store", f"sqlite:///{db}")
-    assert done.returncode == 0, done.stderr
-    return dict(json.loads(done.stdout))
+    return status_json(f"sqlite:///{db}", 1)
 
 
 def sprt(

@@ -36,18 +36,20 @@ TUNE_SECTIONS = ("summary", "champions", "trials", "acceptance", "weights", "opt
 
 @pytest.fixture(scope="module")
 def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
-    """HTML reports of every kind of run, written by ``arbiter report`` (finished runs) or by the
-    same functions in-process (the rest)."""
+    """HTML reports of every kind of run, written by ``arbiter report`` (a finished SPRT), by
+    ``arbiter tune`` at its end (a finished tuning run) or by the same functions in-process (the
+    rest)."""
     folder = tmp_path_factory.mktemp("report-browser")
     db = folder / "store.db"
     out: dict[str, Path] = {}
     for game in GAMES:
-        finished = {"sprt": sprt_run(db, game), "tune": tune_run(db, game, folder, trials=4)[0]}
-        for kind, run_id in finished.items():
-            target = folder / f"{kind}-{game}.html"
-            done = run_cli("report", str(run_id), "-o", str(target), "--store", url(db))
-            assert done.returncode == 0, done.stderr
-            out[f"{kind}-{game}"] = target
+        sprt = sprt_run(db, game)
+        target = folder / f"sprt-{game}.html"
+        done = run_cli("report", str(sprt), "-o", str(target), "--store", url(db))
+        assert done.returncode == 0, done.stderr
+        out[f"sprt-{game}"] = target
+        tune = tune_run(db, game, folder, trials=4)[0]
+        out[f"tune-{game}"] = folder / f"{tune}-report.html"
         store = Store(url(db))
         made = {
             "running": running_run(store, game),

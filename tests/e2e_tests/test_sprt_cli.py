@@ -17,7 +17,7 @@ import pytest
 from celery_testkit import wait_until
 from pg_testkit import StoreUrls
 from process_testkit import WorkerPause, pause_when
-from sprt_testkit import CLI_TIMEOUT, cli_command, run_cli, write_book, write_weights
+from sprt_testkit import CLI_TIMEOUT, cli_command, run_cli, status_json, write_book, write_weights
 from sqlalchemy import create_engine
 from sqlalchemy.exc import DBAPIError
 
@@ -69,10 +69,8 @@ def sprt_args(files: dict[str, Path], db: Path | str, *extra: str) -> list[str]:
     ]
 
 
-def status_json(db: Path | str, run_id: int) -> dict[str, Any]:
-    done = run_cli("status", str(run_id), "--json", "--store", store_arg(db))
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+def status(db: Path | str, run_id: int) -> dict[str, Any]:
+    return status_json(store_arg(db), run_id)
 
 
 def test_sprt_small_budget_then_status(files: dict[str, Path], store_urls: StoreUrls) -> None:
@@ -84,7 +82,7 @@ def test_sprt_small_budget_then_status(files: dict[str, Path], store_urls: Store
         assert needle in done.stdout
     assert "LLR" in done.stderr and "penta" in done.stderr  # progress on stderr
 
-    data = status_json(db, 1)
+    data = status(db, 1)
     assert {"id", "game", "state", "games", "pentanomial", "wdl", "llr", "elo", "elo95", "decision"} <= set(
         data
     )
@@ -98,6 +96,8 @@ def test_sprt_small_budget_then_status(files: dict[str, Path], store_urls: Store
 
     shown = run_cli("status", "1", "--store", store_arg(db))
     assert shown.returncode == 0 and "pentanomial" in shown.stdout
+    printed = run_cli("status", "1", "--json", "--store", store_arg(db))
+    assert printed.returncode == 0 and json.loads(printed.stdout) == data  # what the other tests read
 
     # Resuming a finished run only reports it.
     again = run_cli("resume", "1", "--store", store_arg(db))
@@ -148,7 +148,7 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(
     reference_store = store_urls("reference")
     reference = run_cli(*sprt_args(files, reference_store, *budget))
     assert reference.returncode == 0, reference.stderr
-    expected = status_json(reference_store, 1)
+    expected = status(reference_store, 1)
     assert (expected["decision"], expected["counted_batches"]) == ("budget", LONG_BATCHES), expected
 
     db = store_urls()
@@ -166,13 +166,13 @@ def test_kill_9_then_resume_equals_an_uninterrupted_run(
         os.killpg(process.pid, signal.SIGKILL)  # the coordinator and its worker processes, paused or not
         process.wait(timeout=30)
         workers.resume()
-    killed = status_json(db, 1)
+    killed = status(db, 1)
     assert killed["state"] == "running"
     assert killed["games"] < expected["games"]
 
     resumed = run_cli("resume", "1", "--store", store_arg(db))
     assert resumed.returncode == 0, resumed.stderr
-    final = status_json(db, 1)
+    final = status(db, 1)
     for key in ("state", "games", "pentanomial", "wdl", "decision", "counted_batches", "llr"):
         assert final[key] == expected[key], key
     # No batch counted twice: one result row per counted batch, and the totals are theirs.
@@ -227,10 +227,10 @@ def test_sigint_stops_cleanly_and_resume_finishes(files: dict[str, Path], tmp_pa
             process.wait(timeout=30)
     assert process.returncode == 130, stderr
     assert "arbiter resume 1" in stderr
-    assert status_json(db, 1)["state"] == "interrupted"
+    assert status(db, 1)["state"] == "interrupted"
     resumed = run_cli("resume", "1", "--store", store_arg(db))
     assert resumed.returncode == 0, resumed.stderr
-    final = status_json(db, 1)
+    final = status(db, 1)
     assert final["state"] == "finished"
     assert final["decision"] == "budget"  # what made the interruption land before the end
 
@@ -351,9 +351,9 @@ def test_status_lists_every_run_when_one_cannot_be_computed(files: dict[str, Pat
     shown = run_cli("status", "1", "--store", store_arg(files["db"]))
     assert shown.returncode == 0 and shown.stderr == "", shown.stderr
     assert "statistics: cannot be computed: elo1: expected at least elo0 + 0.01" in shown.stdout
-    data = status_json(files["db"], 2)
+    data = status(files["db"], 2)
     assert "between -1000 and 1000" in data["statistics_error"] and "llr" not in data
-    assert "statistics_error" not in status_json(files["db"], good_id)
+    assert "statistics_error" not in status(files["db"], good_id)
     resumed = run_cli("resume", "1", "--store", store_arg(files["db"]))
     assert resumed.returncode == 2, resumed.stderr
     assert resumed.stderr.splitlines() == [

@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 from celery_testkit import NODE_HOST, RedisDatabase, WorkerPool, WorkerProcess, wait_until, waiting_tasks
 from process_testkit import CommandPause, PauseAll
-from sprt_testkit import run_cli
+from sprt_testkit import run_cli, status_json
 from test_celery_faults import RUN_TIMEOUT, Background, counts, make_config, new_run, play, reference
 
 from coordinator.executors.base import Executor
@@ -71,11 +71,10 @@ def play_with_honest_joining(
 
 
 def status_of(db: Path, run_id: int) -> tuple[dict[str, Any], str]:
-    """``arbiter status RUN`` as JSON and as text."""
-    as_json = run_cli("status", str(run_id), "--json", "--store", f"sqlite:///{db}")
+    """``arbiter status RUN`` as JSON (read in this process) and as text."""
     as_text = run_cli("status", str(run_id), "--store", f"sqlite:///{db}")
-    assert as_json.returncode == 0 and as_text.returncode == 0, as_json.stderr + as_text.stderr
-    return json.loads(as_json.stdout), as_text.stdout
+    assert as_text.returncode == 0, as_text.stderr
+    return status_json(f"sqlite:///{db}", run_id), as_text.stdout
 
 
 @pytest.mark.parametrize(

@@ -79,11 +79,11 @@ def test_tiny_tuning_run_over_two_celery_workers(
     header = next(i for i, line in enumerate(lines) if line.split()[:2] == ["champion", "trial"])
     assert lines[header + 1].split()[:2] == ["#0", "start"]
 
-    data = status(db, 1, tmp_path)
+    data = status(db, 1)
     assert data["state"] == "finished"
     assert sum(t["state"] in ("complete", "pruned") for t in data["trials"]) == 4
     assert len(data["champions"]) >= 2  # anything beats the flat weights
-    assert_champions_chain(data, db, tmp_path)
+    assert_champions_chain(data, db)
     assert_counted_once(db)
     written = json.loads(out.read_text())
     assert written == data["champions"][-1]["weights"] == engine.validate_weights(GAME, written)
@@ -97,7 +97,7 @@ def test_tiny_tuning_run_over_two_celery_workers(
     on_pool = ("--concurrency", "1", "--store", url(alone), "--output", str(tmp_path / "alone.json"))
     local = arbiter("tune", GAME, *TINY, *on_pool, cwd=tmp_path)
     assert local.returncode == 0, local.stderr
-    assert decided(status(alone, 1, tmp_path), alone) == decided(data, db)
+    assert decided(status(alone, 1), alone) == decided(data, db)
 
 
 def test_spsa_over_two_celery_workers_reaches_the_local_pools_theta(
@@ -117,7 +117,7 @@ def test_spsa_over_two_celery_workers_reaches_the_local_pools_theta(
     assert done.returncode == 0, done.stderr
     alone = arbiter(*spsa, "--concurrency", "1", "--store", url(local), cwd=tmp_path)
     assert alone.returncode == 0, alone.stderr
-    over_celery, on_pool = status(celery, 1, tmp_path), status(local, 1, tmp_path)
+    over_celery, on_pool = status(celery, 1), status(local, 1)
     assert over_celery["spsa"]["applied"] == 20
     assert over_celery["spsa"]["path"] == on_pool["spsa"]["path"]
     assert over_celery["spsa"]["theta"] != {"pawn": 100.0, "politician": 320.0, "mobility": 5.0}

@@ -29,7 +29,7 @@ from celery_testkit import wait_until
 from optuna.trial import TrialState
 from pg_testkit import StoreUrls
 from process_testkit import WorkerPause, pause_when
-from sprt_testkit import write_weights
+from sprt_testkit import status_json, write_weights
 from sqlalchemy import Engine, create_engine, select
 from sqlalchemy.exc import DBAPIError
 
@@ -113,11 +113,10 @@ def tune_args(db: Path | str, out: Path, *options: str, seed: int = 1) -> list[s
     return ["tune", GAME, *method, *options, "--seed", str(seed), *store]
 
 
-def status(db: Path | str, run_id: int, cwd: Path) -> dict[str, Any]:
-    """``arbiter status RUN --json``."""
-    done = arbiter("status", str(run_id), "--json", "--store", url(db), cwd=cwd)
-    assert done.returncode == 0, done.stderr
-    return json.loads(done.stdout)
+def status(db: Path | str, run_id: int) -> dict[str, Any]:
+    """``arbiter status RUN --json`` (read in this process; test_tiny_tuning_run checks the command
+    prints the same)."""
+    return status_json(url(db), run_id)
 
 
 def states(data: dict[str, Any]) -> Counter[str]:
@@ -187,7 +186,7 @@ def assert_nothing_left_running(db: Path | str) -> None:
     assert not left, f"runs still marked running: {left}"
 
 
-def assert_champions_chain(data: dict[str, Any], db: Path | str, cwd: Path) -> None:
+def assert_champions_chain(data: dict[str, Any], db: Path | str) -> None:
     """Champion 0 is the start; each later one is its trial's candidate and passed its own SPRT."""
     champions = data["champions"]
     flat = dict(engine.validate_weights(GAME, json.loads(FLAT.read_text())))
@@ -200,7 +199,7 @@ def assert_champions_chain(data: dict[str, Any], db: Path | str, cwd: Path) -> N
         assert trial["state"] == "complete" and trial["champion"] == previous["number"]
         assert trial["accept_run"] == champion["accept_run"] is not None
         assert champion["weights"] == candidate_weights(previous["weights"], trial["params"])
-        accept = status(db, champion["accept_run"], cwd)
+        accept = status(db, champion["accept_run"])
         assert accept["kind"] == "acceptance" and accept["state"] == "finished"
         assert accept["decision"] == "accepted", accept
         low, high = champion["elo_vs_parent_ci"]
@@ -225,7 +224,9 @@ def test_tiny_tuning_run(tmp_path: Path, store_urls: StoreUrls) -> None:
     written = json.loads(out.read_text())
     assert engine.validate_weights(GAME, written) == written  # complete and in range
 
-    data = status(db, 1, tmp_path)
+    data = status(db, 1)
+    printed = arbiter("status", "1", "--json", "--store", url(db), cwd=tmp_path)
+    assert printed.returncode == 0 and json.loads(printed.stdout) == data, printed.stderr
     assert (data["kind"], data["game"], data["state"]) == ("tune", GAME, "finished")
     counted = states(data)
     assert counted["complete"] >= 1 and counted["pruned"] >= 1, counted
@@ -234,7 +235,7 @@ def test_tiny_tuning_run(tmp_path: Path, store_urls: StoreUrls) -> None:
     assert all(0 < t["games"] <= 24 for t in data["trials"])
     assert len(data["champions"]) >= 2
     assert written == data["champions"][-1]["weights"]
-    assert_champions_chain(data, db, tmp_path)
+    assert_champions_chain(data, db)
     # The champion's Elo against the start: the SPRT gains along the chain, errors in quadrature.
     gains = [c["elo_vs_parent"] for c in data["champions"][1:]]
     halves = [(c["elo_vs_parent_ci"][1] - c["elo_vs_parent_ci"][0]) / 2 for c in data["champions"][1:]]
@@ -340,7 +341,7 @@ def slow_reference(tmp_path_factory: pytest.TempPathFactory) -> Callable[[int], 
             db = folder / "reference.db"
             done = arbiter(*tune_args(db, folder / "reference.json", *SLOW, seed=seed), cwd=folder)
             assert done.returncode == 0, done.stderr
-            data = status(db, 1, folder)
+            data = status(db, 1)
             lengths = {t["number"]: t["games"] // SLOW_BATCH_GAMES for t in data["trials"]}
             cache[seed] = Reference(decided(data, db), lengths)
         return cache[seed]
@@ -359,7 +360,7 @@ def test_one_process_or_three_play_the_same_trials(tmp_path: Path) -> None:
         args = tune_args(db, tmp_path / f"{concurrency}.json", *options)
         done = arbiter(*args, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
-        runs[concurrency] = decided(status(db, 1, tmp_path), db)
+        runs[concurrency] = decided(status(db, 1), db)
         assert_counted_once(db)
     assert runs[1] == runs[3]
     assert len(runs[1]["champions"]) >= 2
@@ -384,7 +385,7 @@ def test_kill_9_then_resume_ends_as_if_never_killed(
         workers.resume()
     assert not out.exists()
 
-    killed = status(db, 1, tmp_path)
+    killed = status(db, 1)
     assert killed["state"] == "running"
     running = {t["number"]: t["params"] for t in killed["trials"] if t["state"] == "running"}
     assert running, "no trial was running at the kill"
@@ -395,7 +396,7 @@ def test_kill_9_then_resume_ends_as_if_never_killed(
     assert "resuming tuning run 1" in resumed.stderr and "Traceback" not in resumed.stderr
     assert "champion" in resumed.stdout and (tmp_path / "1-champion.json").is_file()
 
-    final = status(db, 1, tmp_path)
+    final = status(db, 1)
     assert final["state"] == "finished"
     # The trials running at the kill went on under their own numbers: none failed, none asked again.
     trials = {t["number"]: t for t in final["trials"]}
@@ -408,7 +409,7 @@ def test_kill_9_then_resume_ends_as_if_never_killed(
     after = stored_results(db)
     assert {k: after.get(k) for k in before} == before
     assert_counted_once(db)
-    assert_champions_chain(final, db, tmp_path)
+    assert_champions_chain(final, db)
     assert_nothing_left_running(db)
     assert json.loads((tmp_path / "1-champion.json").read_text()) == final["champions"][-1]["weights"]
 
@@ -426,7 +427,7 @@ def test_same_command_again_after_completion_resumes(tmp_path: Path) -> None:
     args = tune_args(db, out, *tiny(max_trials=3), seed=4)
     first = arbiter(*args, cwd=tmp_path)
     assert first.returncode == 0, first.stderr
-    done = status(db, 1, tmp_path)
+    done = status(db, 1)
     rows = Store(url(db)).row_counts()
     out.unlink()
 
@@ -435,7 +436,7 @@ def test_same_command_again_after_completion_resumes(tmp_path: Path) -> None:
     assert "tuning run 1 already finished" in again.stderr
     assert tune_runs(db) == [1]
     assert Store(url(db)).row_counts() == rows  # its budget was used: nothing more is played
-    assert status(db, 1, tmp_path) == done
+    assert status(db, 1) == done
     assert json.loads(out.read_text()) == done["champions"][-1]["weights"]
     assert "champion" in again.stdout
 
@@ -474,18 +475,18 @@ def test_same_command_again_after_an_interruption_resumes(
             process.wait(timeout=30)
     assert process.returncode == 130, stderr
     assert "arbiter resume 1" in stderr and "Traceback" not in stderr
-    interrupted = status(db, 1, tmp_path)
+    interrupted = status(db, 1)
     assert interrupted["state"] == "interrupted"
     # Stopped trials are not failed: they wait, their store runs interrupted, to go on later.
     stopped = {t["number"]: t for t in interrupted["trials"] if t["state"] == "running"}
     assert stopped and "failed" not in states(interrupted)
-    assert all(status(db, t["run"], tmp_path)["state"] == "interrupted" for t in stopped.values())
+    assert all(status(db, t["run"])["state"] == "interrupted" for t in stopped.values())
 
     again = arbiter(*args, cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert "resuming tuning run 1" in again.stderr
     assert tune_runs(db) == [1]
-    final = status(db, 1, tmp_path)
+    final = status(db, 1)
     assert final["state"] == "finished"
     assert states(final)["complete"] + states(final)["pruned"] == len(final["trials"]) == 6
     trials = {t["number"]: t for t in final["trials"]}
@@ -574,7 +575,7 @@ def test_time_limit_stops_a_long_run_and_writes_the_champion(tmp_path: Path) -> 
     assert elapsed < 5 + TIME_LIMIT_OVERRUN, f"a 5 s time limit took {elapsed:.0f} s"
     written = json.loads(out.read_text())
     assert engine.validate_weights(GAME, written) == written
-    data = status(db, 1, tmp_path)
+    data = status(db, 1)
     assert data["state"] == "finished"
     assert written == data["champions"][-1]["weights"]
     assert 0 < len(data["trials"]) < 1000

@@ -89,7 +89,7 @@ def test_spsa_run_resumes_after_kill_9_on_the_same_theta(tmp_path: Path) -> None
     assert "Traceback" not in done.stderr and "iterations" in done.stderr  # progress on stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith(f"tuning run 1 ({GAME}, spsa): 100 of 100 iterations")
-    reference = status(alone, 1, tmp_path)
+    reference = status(alone, 1)
     assert (reference["method"], reference["state"]) == ("spsa", "finished")
     assert reference["spsa"]["applied"] == reference["spsa"]["dispatched"] == 100
     steps = path(reference)
@@ -138,14 +138,14 @@ def test_spsa_run_resumes_after_kill_9_on_the_same_theta(tmp_path: Path) -> None
         process.wait(timeout=30)
         workers.resume()
     before = stored_results(killed)
-    at_kill = status(killed, 1, tmp_path)
+    at_kill = status(killed, 1)
     assert at_kill["state"] == "running" and 20 <= at_kill["spsa"]["applied"] < 100
     assert path(at_kill) == steps[: at_kill["spsa"]["applied"]]
 
     resumed = arbiter("resume", "1", "--store", url(killed), cwd=tmp_path)
     assert resumed.returncode == 0, resumed.stderr
     assert "resuming tuning run 1" in resumed.stderr and "Traceback" not in resumed.stderr
-    final = status(killed, 1, tmp_path)
+    final = status(killed, 1)
     assert final["state"] == "finished"
     assert path(final) == steps  # every iteration, its result and theta after it
     assert acceptances(killed, final) == acceptances(alone, reference)
@@ -161,7 +161,7 @@ def test_spsa_run_resumes_after_kill_9_on_the_same_theta(tmp_path: Path) -> None
     assert again.returncode == 0, again.stderr
     assert "tuning run 1 already finished" in again.stderr and "Traceback" not in again.stderr
     assert Store(url(killed)).row_counts() == rows
-    assert status(killed, 1, tmp_path) == final
+    assert status(killed, 1) == final
 
 
 def bad_flags() -> dict[str, tuple[list[str], tuple[str, ...]]]:

@@ -4,7 +4,6 @@ with exactly the counts of the same run played alone on the local process pool."
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 from pathlib import Path
@@ -12,7 +11,7 @@ from typing import Any
 
 from celery_testkit import RedisDatabase, WorkerPool, wait_until, waiting_tasks
 from pg_testkit import PostgresServer
-from sprt_testkit import CLI_TIMEOUT, cli_command, run_cli, write_book, write_weights
+from sprt_testkit import CLI_TIMEOUT, cli_command, run_cli, status_json, write_book, write_weights
 from sqlalchemy import func, select
 
 from coordinator.executors.celery.executor import MIN_SLOTS
@@ -46,9 +45,7 @@ def person_b(tmp_path: Path) -> list[str]:
 
 def status(url: str, run_id: int) -> dict[str, Any]:
     """``arbiter status RUN --json``."""
-    done = run_cli("status", str(run_id), "--json", "--store", url)
-    assert done.returncode == 0, done.stderr
-    return dict(json.loads(done.stdout))
+    return status_json(url, run_id)
 
 
 def solo(args: list[str], db: Path) -> dict[str, Any]:
