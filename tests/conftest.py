@@ -33,6 +33,7 @@ from typing import Any
 import pytest
 from browser_testkit import headless_chromium
 from pg_testkit import PostgresServer, StoreUrls, start_server, unavailable_reason
+from report_testkit import FinishedRuns, finished_runs
 
 #: The store kinds every store-parametrized test runs against.
 STORE_KINDS = ("sqlite", "postgresql")
@@ -146,6 +147,14 @@ def chromium() -> Iterator[Any]:
     """The pytest run's headless Chromium (a Playwright browser); each test opens its own context."""
     with headless_chromium() as launched:
         yield launched
+
+
+@pytest.fixture(scope="session")
+def finished(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> FinishedRuns:
+    """The pytest run's finished SPRT and tuning run of each game (made once for all its processes:
+    see ``report_testkit.finished_runs``)."""
+    base = tmp_path_factory.getbasetemp()
+    return finished_runs(base if worker_id == "master" else base.parent)
 
 
 @pytest.fixture(params=STORE_KINDS)

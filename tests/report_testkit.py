@@ -6,10 +6,13 @@ Not a test module; importable from every test folder because ``tests`` is on pyt
 
 from __future__ import annotations
 
+import fcntl
 import json
 import random
 import re
+import sqlite3
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -65,6 +68,50 @@ def tune_run(db: Path, game: str, cwd: Path, trials: int = 6, report: bool = Tru
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     return int(re.search(r"tuning run (\d+) started", done.stderr).group(1)), done.stdout
+
+
+GAMES = ("congo", "congress")
+
+
+@dataclass(frozen=True)
+class FinishedRuns:
+    """A store with a finished SPRT and a finished tuning run of each game, made by the CLI once
+    per pytest run and read by several modules: the store (only to read: :func:`copy_store` gives
+    one to write to), the folder the commands ran in (the tuning runs' own reports are there),
+    the runs' ids (``sprt-GAME``, ``tune-GAME``) and each tuning command's stdout."""
+
+    db: Path
+    folder: Path
+    ids: dict[str, int]
+    tune_stdout: dict[str, str]
+
+
+def finished_runs(shared: Path) -> FinishedRuns:
+    """The :class:`FinishedRuns` in folder ``shared``: made by the first pytest process to ask
+    (under a lock on a file there), then read from there by every other. ``shared`` must be the
+    same for the processes of one run and new for each run (the parent of each xdist worker's
+    base temporary directory)."""
+    folder = shared / "finished-runs"
+    index = folder / "runs.json"
+    with (shared / "finished-runs.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)  # released when the file closes
+        if not index.is_file():
+            folder.mkdir(exist_ok=True)
+            db = folder / "store.db"
+            ids, stdout = {}, {}
+            for game in GAMES:
+                ids[f"sprt-{game}"] = sprt_run(db, game)
+                ids[f"tune-{game}"], stdout[game] = tune_run(db, game, folder)
+            index.write_text(json.dumps({"ids": ids, "tune_stdout": stdout}))
+    made = json.loads(index.read_text())
+    return FinishedRuns(folder / "store.db", folder, made["ids"], made["tune_stdout"])
+
+
+def copy_store(source: Path, target: Path) -> Path:
+    """A consistent copy of the SQLite store ``source`` at ``target`` (SQLite's backup)."""
+    with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as src, sqlite3.connect(target) as dst:
+        src.backup(dst)
+    return target
 
 
 def new_tune_run(folder: Path, name: str, config: TuneConfig) -> tuple[Store, int]:

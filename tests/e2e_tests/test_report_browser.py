@@ -13,13 +13,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from report_testkit import empty_run, one_game_run, running_run, sprt_run, tune_run, url
+from report_testkit import GAMES, FinishedRuns, copy_store, empty_run, one_game_run, running_run, url
 from sprt_testkit import run_cli
 
 from coordinator.reports import build, html_page
 from coordinator.store import Store
 
-GAMES = ("congo", "congress")
 MATCH_SECTIONS = (
     "summary",
     "engines",
@@ -35,22 +34,20 @@ TUNE_SECTIONS = ("summary", "champions", "trials", "acceptance", "weights", "opt
 
 
 @pytest.fixture(scope="module")
-def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
+def reports(tmp_path_factory: pytest.TempPathFactory, finished: FinishedRuns) -> dict[str, Path]:
     """HTML reports of every kind of run, written by ``arbiter report`` (a finished SPRT), by
     ``arbiter tune`` at its end (a finished tuning run) or by the same functions in-process (the
-    rest)."""
+    rest, added to a copy of the finished runs' store)."""
     folder = tmp_path_factory.mktemp("report-browser")
-    db = folder / "store.db"
+    db = copy_store(finished.db, folder / "store.db")
     out: dict[str, Path] = {}
+    store = Store(url(db))
     for game in GAMES:
-        sprt = sprt_run(db, game)
         target = folder / f"sprt-{game}.html"
-        done = run_cli("report", str(sprt), "-o", str(target), "--store", url(db))
+        done = run_cli("report", str(finished.ids[f"sprt-{game}"]), "-o", str(target), "--store", url(db))
         assert done.returncode == 0, done.stderr
         out[f"sprt-{game}"] = target
-        tune = tune_run(db, game, folder, trials=4)[0]
-        out[f"tune-{game}"] = folder / f"{tune}-report.html"
-        store = Store(url(db))
+        out[f"tune-{game}"] = finished.folder / f"{finished.ids[f'tune-{game}']}-report.html"
         made = {
             "running": running_run(store, game),
             "empty": empty_run(store, game),
@@ -62,7 +59,7 @@ def reports(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Path]:
             target = folder / f"{kind}-{game}.html"
             target.write_text(html_page(build(store, run)))
             out[f"{kind}-{game}"] = target
-        store.close()
+    store.close()
     return out
 
 

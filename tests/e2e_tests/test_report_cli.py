@@ -20,11 +20,11 @@ from typing import Any
 import pytest
 from report_testkit import (
     CANDIDATE,
+    GAMES,
+    FinishedRuns,
     assert_tokens_cover,
     movetext_moves,
     read_pgn_games,
-    sprt_run,
-    tune_run,
     url,
 )
 from sprt_testkit import CLI_TIMEOUT, cli_command, run_cli
@@ -37,20 +37,16 @@ from coordinator.store import Store
 from coordinator.tuning.progress import elo_vs_start
 from coordinator.tuning.records import TuningRecords
 
-GAMES = ("congo", "congress")
 #: The report must stay below this for a 100-trial tuning run.
 BUDGET_BYTES = 2 * 1024 * 1024
 
 
 @pytest.fixture(scope="module")
-def made(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
-    """One store with a finished SPRT and a finished tuning run of each game."""
-    folder = tmp_path_factory.mktemp("report-cli")
-    db = folder / "store.db"
-    out: dict[str, Any] = {"db": db, "folder": folder}
+def made(finished: FinishedRuns) -> dict[str, Any]:
+    """One store with a finished SPRT and a finished tuning run of each game (only read here)."""
+    out: dict[str, Any] = {"db": finished.db, "folder": finished.folder, **finished.ids}
     for game in GAMES:
-        out[f"sprt-{game}"] = sprt_run(db, game)
-        out[f"tune-{game}"], out[f"tune-stdout-{game}"] = tune_run(db, game, folder)
+        out[f"tune-stdout-{game}"] = finished.tune_stdout[game]
     return out
 
 
