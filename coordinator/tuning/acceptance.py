@@ -5,8 +5,8 @@ nodes``); a candidate that passes every one of them (H1 accepted each time) is c
 One acceptance SPRT at a time keeps the champion a candidate plays a pure function of the order
 of the candidates and of earlier decisions, which SPRTs make deterministically. Every SPRT is a run
 of the store (kind ``acceptance``) recorded in ``tune_acceptances``; after a kill, the one that was
-running resumes where it stopped, and a candidate accepted at its last stage but not yet crowned is
-crowned.
+running resumes where it stopped, one whose run was created but not yet recorded takes that run
+up when it starts again, and a candidate accepted at its last stage but not yet crowned is crowned.
 """
 
 from __future__ import annotations
@@ -128,9 +128,7 @@ class AcceptanceQueue:
         )
         run_id = existing_run
         if run_id is None:
-            run_id = context.store.create_run(
-                RunKind.ACCEPTANCE, context.config.game, config.to_json(), config.fingerprint()
-            )
+            run_id = context.match_run(RunKind.ACCEPTANCE, config)
             context.records.add_acceptance(
                 context.run_id,
                 candidate.number,

@@ -5,6 +5,8 @@ to on each crowning, read by everyone)."""
 from __future__ import annotations
 
 from coordinator.executors.base import Executor
+from coordinator.runs import RunKind
+from coordinator.sprt.config import SprtConfig
 from coordinator.store import Store
 from coordinator.tuning.config import TuneConfig
 from coordinator.tuning.records import Champion, TuningRecords
@@ -31,3 +33,12 @@ class TuningContext:
     def champion(self) -> Champion:
         """The current champion."""
         return self.champions[-1]
+
+    def match_run(self, kind: RunKind, config: SprtConfig) -> int:
+        """The store run of a new match of this tuning run (a trial, an SPSA iteration, an
+        acceptance SPRT): the one a kill left behind between creating it and recording it (the
+        same configuration, so the same fingerprint), or a new one."""
+        orphan = self.store.find_unfinished(kind, config.fingerprint())
+        if orphan is not None:
+            return orphan.id
+        return self.store.create_run(kind, self.config.game, config.to_json(), config.fingerprint())

@@ -15,8 +15,7 @@ from collections.abc import Callable
 from typing import Any
 
 from coordinator.executors.base import BatchOutcome, Executor
-from coordinator.runs import RunKind, RunState
-from coordinator.sprt.config import SprtConfig
+from coordinator.runs import RunState
 from coordinator.sprt.runner import SprtRunner
 from coordinator.store import Store
 from coordinator.tuning.acceptance import AcceptanceQueue
@@ -72,14 +71,6 @@ class TuningDriver(TuningContext, ABC):
             left = max(0.0, self.config.time_limit - (time.monotonic() - self.started))
             eta = left if eta is None else min(eta, left)
         return eta
-
-    def _match_run(self, kind: RunKind, config: SprtConfig) -> int:
-        """The store run of a new match of the method: the one a kill left behind between
-        creating it and recording it, or a new one."""
-        orphan = self.store.find_unfinished(kind, config.fingerprint())
-        if orphan is not None:
-            return orphan.id
-        return self.store.create_run(kind, self.config.game, config.to_json(), config.fingerprint())
 
     def _close_counted(self, runner: SprtRunner) -> None:
         """Mark the run of ``runner``, counted to its end, finished with its counted prefix (a

@@ -161,7 +161,7 @@ class SpsaTuner(TuningDriver):
         config = self.config.iteration_config(
             k, {**self.config.start, **pair.plus}, {**self.config.start, **pair.minus}, self.tag
         )
-        run_id = self._match_run(RunKind.ITERATION, config)
+        run_id = self.match_run(RunKind.ITERATION, config)
         self.records.add_iteration(self.run_id, k, run_id, signs)
         self.flips[k] = signs
         self.dispatched += 1

@@ -218,7 +218,7 @@ class Tuner(TuningDriver):
         config = self.config.trial_config(number, candidate, self.config.start, self.tag)
         champion = self._reigning(number - self.window + 1)
         if row is None:
-            run_id = self._match_run(RunKind.TRIAL, config)
+            run_id = self.match_run(RunKind.TRIAL, config)
             self.records.add_trial(self.run_id, number, run_id, champion.number, params)
         else:
             run_id = row.trial_run_id

@@ -24,6 +24,7 @@ import engine
 from coordinator.cli.tune import parse_duration
 from coordinator.executors.base import BatchOutcome, Executor
 from coordinator.reports import build, gather, html_page
+from coordinator.runs import RunKind
 from coordinator.sprt.runner import PrefixCounter
 from coordinator.stats import fixed_elo
 from coordinator.store import Store, StoredResult
@@ -620,8 +621,12 @@ def test_the_objective_keeps_one_meaning_after_a_change_of_champion(
 # --- multi-fidelity acceptance -------------------------------------------------------------------
 
 
-def accept(tmp_path: Path, accept_nodes: list[int]) -> tuple[Store, int, list[Champion]]:
-    """Play the acceptance SPRTs of the engine's defaults against the flat start."""
+def accept(
+    tmp_path: Path, accept_nodes: list[int], left_by_a_kill: bool = False
+) -> tuple[Store, int, list[Champion]]:
+    """Play the acceptance SPRTs of the engine's defaults against the flat start; with
+    ``left_by_a_kill``, after a kill that came between creating the first one's run and recording
+    it (the run is there, in no record)."""
     flat = engine.validate_weights("congress", json.loads(FLAT["congress"].read_text()))
     c = config(
         start=dict(flat),
@@ -636,8 +641,12 @@ def accept(tmp_path: Path, accept_nodes: list[int]) -> tuple[Store, int, list[Ch
     context = TuningContext(store, run_id, c, executor)  # champion #0: the flat start
     champions = context.champions
     assert champions == [Champion(0, dict(flat), None, None, None, 0.0, 0.0, 0.0)]
+    defaults = dict(engine.validate_weights("congress", None))
+    if left_by_a_kill:
+        first = c.accept_config(7, defaults, dict(flat), context.tag, 0)
+        store.create_run(RunKind.ACCEPTANCE, "congress", first.to_json(), first.fingerprint())
     queue = AcceptanceQueue(context)
-    queue.submit(Candidate(7, dict(engine.validate_weights("congress", None))))
+    queue.submit(Candidate(7, defaults))
     for _ in range(200):
         if not queue.busy:
             break
@@ -675,6 +684,16 @@ def test_two_accept_nodes_both_pass_and_crown(tmp_path: Path) -> None:
     assert first == pytest.approx(champions[1].elo_vs_parent) and second > 0
     page = html_page(build(store, run))
     assert "At each acceptance setting" in page and "400 nodes" in page
+
+
+def test_an_acceptance_run_a_kill_left_unrecorded_is_taken_up(tmp_path: Path) -> None:
+    store, run_id, champions = accept(tmp_path, [200], left_by_a_kill=True)
+    left = min(r.id for r in store.list_runs() if r.kind is RunKind.ACCEPTANCE)
+    rows = TuningRecords(store).acceptances(run_id)
+    assert [(r.candidate, r.stage, r.run_id) for r in rows] == [(7, 0, left)]  # not a second run
+    assert [c.number for c in champions] == [0, 1]
+    acceptances = [(r.id, r.state) for r in store.list_runs() if r.kind is RunKind.ACCEPTANCE]
+    assert acceptances == [(left, "finished")]
 
 
 def test_two_accept_nodes_need_both_sprts(tmp_path: Path) -> None:

@@ -28,12 +28,12 @@ from test_tune_cli import (
 
 import engine
 
-#: A tiny run: 4 trials of at most 8 pairs at 300 nodes, acceptance SPRTs (H1 30 normalized Elo)
+#: A tiny run: 4 trials of at most 8 pairs at 300 nodes, acceptance SPRTs (H1 50 normalized Elo)
 #: of at most 400 games: the first candidate beats the flat weights in about a hundred.
 TINY = (
     *("--method", "optuna", "--start", str(FLAT), "--trial-pairs", "8"),
     *("--batch-pairs", "2", "--max-trials", "4"),
-    *("--nodes", "300", "--accept-max-games", "400", "--accept-elo1", "30", "--prune-los", "0.25"),
+    *("--nodes", "300", "--accept-max-games", "400", "--accept-elo1", "50", "--prune-los", "0.25"),
     *("--seed", "2", "--no-report"),
 )
 

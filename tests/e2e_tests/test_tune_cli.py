@@ -46,13 +46,13 @@ TIMEOUT = 240
 
 
 def tiny(max_trials: int = 16, concurrency: int = 2) -> tuple[str, ...]:
-    """A tiny run: trials of at most 12 pairs at 300 nodes. The acceptance SPRT's H1 (30 normalized
+    """A tiny run: trials of at most 12 pairs at 300 nodes. The acceptance SPRT's H1 (50 normalized
     Elo) is far enough from H0 that it decides in a few hundred games (at most 400), and LOS below
     0.25 prunes (with the default 0.05 the few batches of a trial seldom get that far)."""
     return (
         *("--start", str(FLAT), "--trial-pairs", "12", "--batch-pairs", "2"),
         *("--max-trials", str(max_trials), "--nodes", "300", "--accept-max-games", "400"),
-        *("--accept-elo1", "30", "--prune-los", "0.25", "--concurrency", str(concurrency)),
+        *("--accept-elo1", "50", "--prune-los", "0.25", "--concurrency", str(concurrency)),
     )
 
 
@@ -446,6 +446,7 @@ def test_same_command_again_after_an_interruption_resumes(
 ) -> None:
     db, out = tmp_path / "tune.db", tmp_path / "champion.json"
     args = tune_args(db, out, *SLOW, seed=3)
+    lengths = slow_reference(3).lengths  # before the run starts: the reference may have to be played
     process = subprocess.Popen(
         command(*args),
         stdout=subprocess.PIPE,
@@ -456,7 +457,7 @@ def test_same_command_again_after_an_interruption_resumes(
     )
     workers = WorkerPause(process.pid)
     try:
-        pause_with_a_trial_running(db, process, workers, slow_reference(3).lengths)
+        pause_with_a_trial_running(db, process, workers, lengths)
         process.send_signal(signal.SIGINT)
         # The coordinator stops between two steps (counting what its workers sent before they were
         # paused, which cannot end the trial found running) and kills its workers, then marks the
