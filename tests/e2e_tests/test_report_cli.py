@@ -18,6 +18,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from process_testkit import WorkerPause
 from report_testkit import (
     CANDIDATE,
     GAMES,
@@ -194,6 +195,7 @@ def test_report_while_the_run_plays(tmp_path: Path) -> None:
         "--nodes", "300", "--batch-pairs", "2", "--concurrency", "2", "--store", url(db),
     )  # fmt: skip
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, env=env)
+    workers = WorkerPause(process.pid)
     try:
         deadline = time.monotonic() + CLI_TIMEOUT
         counted = 0
@@ -204,6 +206,8 @@ def test_report_while_the_run_plays(tmp_path: Path) -> None:
                     run = store.get_run(1)
                     counted = run.counted_batches if run is not None else 0
             time.sleep(0.2)
+        # The run goes on running, and plays nothing more while the reports draw.
+        assert workers.pause() > 0, "the run has no worker processes"
         data = report_json(db, 1)
         assert data["run"]["state"] == "running" and data["run"]["finished_at"] is None
         assert data["totals"]["games"] >= 8 and len(data["series"]["llr"]) >= 2
@@ -211,6 +215,7 @@ def test_report_while_the_run_plays(tmp_path: Path) -> None:
         assert run_cli("report", "1", "-o", str(page), "--store", url(db)).returncode == 0
         assert page.read_text().count('class="plot"') == 8
     finally:
+        workers.resume()
         process.send_signal(signal.SIGINT)
         try:
             process.wait(timeout=60)
