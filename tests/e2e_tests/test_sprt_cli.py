@@ -39,10 +39,15 @@ LONG_IN_FLIGHT = IN_FLIGHT_PER_WORKER * 1
 @pytest.fixture
 def files(tmp_path: Path) -> dict[str, Path]:
     """A book, a candidate weights file and a store URL's file in ``tmp_path``."""
+    return files_in(tmp_path)
+
+
+def files_in(folder: Path) -> dict[str, Path]:
+    """The book, candidate weights file and store file of :func:`files`, in ``folder``."""
     return {
-        "book": write_book(tmp_path / "book.txt", GAME, count=12),
-        "candidate": write_weights(tmp_path / "candidate.json", {"pawn": 150, "mobility": 6}),
-        "db": tmp_path / "arbiter.db",
+        "book": write_book(folder / "book.txt", GAME, count=12),
+        "candidate": write_weights(folder / "candidate.json", {"pawn": 150, "mobility": 6}),
+        "db": folder / "arbiter.db",
     }
 
 
@@ -141,15 +146,23 @@ def pause_in_the_middle(db: Path | str, process: subprocess.Popen[str], workers:
     return stored(db)[0]
 
 
+@pytest.fixture(scope="module")
+def long_reference(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    """The status of the :data:`LONG` run played to its end uninterrupted, once for the module (on
+    SQLite: what a run counts does not depend on its store's kind)."""
+    made = files_in(tmp_path_factory.mktemp("long-reference"))
+    reference = run_cli(*sprt_args(made, made["db"], *LONG))
+    assert reference.returncode == 0, reference.stderr
+    expected = status(made["db"], 1)
+    assert (expected["decision"], expected["counted_batches"]) == ("budget", LONG_BATCHES), expected
+    return expected
+
+
 def test_kill_9_then_resume_equals_an_uninterrupted_run(
-    files: dict[str, Path], store_urls: StoreUrls
+    files: dict[str, Path], store_urls: StoreUrls, long_reference: dict[str, Any]
 ) -> None:
     budget = LONG
-    reference_store = store_urls("reference")
-    reference = run_cli(*sprt_args(files, reference_store, *budget))
-    assert reference.returncode == 0, reference.stderr
-    expected = status(reference_store, 1)
-    assert (expected["decision"], expected["counted_batches"]) == ("budget", LONG_BATCHES), expected
+    expected = long_reference
 
     db = store_urls()
     process = subprocess.Popen(
