@@ -12,6 +12,7 @@ import random
 import re
 import sqlite3
 from collections.abc import Iterator
+from contextlib import closing
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -109,7 +110,8 @@ def finished_runs(shared: Path) -> FinishedRuns:
 
 def copy_store(source: Path, target: Path) -> Path:
     """A consistent copy of the SQLite store ``source`` at ``target`` (SQLite's backup)."""
-    with sqlite3.connect(f"file:{source}?mode=ro", uri=True) as src, sqlite3.connect(target) as dst:
+    reading = sqlite3.connect(f"file:{source}?mode=ro", uri=True)
+    with closing(reading) as src, closing(sqlite3.connect(target)) as dst:
         src.backup(dst)
     return target
 

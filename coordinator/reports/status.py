@@ -1,7 +1,7 @@
 """What ``arbiter status RUN --json`` prints: one run of any kind as one JSON-safe dict.
 
-The command prints it; a program that has the store at hand (the dashboard, a test) can read the
-same dict without starting a process.
+The command prints it; a program that has the store at hand (a test, a script) can read the same
+dict without starting a process.
 """
 
 from __future__ import annotations
