@@ -28,12 +28,14 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from browser_testkit import headless_chromium
 from pg_testkit import PostgresServer, StoreUrls, start_server, unavailable_reason
-from report_testkit import FinishedRuns, finished_runs
+
+if TYPE_CHECKING:  # report_testkit imports the coordinator: only the tests that ask load it
+    from report_testkit import FinishedRuns
 
 #: The store kinds every store-parametrized test runs against.
 STORE_KINDS = ("sqlite", "postgresql")
@@ -153,6 +155,8 @@ def chromium() -> Iterator[Any]:
 def finished(tmp_path_factory: pytest.TempPathFactory, worker_id: str) -> FinishedRuns:
     """The pytest run's finished SPRT and tuning run of each game (made once for all its processes:
     see ``report_testkit.finished_runs``)."""
+    from report_testkit import finished_runs
+
     base = tmp_path_factory.getbasetemp()
     return finished_runs(base if worker_id == "master" else base.parent)
 
