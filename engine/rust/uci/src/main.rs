@@ -3,6 +3,7 @@
 
 mod command;
 mod options;
+mod search_thread;
 mod session;
 mod wire;
 
@@ -14,6 +15,7 @@ use arbiter_core::{GameKind, ENGINE_VERSION};
 
 use command::{parse, Command};
 use options::{Options, Settings};
+use search_thread::SearchThread;
 use session::{new_session, Session};
 use wire::{info_string, read_line, send, Read, MAX_LINE};
 
@@ -62,12 +64,14 @@ struct Engine {
     options: Options,
     settings: Settings,
     session: Option<Box<dyn Session>>,
+    /// Started at the first `go`; None until then, or if it could not be started.
+    search_thread: Option<SearchThread>,
 }
 
 impl Engine {
     fn new(only: Option<GameKind>) -> Engine {
         let options = Options::new(only);
-        Engine { settings: options.defaults(), options, session: None }
+        Engine { settings: options.defaults(), options, session: None, search_thread: None }
     }
 
     fn handle(&mut self, line: &str) -> Flow {
@@ -108,7 +112,15 @@ impl Engine {
             Command::Go(go) => {
                 self.stop_and_wait();
                 let settings = self.settings.clone();
-                self.session().go(&go, &settings);
+                if self.search_thread.is_none() {
+                    match SearchThread::spawn() {
+                        Ok(thread) => self.search_thread = Some(thread),
+                        Err(e) => info_string(&format!("cannot start the search thread: {e}")),
+                    }
+                }
+                let thread = self.search_thread.take();
+                self.session().go(&go, &settings, thread.as_ref());
+                self.search_thread = thread;
             }
             Command::Stop => {
                 if let Some(session) = &mut self.session {

@@ -1,12 +1,13 @@
 //! One game as the engine plays it: the position and the game's position hashes, and ONE
 //! `Searcher` kept across the game's moves (table, killers, history), as core play keeps one per
-//! side. A search runs on its own thread with the searcher lent to it; the main thread keeps
+//! side. A search runs on the search thread with the searcher lent to it; the main thread keeps
 //! reading commands.
 
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc::{self, Receiver};
 use std::sync::Arc;
-use std::thread::{self, JoinHandle};
+use std::thread::{self, Thread};
 use std::time::Duration;
 
 use arbiter_core::eval::Evaluate;
@@ -16,10 +17,8 @@ use arbiter_core::{Color, GameKind};
 
 use crate::command::{Go, Start};
 use crate::options::Settings;
+use crate::search_thread::SearchThread;
 use crate::wire::{hold, info_string, send};
-
-/// The search thread's stack: the search recurses up to 128 plies.
-const STACK_BYTES: usize = 8 << 20;
 
 /// The `info` of iterations that end within this time of the search's start waits for the next
 /// line the search writes (at the latest its `bestmove`): live output where it can be watched,
@@ -35,8 +34,9 @@ pub trait Session {
     fn game(&self) -> GameKind;
     /// Sets the position; on an error the previous one is kept.
     fn set_position(&mut self, start: &Start, moves: &[String]) -> Result<(), String>;
-    /// Starts searching the position on a new thread (after `wait`ing for any search before).
-    fn go(&mut self, go: &Go, settings: &Settings);
+    /// Starts searching the position on `thread` (after `wait`ing for any search before); with
+    /// no thread, answers the first legal move.
+    fn go(&mut self, go: &Go, settings: &Settings, thread: Option<&SearchThread>);
     /// Asks a running search to stop; it then prints `bestmove`.
     fn stop(&mut self);
     /// Waits for a running search to end and takes its searcher back.
@@ -82,7 +82,9 @@ impl Recipe {
 
 struct Running<P: Evaluate> {
     stop: Arc<AtomicBool>,
-    handle: JoinHandle<Searcher<P>>,
+    thread: Thread,
+    /// The searcher, back when the search ends (closed if the search failed).
+    done: Receiver<Searcher<P>>,
 }
 
 struct Game<P: Evaluate> {
@@ -164,7 +166,7 @@ impl<P: Evaluate> Session for Game<P> {
         Ok(())
     }
 
-    fn go(&mut self, go: &Go, settings: &Settings) {
+    fn go(&mut self, go: &Go, settings: &Settings, thread: Option<&SearchThread>) {
         self.wait();
         let recipe = Recipe::new(settings, P::GAME);
         let mut searcher = match self.searcher.take() {
@@ -183,12 +185,15 @@ impl<P: Evaluate> Session for Game<P> {
         searcher.set_stop_flag(Some(stop.clone()));
         let (limits, infinite) = limits(go, self.position.turn());
         let (position, history, flag) = (self.position, self.history.clone(), stop.clone());
-        let job = move || run_search(searcher, position, history, limits, infinite, flag);
-        match thread::Builder::new().name("search".into()).stack_size(STACK_BYTES).spawn(job) {
-            Ok(handle) => self.running = Some(Running { stop, handle }),
-            Err(e) => {
+        let (give_back, done) = mpsc::sync_channel(1);
+        let job = Box::new(move || {
+            let _ = give_back.send(run_search(searcher, position, history, limits, infinite, flag));
+        });
+        match thread.map(|t| (t.thread().clone(), t.run(job))) {
+            Some((thread, Ok(()))) => self.running = Some(Running { stop, thread, done }),
+            _ => {
                 // The searcher went with the job: the next `go` makes a new one.
-                info_string(&format!("cannot start the search thread ({e}): playing the first legal move"));
+                info_string("no search thread: playing the first legal move");
                 send(&bestmove(self.position.legal_moves().first()));
             }
         }
@@ -197,13 +202,13 @@ impl<P: Evaluate> Session for Game<P> {
     fn stop(&mut self) {
         if let Some(running) = &self.running {
             running.stop.store(true, Ordering::Relaxed);
-            running.handle.thread().unpark();
+            running.thread.unpark();
         }
     }
 
     fn wait(&mut self) {
         if let Some(running) = self.running.take() {
-            match running.handle.join() {
+            match running.done.recv() {
                 Ok(searcher) => self.searcher = Some(searcher),
                 Err(_) => info_string("the search thread failed: the next search gets a new searcher"),
             }
