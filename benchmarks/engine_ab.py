@@ -1,5 +1,6 @@
 """Two builds of arbiter-engine side by side through the referee's protocol client: per move
-of a recorded game, ``position`` (the whole game so far) with ``isready``, then ``go nodes N``.
+of a recorded game, ``position`` (the whole game so far) and ``go nodes N`` in one write, as the
+referee sends an untimed move.
 
 Repetitions alternate which build goes first; each gives the wall time per move and the engine's
 CPU per move (from /proc). Use it to see what a change to arbiter-engine costs or saves per move
@@ -21,7 +22,7 @@ import engine
 from coordinator.defaults import ADJUDICATION
 from coordinator.openings.book import default_book_path, load_book
 from worker.referee.process import EngineProcess
-from worker.referee.uci import AtDeadline, GoLimits, UciClient
+from worker.referee.uci import AtDeadline, GoLimits, UciClient, position_command
 
 TICKS = os.sysconf("SC_CLK_TCK")
 #: The longest one move may take (seconds): a bound, not a synchronisation.
@@ -42,8 +43,8 @@ def one_game(binary: str, game: str, opening: str, moves: list[str], nodes: int)
         client.new_game()
         started, cpu = time.perf_counter(), engine_cpu(process.pid)
         for ply in range(len(moves)):
-            client.position_ready(opening, moves[:ply])
-            client.go(GoLimits(nodes=nodes), MOVE_TIMEOUT, AtDeadline.HANG)
+            position = position_command(opening, moves[:ply])
+            client.go(GoLimits(nodes=nodes), MOVE_TIMEOUT, AtDeadline.HANG, position)
         wall, used = time.perf_counter() - started, engine_cpu(process.pid) - cpu
         client.quit()
     return wall / len(moves), used / len(moves)

@@ -17,6 +17,8 @@ from engine._engine import (
     MATE_BOUND,
     MATE_SCORE,
     Adjudication,
+    EnginePipe,
+    EnginePipeFault,
     GameClock,
     GameJudge,
     IllegalMoveError,
@@ -27,6 +29,7 @@ from engine._engine import (
     Position,
     TimeControl,
     WeightSpec,
+    search_info,
 )
 from engine.weights import WeightsSource, read_weights_file, resolve_weights
 
@@ -144,6 +147,8 @@ __all__ = [
     "MATE_BOUND",
     "MATE_SCORE",
     "Adjudication",
+    "EnginePipe",
+    "EnginePipeFault",
     "GameClock",
     "GameJudge",
     "IllegalMoveError",
@@ -161,6 +166,7 @@ __all__ = [
     "replay_game",
     "replay_games",
     "search",
+    "search_info",
     "validate_weights",
     "weights",
 ]

@@ -21,6 +21,8 @@ from faulty_engine import illegal_move  # from the test engines' folder, put on 
 
 NODES = engine.Limits(nodes=300)
 CLOCK = engine.Limits(time_control=engine.TimeControl.parse("1+0.01"), time_margin_ms=100)
+#: Timed moves (so ``isready`` comes between ``position`` and ``go``) that end by nodes.
+TIMED_NODES = engine.Limits(nodes=300, movetime_ms=1000)
 ADJUDICATION = engine.Adjudication(max_plies=200, repetition=True, bare_lions=True)
 RULE_ENDS = {"lion_captured", "kings_captured", "no_legal_move", "repetition", "bare_lions", "ply_limit"}
 
@@ -36,7 +38,8 @@ class Case:
     ply: int = 2
     #: How long judging the fault may take (s).
     within_s: float = 4.0
-    #: Plies played after the fault's move (no_readyok plays it, and fails at the next isready).
+    #: Plies played after the fault's move (no_readyok plays it, and fails at the next isready,
+    #: which only a timed move has).
     after: int = 0
 
 
@@ -53,7 +56,7 @@ CASES = [
     Case("empty_bestmove", FaultKind.PROTOCOL, "protocol violation: bestmove without a move", side="black"),
     Case("flood", FaultKind.PROTOCOL, "protocol violation: more than 1048576 bytes of output for one answer"),
     Case("long_line", FaultKind.PROTOCOL, "protocol violation: a line longer than 65536 bytes"),
-    Case("no_readyok", FaultKind.NO_ANSWER, "no readyok in time", ply=1, after=2),
+    Case("no_readyok", FaultKind.NO_ANSWER, "no readyok in time", TIMED_NODES, ply=1, after=2),
 ]
 
 

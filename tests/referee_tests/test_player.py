@@ -3,10 +3,10 @@
 from __future__ import annotations
 
 import pytest
-from referee_testkit import PLAIN, START, player
+from referee_testkit import ENV, PLAIN, QUICK, START, player
 
 import engine
-from worker.referee import EngineConfigError, EngineFault, EngineSpec, GoLimits
+from worker.referee import EngineConfigError, EngineFault, EnginePlayer, EngineSpec, GoLimits
 from worker.referee.uci import AtDeadline
 
 
@@ -60,3 +60,30 @@ def test_a_missing_program_is_a_configuration_error_not_a_fault() -> None:
         with pytest.raises(EngineConfigError, match="not an executable file"):
             one.new_game()
         assert not issubclass(EngineConfigError, EngineFault)
+
+
+@pytest.mark.parametrize(
+    ("limits", "deadline", "ready"),
+    [
+        (GoLimits(nodes=200), AtDeadline.HANG, False),
+        (GoLimits(nodes=200, movetime=1000), AtDeadline.FORFEIT, True),
+        (GoLimits(wtime=5000, btime=5000), AtDeadline.FORFEIT, True),
+    ],
+    ids=["fixed-nodes", "movetime", "clock"],
+)
+def test_isready_comes_between_position_and_go_of_a_timed_move_only(
+    limits: GoLimits, deadline: AtDeadline, ready: bool
+) -> None:
+    sent: list[str] = []
+
+    def log(way: str, line: str) -> None:
+        if way == ">":
+            sent.append(line)
+
+    with EnginePlayer(EngineSpec(PLAIN, env=ENV), "congo", QUICK, log=log) as one:
+        one.new_game()
+        del sent[:]
+        one.play(START["congo"], ["a2a3"], limits, 5.0, deadline)
+    position = f"position fen {START['congo']} moves a2a3"
+    go = limits.command()
+    assert sent[:3] == ([position, "isready", go] if ready else [position, go, "quit"])

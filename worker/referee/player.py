@@ -23,6 +23,7 @@ from worker.referee.uci import (
     OptionValue,
     Timeouts,
     UciClient,
+    position_command,
 )
 
 
@@ -147,9 +148,12 @@ class EnginePlayer:
         self, fen: str, moves: Sequence[str], limits: GoLimits, deadline_s: float, at_deadline: AtDeadline
     ) -> BestMove:
         """The engine's move in the position after ``moves`` from ``fen``: ``position``, then
-        ``isready`` (an answer that proves it is listening; it does not count on its clock), then
-        ``go`` (see :meth:`UciClient.go`)."""
+        ``go`` (see :meth:`UciClient.go`). A timed move has ``isready`` between them, so that the
+        time to take the position is not on the engine's clock; an untimed one (fixed nodes or
+        depth: ``at_deadline`` HANG) sends both in one write, a round trip less a move."""
         with self._faults() as uci:
+            if at_deadline is AtDeadline.HANG:
+                return uci.go(limits, deadline_s, at_deadline, position_command(fen, moves))
             uci.position_ready(fen, moves)
             return uci.go(limits, deadline_s, at_deadline)
 

@@ -14,33 +14,39 @@ import contextlib
 import functools
 import os
 import resource
-import selectors
 import shutil
 import signal
 import subprocess
 import sys
 import time
-from collections import deque
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from types import TracebackType
+from typing import Any
 
-from worker.referee.faults import EngineConfigError, EngineFault, crashed, hang, protocol_violation
+import engine
+from worker.referee.faults import (
+    EngineConfigError,
+    EngineFault,
+    crashed,
+    hang,
+    protocol_violation,
+    time_forfeit,
+)
 
 #: A line of engine output longer than this is a protocol violation.
-MAX_LINE_BYTES = 64 * 1024
+MAX_LINE_BYTES: int = engine.EnginePipe.MAX_LINE_BYTES
 #: More output than this while the referee waits for one answer is a flood (a protocol violation).
-MAX_ANSWER_BYTES = 1024 * 1024
+MAX_ANSWER_BYTES: int = engine.EnginePipe.MAX_ANSWER_BYTES
 #: The last lines of stderr kept, and the characters kept of each.
-STDERR_LINES = 20
-STDERR_LINE_CHARS = 300
+STDERR_LINES: int = engine.EnginePipe.STDERR_LINES
+STDERR_LINE_CHARS: int = engine.EnginePipe.STDERR_LINE_CHARS
 #: How long a process that closed its output is given to exit before it is described.
 GONE_WAIT_S = 1.0
 #: SIGTERM grace before SIGKILL, and the bound on reaping after SIGKILL.
 KILL_GRACE_S = 0.2
 REAP_TIMEOUT_S = 5.0
 
-_READ_CHUNK = 64 * 1024
 _PROBE_TIMEOUT_S = 5.0
 _POLL_S = 0.01
 
@@ -167,18 +173,13 @@ def _resolve_program(argv: Sequence[str], cwd: str | None, env: Mapping[str, str
         raise EngineConfigError(f"engine program {program!r} is not on the PATH")
 
 
-def _clean(text: str) -> str:
-    """One stderr line for a report: control characters removed, bounded length."""
-    line = "".join(c for c in text.replace("\t", " ") if c.isprintable())
-    return line[:STDERR_LINE_CHARS]
-
-
 class EngineProcess:
     """A running engine program: lines in and out with deadlines, stderr kept, group killed.
 
-    Deadlines are ``time.monotonic()`` values. Any failure of the engine (it exits, closes its
-    output, floods, prints an over-long line, stops reading its input) raises EngineFault; the
-    caller then calls :meth:`kill`.
+    Deadlines are ``time.monotonic()`` values. The reading and writing run in Rust
+    (``engine.EnginePipe``): each move's search is one call. Any failure of the engine (it
+    exits, closes its output, floods, prints an over-long line, stops reading its input) raises
+    EngineFault; the caller then calls :meth:`kill`.
     """
 
     def __init__(self, popen: subprocess.Popen[bytes], name: str, network: NetworkIsolation, log: Log | None):
@@ -188,27 +189,13 @@ class EngineProcess:
         self.pid = popen.pid
         self.network = network
         self._log = log
-        self._in = popen.stdin.fileno()
-        self._outfd = popen.stdout.fileno()
-        self._errfd = popen.stderr.fileno()
-        for fd in (self._in, self._outfd, self._errfd):
+        fds = (popen.stdin.fileno(), popen.stdout.fileno(), popen.stderr.fileno())
+        for fd in fds:
             os.set_blocking(fd, False)
-        self._selector = selectors.DefaultSelector()
-        self._selector.register(self._outfd, selectors.EVENT_READ, "out")
-        self._selector.register(self._errfd, selectors.EVENT_READ, "err")
         self._pidfd: int | None = None
-        try:
+        with contextlib.suppress(AttributeError, OSError):
             self._pidfd = os.pidfd_open(self.pid)
-            self._selector.register(self._pidfd, selectors.EVENT_READ, "exit")
-        except (AttributeError, OSError):
-            self._pidfd = None
-        self._out = bytearray()
-        self._pos = 0
-        self._answer_bytes = 0
-        self._out_closed = False
-        self._leader_gone = False
-        self._stderr: deque[str] = deque(maxlen=STDERR_LINES)
-        self._err_partial = ""
+        self._pipe = engine.EnginePipe(*fds, self._pidfd)
         self._reaped = False
 
     @classmethod
@@ -251,35 +238,36 @@ class EngineProcess:
 
     # -- reading and writing -------------------------------------------------------------------
 
+    def _fault(self, error: engine.EnginePipeFault) -> EngineFault:
+        """The failure table's fault for what the pipe found."""
+        kind, text = error.args
+        if kind == "gone":
+            return self._gone()
+        if kind == "hang":
+            return hang()
+        if kind == "time_forfeit":
+            return time_forfeit()
+        return protocol_violation(text)
+
     @property
     def buffered_bytes(self) -> int:
         """Output read from the engine and not yet taken as lines (bounded by the line limit
         and one read)."""
-        return len(self._out) - self._pos
+        return self._pipe.buffered_bytes
 
     def begin_answer(self) -> None:
         """Starts counting output afresh: the flood bound applies to each answer waited for."""
-        self._answer_bytes = 0
+        self._pipe.begin_answer()
 
     def read_line(self, deadline: float) -> str | None:
         """The next line of output (without its line end), or None if ``deadline`` passes first."""
-        while True:
-            end = self._out.find(b"\n", self._pos)
-            if end >= 0:
-                if end - self._pos > MAX_LINE_BYTES:
-                    raise protocol_violation(f"a line longer than {MAX_LINE_BYTES} bytes")
-                raw = bytes(self._out[self._pos : end])
-                self._pos = end + 1
-                line = raw.removesuffix(b"\r").decode("utf-8", "replace")
-                if self._log is not None:
-                    self._log("<", line)
-                return line
-            if self._out_closed:
-                raise self._gone()
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return None
-            self._pump(left)
+        try:
+            line = self._pipe.read_line(deadline - time.monotonic())
+        except engine.EnginePipeFault as e:
+            raise self._fault(e) from None
+        if line is not None and self._log is not None:
+            self._log("<", line)
+        return line
 
     def send(self, line: str, timeout_s: float) -> None:
         """Writes ``line`` and a line end; a fault if the engine is gone, or has not taken it
@@ -291,104 +279,32 @@ class EngineProcess:
         wake-up of the engine less per line), as :meth:`send` writes one."""
         if not lines:
             return
+        self._logged(">", lines)
+        try:
+            self._pipe.send("".join(line + "\n" for line in lines), timeout_s)
+        except engine.EnginePipeFault as e:
+            raise self._fault(e) from None
+
+    def search(
+        self, lines: Sequence[str], deadline_s: float, at_deadline: str, stop_s: float, write_s: float
+    ) -> tuple[str, str | None, tuple[Any, ...]]:
+        """Writes ``lines`` (``go`` last) and reads up to ``bestmove``, judged after
+        ``deadline_s`` by ``at_deadline`` (forfeit, stop or hang): (move, ponder, the info
+        fields of :class:`~worker.referee.uci.SearchInfo`)."""
+        self._logged(">", lines)
+        try:
+            best, ponder, info, read = self._pipe.search(
+                "".join(line + "\n" for line in lines), deadline_s, at_deadline, stop_s, write_s
+            )
+        except engine.EnginePipeFault as e:
+            raise self._fault(e) from None
+        self._logged("<", read)
+        return best, ponder, info
+
+    def _logged(self, direction: str, lines: Sequence[str]) -> None:
         if self._log is not None:
             for line in lines:
-                self._log(">", line)
-        data = memoryview("".join(line + "\n" for line in lines).encode())
-        deadline = time.monotonic() + timeout_s
-        while True:
-            try:
-                data = data[os.write(self._in, data) :]
-            except BlockingIOError:
-                pass
-            except OSError:
-                raise self._gone() from None
-            if not data:
-                return
-            left = deadline - time.monotonic()
-            if left <= 0:
-                raise hang()
-            self._pump(left, want_write=True)
-
-    def _pump(self, timeout: float, want_write: bool = False) -> None:
-        """Waits up to ``timeout`` for output (kept), stderr (kept in the ring), the engine's
-        exit, or room in its input (with ``want_write``), and takes what came."""
-        if want_write:
-            self._selector.register(self._in, selectors.EVENT_WRITE, "in")
-        try:
-            events = self._selector.select(max(0.0, timeout))
-        finally:
-            if want_write:
-                self._selector.unregister(self._in)
-        for key, _ in events:
-            if key.data == "out":
-                self._read_out()
-            elif key.data == "err":
-                self._read_err()
-            elif key.data == "exit":
-                self._leader_exited()
-
-    def _forget(self, fd: int) -> None:
-        with contextlib.suppress(KeyError, ValueError):
-            self._selector.unregister(fd)
-
-    def _read_out(self) -> bool:
-        """Reads one chunk of output; False when there was nothing to read (or it ended)."""
-        try:
-            chunk = os.read(self._outfd, _READ_CHUNK)
-        except BlockingIOError:
-            return False
-        except OSError:
-            chunk = b""
-        if not chunk:
-            self._out_closed = True
-            self._forget(self._outfd)
-            return False
-        if self._pos:
-            del self._out[: self._pos]
-            self._pos = 0
-        self._out += chunk
-        self._answer_bytes += len(chunk)
-        if self._answer_bytes > MAX_ANSWER_BYTES:
-            raise protocol_violation(f"more than {MAX_ANSWER_BYTES} bytes of output for one answer")
-        if len(self._out) - (self._out.rfind(b"\n") + 1) > MAX_LINE_BYTES:
-            raise protocol_violation(f"a line longer than {MAX_LINE_BYTES} bytes")
-        return True
-
-    def _read_err(self) -> None:
-        try:
-            chunk = os.read(self._errfd, _READ_CHUNK)
-        except BlockingIOError:
-            return
-        except OSError:
-            chunk = b""
-        if not chunk:
-            self._forget(self._errfd)
-            if self._err_partial:
-                self._stderr.append(_clean(self._err_partial))
-                self._err_partial = ""
-            return
-        *lines, rest = chunk.decode("utf-8", "replace").split("\n")
-        for piece in lines:
-            line = _clean(self._err_partial + piece)
-            self._err_partial = ""
-            if line.strip():
-                self._stderr.append(line)
-        self._err_partial = (self._err_partial + rest)[: STDERR_LINE_CHARS + 1]
-
-    def _leader_exited(self) -> None:
-        """The engine's process ended: its output is what it wrote until then (a child of it
-        that keeps the pipe open must not keep the referee waiting)."""
-        if self._pidfd is not None:
-            self._forget(self._pidfd)
-        self._leader_gone = True
-        for _ in range(MAX_ANSWER_BYTES // _READ_CHUNK + 1):
-            if not self._read_out():
-                break
-        for _ in range(STDERR_LINES):
-            self._read_err()
-        self._out_closed = True
-        self._forget(self._outfd)
+                self._log(direction, line)
 
     # -- the end of the process ----------------------------------------------------------------
 
@@ -416,14 +332,10 @@ class EngineProcess:
             left = deadline - time.monotonic()
             if left <= 0:
                 return False
-            try:
-                self._pump(min(left, _POLL_S) if self._pidfd is None else left)
-            except EngineFault:
-                pass  # a flood or an over-long line: it is being waited for, not listened to
-            finally:
-                self._out.clear()
-                self._pos = 0
-                self.begin_answer()
+            with contextlib.suppress(engine.EnginePipeFault):
+                # A flood or an over-long line: it is being waited for, not listened to.
+                self._pipe.pump(min(left, _POLL_S) if self._pidfd is None else left)
+            self._pipe.discard_output()
         return True
 
     def _gone(self) -> EngineFault:
@@ -434,10 +346,7 @@ class EngineProcess:
 
     def stderr_tail(self) -> list[str]:
         """The last lines the engine wrote to stderr (control characters removed, bounded)."""
-        lines = list(self._stderr)
-        if self._err_partial.strip():
-            lines.append(_clean(self._err_partial))
-        return lines[-STDERR_LINES:]
+        return self._pipe.stderr_tail()
 
     @property
     def killed(self) -> bool:
@@ -459,7 +368,7 @@ class EngineProcess:
         except subprocess.TimeoutExpired:
             return
         self._reaped = True
-        self._selector.close()
+        self._pipe.forget()
         if self._pidfd is not None:
             os.close(self._pidfd)
         for stream in (self._popen.stdin, self._popen.stdout, self._popen.stderr):

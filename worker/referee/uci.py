@@ -14,28 +14,14 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
-from worker.referee.faults import (
-    EngineConfigError,
-    EngineFault,
-    hang,
-    no_readyok,
-    no_uciok,
-    protocol_violation,
-    time_forfeit,
-)
+import engine
+from worker.referee.faults import EngineConfigError, EngineFault, no_readyok, no_uciok
 from worker.referee.process import EngineProcess
 
 OptionValue = str | int | bool | None
 
 OPTION_TYPES = ("spin", "check", "combo", "string", "button")
 _OPTION_KEYWORDS = frozenset(("name", "type", "default", "min", "max", "var"))
-#: Words of an info line that start a field (what follows ``pv`` runs to the next of these).
-_INFO_KEYWORDS = frozenset(
-    (
-        "depth", "seldepth", "time", "nodes", "pv", "multipv", "score", "currmove", "currmovenumber",
-        "hashfull", "nps", "tbhits", "sbhits", "cpuload", "string", "refutation", "currline",
-    )
-)  # fmt: skip
 #: How the empty string is written as a string option's value (UCI's convention, as cutechess).
 EMPTY = "<empty>"
 VARIANT = "UCI_Variant"
@@ -227,87 +213,16 @@ class SearchInfo:
     time_ms: int | None = None
     pv: tuple[str, ...] = ()
 
-    def update(self, line: str) -> None:
-        """Takes in one ``info ...`` line; fields it cannot read are passed over."""
-        for changes in _info_fields(line).values():
-            for attr, value in changes:
-                setattr(self, attr, value)
-
     @classmethod
     def of_lines(cls, lines: Sequence[str]) -> SearchInfo:
-        """What :meth:`update` with each of ``lines`` in turn leaves, found from the last line
-        back: a line holding no field that a later line has not already settled is passed over
-        without being parsed (an engine's earlier iterations, one line each, cost a split)."""
-        info = cls()
-        settled: set[str] = set()
-        for line in reversed(lines):
-            if _INFO_FIELDS.difference(settled).isdisjoint(line.split()):
-                continue
-            for key, changes in _info_fields(line).items():
-                if key not in settled:
-                    settled.add(key)
-                    for attr, value in changes:
-                        setattr(info, attr, value)
-            if settled >= _INFO_FIELDS:
-                break
-        return info
+        """What the ``info`` lines of one search say (each field's last value)."""
+        return cls.of_fields(engine.search_info(list(lines)))
 
-
-#: The info keywords whose values SearchInfo keeps.
-_INFO_FIELDS = frozenset(("depth", "seldepth", "score", "nodes", "nps", "time", "pv"))
-
-
-def _info_fields(line: str) -> dict[str, list[tuple[str, Any]]]:
-    """The SearchInfo fields an ``info`` line sets, by keyword: (attribute, value) pairs (none
-    for a line with ``multipv`` above 1)."""
-    tokens = line.split()
-    values: dict[str, int] = {}
-    score: tuple[str, int] | None = None
-    pv: list[str] | None = None
-    i = 1
-    while i < len(tokens):
-        key = tokens[i]
-        i += 1
-        if key == "string":
-            break
-        if key == "score" and i + 1 < len(tokens) and tokens[i] in ("cp", "mate"):
-            number = _int(tokens[i + 1])
-            if number is not None:
-                score = (tokens[i], number)
-            i += 2
-        elif key == "pv":
-            pv = []
-            while i < len(tokens) and tokens[i] not in _INFO_KEYWORDS:
-                pv.append(tokens[i])
-                i += 1
-        elif key in _INFO_KEYWORDS and i < len(tokens):
-            number = _int(tokens[i])
-            if number is not None:
-                values[key] = number
-            i += 1
-    if values.get("multipv", 1) != 1:
-        return {}
-    fields: dict[str, list[tuple[str, Any]]] = {
-        key: [(attr, values[key])]
-        for key, attr in (("depth", "depth"), ("seldepth", "seldepth"), ("nodes", "nodes"), ("nps", "nps"))
-        if key in values
-    }
-    if "time" in values:
-        fields["time"] = [("time_ms", values["time"])]
-    if score is not None:
-        kind, number = score
-        cp, mate = (number, None) if kind == "cp" else (None, number)
-        fields["score"] = [("score_cp", cp), ("score_mate", mate)]
-    if pv is not None:
-        fields["pv"] = [("pv", tuple(pv))]
-    return fields
-
-
-def _int(text: str) -> int | None:
-    try:
-        return int(text)
-    except ValueError:
-        return None
+    @classmethod
+    def of_fields(cls, fields: tuple[Any, ...]) -> SearchInfo:
+        """From the fields as the binding gives them (its ``search_info``), in this order."""
+        depth, seldepth, score_cp, score_mate, nodes, nps, time_ms, pv = fields
+        return cls(depth, seldepth, score_cp, score_mate, nodes, nps, time_ms, tuple(pv))
 
 
 @dataclass(frozen=True)
@@ -319,18 +234,6 @@ class BestMove:
     ponder: str | None
     info: SearchInfo
     elapsed_ms: float
-
-
-def parse_bestmove(line: str) -> tuple[str, str | None]:
-    """(move, ponder) of a ``bestmove`` line; a protocol violation if it names no move."""
-    tokens = line.split()
-    if len(tokens) < 2:
-        raise protocol_violation("bestmove without a move")
-    move = tokens[1]
-    if move in ("(none)", "0000"):
-        raise protocol_violation(f"bestmove {move}")
-    ponder = tokens[3] if len(tokens) >= 4 and tokens[2] == "ponder" else None
-    return move, ponder
 
 
 def position_command(fen: str, moves: Sequence[str] = ()) -> str:
@@ -454,39 +357,17 @@ class UciClient:
         """:meth:`position`, then ``isready`` up to ``readyok``."""
         self.is_ready(position_command(fen, moves))
 
-    def go(self, limits: GoLimits, deadline_s: float, at_deadline: AtDeadline) -> BestMove:
+    def go(self, limits: GoLimits, deadline_s: float, at_deadline: AtDeadline, *before: str) -> BestMove:
         """``go`` and its bestmove, with the info lines seen meanwhile; ``deadline_s`` after
-        writing ``go`` the search is judged by ``at_deadline``."""
+        writing ``go`` the search is judged by ``at_deadline``. The lines ``before`` (a
+        ``position``) go out in the same write, and their time counts as the move's."""
         started = self.now()
-        self.send(limits.command())
-        self.process.begin_answer()
-        info: list[str] = []
-        line = self._until_bestmove(time.monotonic() + deadline_s, info)
-        if line is None:
-            if at_deadline is AtDeadline.HANG:
-                raise hang()
-            self.send("stop")
-            self.process.begin_answer()
-            line = self._until_bestmove(time.monotonic() + self.timeouts.stop_s, info)
-            if line is None:
-                raise hang()
-            if at_deadline is AtDeadline.FORFEIT:
-                raise time_forfeit()
+        timeouts = self.timeouts
+        move, ponder, fields = self.process.search(
+            [*before, limits.command()], deadline_s, at_deadline.value, timeouts.stop_s, timeouts.write_s
+        )
         elapsed_ms = (self.now() - started) * 1000.0
-        move, ponder = parse_bestmove(line)
-        return BestMove(move, ponder, SearchInfo.of_lines(info), elapsed_ms)
-
-    def _until_bestmove(self, deadline: float, info: list[str]) -> str | None:
-        """Reads up to the bestmove line (info lines onto ``info``), or None at ``deadline``."""
-        while True:
-            line = self.process.read_line(deadline)
-            if line is None:
-                return None
-            word = _first_word(line)
-            if word == "bestmove":
-                return line
-            if word == "info":
-                info.append(line)
+        return BestMove(move, ponder, SearchInfo.of_fields(fields), elapsed_ms)
 
     def quit(self) -> None:
         """``quit``, up to Timeouts.quit_s for the engine to exit, then its group killed."""

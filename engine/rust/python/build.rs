@@ -1,7 +1,7 @@
 //! Stamps the engine version Python sees with a hash of everything that decides the games a
 //! worker plays from a payload: the core's sources, this binding's, and the Python code on the way
 //! from a payload to `play_game` (parsing, pair limits, the batch loop), the referee of engine
-//! programs and `arbiter-engine` (the built-in engine as a program, when it meets one). Two builds
+//! programs (its Python and its Rust crate) and `arbiter-engine` (the built-in engine as a program, when it meets one). Two builds
 //! that could play differently never share a version: workers take only the batches of their own
 //! version, and a coordinator whose version no worker shares sends nothing instead of blaming the
 //! fleet.
@@ -41,6 +41,7 @@ fn main() {
     visit(Path::new("../core/src"), &mut files);
     visit(Path::new("src"), &mut files);
     visit(Path::new("../uci/src"), &mut files);
+    visit(Path::new("../referee/src"), &mut files);
     for folder in PYTHON_FOLDERS {
         visit(&root.join(folder), &mut files);
     }
@@ -59,5 +60,6 @@ fn main() {
     println!("cargo:rerun-if-changed=../core/src");
     println!("cargo:rerun-if-changed=src");
     println!("cargo:rerun-if-changed=../uci/src");
+    println!("cargo:rerun-if-changed=../referee/src");
     println!("cargo:rustc-env=ARBITER_BUILD_HASH={:08x}", hash >> 32);
 }

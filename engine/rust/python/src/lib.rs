@@ -6,6 +6,7 @@ mod judge;
 mod limits;
 mod play;
 mod position;
+mod referee;
 
 use pyo3::prelude::*;
 
@@ -29,6 +30,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add("InvalidPositionError", py.get_type::<InvalidPositionError>())?;
     m.add("InvalidMoveError", py.get_type::<InvalidMoveError>())?;
     m.add("IllegalMoveError", py.get_type::<IllegalMoveError>())?;
+    m.add("EnginePipeFault", py.get_type::<referee::EnginePipeFault>())?;
     // The version that gates batches: the core's, with a hash of all that decides a worker's games.
     m.add("ENGINE_VERSION", concat!(env!("CARGO_PKG_VERSION"), "+", env!("ARBITER_BUILD_HASH")))?;
     m.add("GAMES", arbiter_core::GameKind::ALL.map(|g| g.name()))?;
@@ -40,12 +42,14 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<limits::Limits>()?;
     m.add_class::<limits::TimeControl>()?;
     m.add_class::<limits::Adjudication>()?;
+    m.add_class::<referee::EnginePipe>()?;
     m.add_function(wrap_pyfunction!(play::weights, m)?)?;
     m.add_function(wrap_pyfunction!(play::validate_weights, m)?)?;
     m.add_function(wrap_pyfunction!(play::search, m)?)?;
     m.add_function(wrap_pyfunction!(play::play_game, m)?)?;
     m.add_function(wrap_pyfunction!(play::moves_for_budgets, m)?)?;
     m.add_function(wrap_pyfunction!(play::bench, m)?)?;
+    m.add_function(wrap_pyfunction!(referee::search_info, m)?)?;
     m.add_function(wrap_pyfunction!(play::replay_game, m)?)?;
     m.add_function(wrap_pyfunction!(play::replay_games, m)?)?;
     m.add("BENCH_DEPTH", arbiter_core::bench::DEPTH)?;
