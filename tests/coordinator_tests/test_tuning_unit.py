@@ -718,7 +718,7 @@ def window_config() -> TuneConfig:
         start=dict(flat),
         params=["pawn", "king", "mobility"],
         openings=book_positions("congress", 8),
-        seed=6,
+        seed=7,
         trial_pairs=6,
         min_trial_pairs=2,
         batch_pairs=2,

@@ -52,22 +52,22 @@ macro_rules! param_table {
 }
 
 param_table! {
-    lmr_min_depth = (3, 1, 20, "late-move reductions apply at this remaining depth and deeper"),
+    lmr_min_depth = (4, 1, 20, "late-move reductions apply at this remaining depth and deeper"),
     lmr_min_move = (3, 1, 64, "a quiet move at a non-PV node is late (reduced) from this index of the ordered list"),
-    lmr_reduction = (1, 0, 8, "plies a late move is reduced by"),
+    lmr_reduction = (2, 0, 8, "plies a late move is reduced by"),
     lmr_late_move = (8, 1, 128, "from this move index a late move is reduced by lmr_late_reduction more"),
-    lmr_late_reduction = (1, 0, 8, "extra plies of reduction from move lmr_late_move on"),
+    lmr_late_reduction = (0, 0, 8, "extra plies of reduction from move lmr_late_move on"),
     lmr_depth_divisor = (0, 0, 32, "when above 0, a late move is also reduced by depth / this (0: off)"),
-    history_depth2 = (1, 0, 16, "history bonus of a quiet move that cuts off, per depth squared"),
+    history_depth2 = (2, 0, 16, "history bonus of a quiet move that cuts off, per depth squared"),
     history_depth1 = (0, 0, 64, "history bonus of a quiet move that cuts off, per depth"),
     history_max = (1 << 20, 0, 1 << 26, "cap of a move's history score"),
     order_capture = (1 << 28, 0, 1 << 29, "ordering score of a capture, plus the victim's value"),
     order_killer1 = (1 << 27, 0, 1 << 29, "ordering score of the first killer move (quiet moves score their history)"),
     order_killer2 = ((1 << 27) - 1, 0, 1 << 29, "ordering score of the second killer move"),
-    aspiration_window = (0, 0, 1000, "half-width of the root window around the last score, doubled on each fail (0: off)"),
-    futility_margin = (0, 0, 2000, "skip quiet moves at non-PV nodes when eval + this * depth <= alpha (0: off)"),
+    aspiration_window = (35, 0, 1000, "half-width of the root window around the last score, doubled on each fail (0: off)"),
+    futility_margin = (74, 0, 2000, "skip quiet moves at non-PV nodes when eval + this * depth <= alpha (0: off)"),
     futility_depth = (1, 1, 8, "deepest remaining depth where futility pruning applies"),
-    delta_margin = (0, 0, 2000, "quiescence skips captures when eval + victim + this <= alpha (0: off)"),
+    delta_margin = (136, 0, 2000, "quiescence skips captures when eval + victim + this <= alpha (0: off)"),
 }
 
 impl Default for SearchParams {

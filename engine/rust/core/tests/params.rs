@@ -78,9 +78,9 @@ fn defaults_keep_the_bench_signature() {
     assert_eq!(
         bench_with(GameKind::Congress, None, &default_weights(GameKind::Congress), SearchParams::default(), HASH_MB)
             .nodes,
-        732_980
+        407_832
     );
-    assert_eq!(bench(GameKind::Congress, None).nodes, 732_980);
+    assert_eq!(bench(GameKind::Congress, None).nodes, 407_832);
     let pos = congo::Position::start();
     let w = default_weights(GameKind::Congo);
     let a = Searcher::<congo::Position>::new(w.clone(), 4).search(&pos, depth(7), &[]);
@@ -98,15 +98,16 @@ fn signature<P: Evaluate>(fen: &str, params: SearchParams, d: u32) -> (u64, i32)
 type Moved = (&'static str, i64, &'static [(&'static str, i64)]);
 
 /// Every parameter moved away from its default changes the search on a bench position (nodes or
-/// score): each one really reaches it. The pruning depth limit is moved with its margin on.
+/// score): each one really reaches it. The pruning depth limit is moved with its margin on, the
+/// late-move index with its extra reduction on.
 #[test]
 fn every_parameter_reaches_the_search() {
     let moved: &[Moved] = &[
         ("lmr_min_depth", 2, &[]),
         ("lmr_min_move", 1, &[]),
-        ("lmr_reduction", 2, &[]),
-        ("lmr_late_move", 4, &[]),
-        ("lmr_late_reduction", 0, &[]),
+        ("lmr_reduction", 1, &[]),
+        ("lmr_late_move", 4, &[("lmr_late_reduction", 1)]),
+        ("lmr_late_reduction", 1, &[]),
         ("lmr_depth_divisor", 2, &[]),
         ("history_depth2", 0, &[]),
         ("history_depth1", 64, &[]),

@@ -211,7 +211,7 @@ mod tests {
             );
             assert!(lines.contains(&line), "{line}");
         }
-        assert!(lines.contains(&"option name lmr_min_depth type spin default 3 min 1 max 20".to_string()));
+        assert!(lines.contains(&"option name lmr_min_depth type spin default 4 min 1 max 20".to_string()));
         let weights = weight_table(GameKind::Congo).len() + weight_table(GameKind::Congress).len();
         assert_eq!(lines.len(), 2 + weights + PARAM_TABLE.len());
         // Every name is declared once, in any case.
