@@ -6,7 +6,7 @@ Repetitions alternate which build goes first; each gives the wall time per move 
 CPU per move (from /proc). Use it to see what a change to arbiter-engine costs or saves per move
 apart from the referee (both builds are driven by the same client).
 
-    python benchmarks/engine_ab.py OLD_BINARY NEW_BINARY            # Congo, 2,000 nodes, 4 reps
+    python benchmarks/engine_ab.py OLD_BINARY NEW_BINARY            # Congo, 2,000 nodes, 4 reps of 5 games
     python benchmarks/engine_ab.py OLD NEW --game congress --nodes 500 --reps 6
 """
 
@@ -35,19 +35,23 @@ def engine_cpu(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / TICKS
 
 
-def one_game(binary: str, game: str, opening: str, moves: list[str], nodes: int) -> tuple[float, float]:
-    """(wall s, engine CPU s) per move of ``moves`` replayed through ``binary``."""
+def one_game(
+    binary: str, game: str, opening: str, moves: list[str], nodes: int, times: int
+) -> tuple[float, float]:
+    """(wall s, engine CPU s) per move of ``moves`` replayed ``times`` through one process of
+    ``binary`` (more moves a measurement: /proc counts CPU in 10 ms ticks)."""
     with EngineProcess.start([binary, "--variant", game]) as process:
         client = UciClient(process)
         client.handshake()
-        client.new_game()
         started, cpu = time.perf_counter(), engine_cpu(process.pid)
-        for ply in range(len(moves)):
-            position = position_command(opening, moves[:ply])
-            client.go(GoLimits(nodes=nodes), MOVE_TIMEOUT, AtDeadline.HANG, position)
+        for _ in range(times):
+            client.new_game()
+            for ply in range(len(moves)):
+                position = position_command(opening, moves[:ply])
+                client.go(GoLimits(nodes=nodes), MOVE_TIMEOUT, AtDeadline.HANG, position)
         wall, used = time.perf_counter() - started, engine_cpu(process.pid) - cpu
         client.quit()
-    return wall / len(moves), used / len(moves)
+    return wall / (times * len(moves)), used / (times * len(moves))
 
 
 def main() -> None:
@@ -59,12 +63,13 @@ def main() -> None:
     parser.add_argument("--game", default="congo", choices=engine.GAMES)
     parser.add_argument("--nodes", type=int, default=2000)
     parser.add_argument("--reps", type=int, default=4)
+    parser.add_argument("--games", type=int, default=5, help="times the game is replayed per measurement")
     args = parser.parse_args()
     for binary in (args.old, args.new):
         if not os.access(binary, os.X_OK):
             parser.error(f"{binary}: expected an executable arbiter-engine")
-    if min(args.nodes, args.reps) < 1:
-        parser.error("--nodes and --reps must be positive")
+    if min(args.nodes, args.reps, args.games) < 1:
+        parser.error("--nodes, --reps and --games must be positive")
     opening = load_book(default_book_path(args.game), args.game)[0]
     limits = engine.Limits(nodes=args.nodes)
     moves = engine.play_game(args.game, None, None, opening, limits, ADJUDICATION, hash_mb=16)["moves"]
@@ -73,7 +78,8 @@ def main() -> None:
     for rep in range(args.reps):
         order = ("old", "new") if rep % 2 == 0 else ("new", "old")
         for name in order:
-            found[name].append(one_game(getattr(args, name), args.game, opening, moves, args.nodes))
+            binary = getattr(args, name)
+            found[name].append(one_game(binary, args.game, opening, moves, args.nodes, args.games))
     print("| build | wall µs/move (median, range) | engine CPU µs/move (median, range) |")
     print("|---|---|---|")
     for name, rows in found.items():
