@@ -39,9 +39,9 @@ pytestmark = pytest.mark.slow
 
 ROOT = Path(__file__).resolve().parents[2]
 PARAMS = Path("engine/rust/core/src/params.rs")
-#: Commit B's one change: futility pruning at the horizon (a margin of 100), which changes moves
+#: Commit B's one change: futility pruning at the horizon off (its margin 0), which changes moves
 #: at a few hundred nodes (late-move reductions, say, would not: they need more depth).
-CONSTANT = ('futility_margin = (0, 0, 2000, "', 'futility_margin = (100, 0, 2000, "')
+CONSTANT = ('futility_margin = (74, 0, 2000, "', 'futility_margin = (0, 0, 2000, "')
 BROKEN = Path("engine/rust/uci/src/main.rs")
 #: At 1,000 nodes the two commits play decisive games (at a few hundred, mostly repetitions).
 RUN_ARGS = ("--seed", "9", "--nodes", "1000", "--batch-pairs", "2", "--max-games", "16")
@@ -95,9 +95,9 @@ def make_repository(tmp_path: Path, coordinator_cache: Path) -> tuple[Path, dict
     shas = {"main": commit(work, "A: the engine as it is")}
     git(work, "checkout", "-q", "-b", "feature")
     edit(work / PARAMS, *CONSTANT)
-    unsigned = commit(work, "B: futility pruning at the horizon")
+    unsigned = commit(work, "B: no futility pruning")
     _, bench_b = BuildCache(coordinator_cache).built(BuildSpec(str(work), unsigned, 1))
-    shas["feature"] = commit(work, f"B: futility pruning at the horizon\n\nBench: {bench_b}", "--amend")
+    shas["feature"] = commit(work, f"B: no futility pruning\n\nBench: {bench_b}", "--amend")
     git(work, "checkout", "-q", "-b", "wrong")
     shas["wrong"] = commit(work, "B again, signed wrong\n\nBench: 12345", "--allow-empty")
     git(work, "checkout", "-q", "-b", "broken", "main")
