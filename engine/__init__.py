@@ -29,7 +29,6 @@ from engine._engine import (
     Position,
     TimeControl,
     WeightSpec,
-    search_info,
 )
 from engine.weights import WeightsSource, read_weights_file, resolve_weights
 
@@ -166,7 +165,6 @@ __all__ = [
     "replay_game",
     "replay_games",
     "search",
-    "search_info",
     "validate_weights",
     "weights",
 ]

@@ -162,8 +162,6 @@ class EnginePipe:
         self, commands: str, deadline_s: float, at_deadline: str, stop_s: float, write_s: float
     ) -> tuple[str, str | None, _InfoFields, list[str]]: ...
 
-def search_info(lines: list[str]) -> _InfoFields: ...
-
 class WeightSpec:
     name: str
     default: int

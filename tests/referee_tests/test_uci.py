@@ -172,16 +172,44 @@ SEARCH_LINES = [
 ]
 
 
-def test_search_info_keeps_the_last_value_of_each_field() -> None:
-    """(The parser is the Rust referee's; its tests hold the cases of every order of lines.)"""
-    assert SearchInfo.of_lines(SEARCH_LINES) == SearchInfo(
-        depth=4, seldepth=5, score_cp=20, nodes=1200, nps=4000, time_ms=100, pv=("c2c3",)
+def answering_go(*lines: str) -> UciClient:
+    """An engine that answers ``uci`` with ``uciok`` and every ``go`` with ``lines``."""
+    code = (
+        "import sys\n"
+        "for line in iter(sys.stdin.readline, 'quit\\n'):\n"
+        "    if line.startswith('uci'):\n"
+        "        print('uciok', flush=True)\n"
+        "    elif line.startswith('go'):\n"
+        f"        print({chr(10).join(lines)!r}, flush=True)\n"
     )
-    later = [*SEARCH_LINES, "info depth 5 score mate -3 pv a1a2 time 7"]
-    assert SearchInfo.of_lines(later) == SearchInfo(
-        depth=5, seldepth=5, score_cp=None, score_mate=-3, nodes=1200, nps=4000, time_ms=7, pv=("a1a2",)
-    )
-    assert SearchInfo.of_lines([]) == SearchInfo()
+    client = UciClient(EngineProcess.start([sys.executable, "-c", code], env=ENV), QUICK)
+    client.handshake()
+    return client
+
+
+@pytest.mark.parametrize(
+    ("lines", "expected"),
+    [
+        (
+            SEARCH_LINES,
+            SearchInfo(depth=4, seldepth=5, score_cp=20, nodes=1200, nps=4000, time_ms=100, pv=("c2c3",)),
+        ),
+        (
+            [*SEARCH_LINES, "info depth 5 score mate -3 pv a1a2 time 7"],
+            SearchInfo(depth=5, seldepth=5, score_mate=-3, nodes=1200, nps=4000, time_ms=7, pv=("a1a2",)),
+        ),
+        ([], SearchInfo()),
+    ],
+    ids=["cp", "mate-after-cp", "no-info"],
+)
+def test_a_search_keeps_the_last_value_of_each_field(lines: list[str], expected: SearchInfo) -> None:
+    """(The parser is the Rust referee's; its tests hold every order of lines.)"""
+    client = answering_go(*lines, "bestmove c2c3 ponder d7d6")
+    try:
+        best = client.go(GoLimits(nodes=10), 5.0, AtDeadline.HANG, "position startpos")
+    finally:
+        client.quit()
+    assert (best.move, best.ponder, best.info) == ("c2c3", "d7d6", expected)
 
 
 def test_go_texts() -> None:

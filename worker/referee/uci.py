@@ -14,7 +14,6 @@ from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
-import engine
 from worker.referee.faults import EngineConfigError, EngineFault, no_readyok, no_uciok
 from worker.referee.process import EngineProcess
 
@@ -214,13 +213,8 @@ class SearchInfo:
     pv: tuple[str, ...] = ()
 
     @classmethod
-    def of_lines(cls, lines: Sequence[str]) -> SearchInfo:
-        """What the ``info`` lines of one search say (each field's last value)."""
-        return cls.of_fields(engine.search_info(list(lines)))
-
-    @classmethod
     def of_fields(cls, fields: tuple[Any, ...]) -> SearchInfo:
-        """From the fields as the binding gives them (its ``search_info``), in this order."""
+        """From the fields as ``engine.EnginePipe.search`` gives them, in this order."""
         depth, seldepth, score_cp, score_mate, nodes, nps, time_ms, pv = fields
         return cls(depth, seldepth, score_cp, score_mate, nodes, nps, time_ms, tuple(pv))
 

@@ -49,7 +49,6 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(play::play_game, m)?)?;
     m.add_function(wrap_pyfunction!(play::moves_for_budgets, m)?)?;
     m.add_function(wrap_pyfunction!(play::bench, m)?)?;
-    m.add_function(wrap_pyfunction!(referee::search_info, m)?)?;
     m.add_function(wrap_pyfunction!(play::replay_game, m)?)?;
     m.add_function(wrap_pyfunction!(play::replay_games, m)?)?;
     m.add("BENCH_DEPTH", arbiter_core::bench::DEPTH)?;

@@ -44,13 +44,6 @@ fn info_tuple(i: SearchInfo) -> InfoTuple {
     (i.depth, i.seldepth, i.score_cp, i.score_mate, i.nodes, i.nps, i.time_ms, i.pv)
 }
 
-/// What the `info` lines of one search say, each field's last value: (depth, seldepth,
-/// score_cp, score_mate, nodes, nps, time_ms, pv).
-#[pyfunction]
-pub fn search_info(lines: Vec<String>) -> InfoTuple {
-    info_tuple(SearchInfo::of_lines(&lines))
-}
-
 /// One engine process's non-blocking stdin, stdout and stderr (and pidfd), which the caller
 /// owns and closes; `forget` before closing them.
 #[pyclass(module = "engine._engine")]
