@@ -26,9 +26,30 @@ if [ -x .venv/bin/python ] && [ -x .venv/bin/arbiter-engine ] && [ "$(cat "$stam
     exit 0
 fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
-.venv/bin/python -m pip install -q --upgrade pip
-MATURIN_PEP517_ARGS="--profile $profile" .venv/bin/python -m pip install -q -e '.[dev]'
+# The Python dependencies install (one core, mostly unpacking) while the Rust builds compile: the
+# extension is built first by maturin as pip's build would build it, so that the editable install
+# at the end finds it up to date.
+.venv/bin/python -m pip install -q "maturin>=1.5,<2"
+deps_log="$(mktemp)" build_log="$(mktemp)"
+trap 'rm -f "$deps_log" "$build_log"' EXIT
+mapfile -t deps < <(.venv/bin/python -c '
+import tomllib
+project = tomllib.load(open("pyproject.toml", "rb"))["project"]
+print("\n".join(project["dependencies"] + project["optional-dependencies"]["dev"]))')
+.venv/bin/python -m pip install -q --no-compile "${deps[@]}" >"$deps_log" 2>&1 &
+deps_pid=$!
+trap 'kill "$deps_pid" 2>/dev/null || true; rm -f "$deps_log" "$build_log"' EXIT
+if ! .venv/bin/maturin build -i .venv/bin/python --compatibility off --profile "$profile" >"$build_log" 2>&1; then
+    cat "$build_log" >&2
+    exit 1
+fi
 # arbiter-engine, the built-in engine as a program speaking the engine protocol, beside arbiter.
 cargo build --quiet --profile "$profile" -p arbiter-engine
+if ! wait "$deps_pid"; then
+    cat "$deps_log" >&2
+    echo "setup: installing the Python dependencies failed" >&2
+    exit 1
+fi
+MATURIN_PEP517_ARGS="--profile $profile" .venv/bin/python -m pip install -q --no-build-isolation -e '.[dev]'
 install -m 0755 "target/$profile/arbiter-engine" .venv/bin/arbiter-engine
 echo "$wanted" > "$stamp"

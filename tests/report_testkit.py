@@ -63,7 +63,7 @@ def tune_run(db: Path, game: str, cwd: Path, trials: int = 6, report: bool = Tru
     done = run_cli(
         "tune", game, "--method", "optuna", "--start", str(FLAT[game]), "--max-trials", str(trials),
         "--nodes", "300",
-        "--trial-pairs", "8", "--batch-pairs", "2", "--accept-max-games", "200", "--accept-elo1", "30",
+        "--trial-pairs", "8", "--batch-pairs", "2", "--accept-max-games", "200", "--accept-elo1", "50",
         "--prune-los", "0.25", "--concurrency", "2", "--seed", "1", "--store", url(db),
         "--report" if report else "--no-report", cwd=cwd,
     )  # fmt: skip

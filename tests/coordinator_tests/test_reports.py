@@ -361,8 +361,8 @@ class CountingSink(io.TextIOBase):
 
 @pytest.mark.slow
 def test_export_streams_in_constant_memory(tmp_path: Path) -> None:
-    """10,000 stored games (40 real ones, stored again and again) export with the same peak memory
-    as 1,000: one record at a time."""
+    """5,000 stored games (40 real ones, stored again and again) export with the same peak memory
+    as 500: one record at a time."""
     store = Store(f"sqlite:///{tmp_path / 'big.db'}")
     config = small_config("congo", batch_pairs=20)
     run_id = store.create_run(RunKind.SPRT, "congo", config.to_json(), config.fingerprint())
@@ -370,9 +370,9 @@ def test_export_streams_in_constant_memory(tmp_path: Path) -> None:
     executor.submit(BatchPlan(config).payload(run_id, 0))
     result = BatchResult.from_json(executor.play(0).result)
     assert len(result.games) == 40
-    for index in range(250):
+    for index in range(125):
         store.record_result(run_id, index, result)
-    store.update_run(run_id, counted_batches=250)
+    store.update_run(run_id, counted_batches=125)
     run = store.get_run(run_id)
     assert run is not None
 
@@ -384,9 +384,9 @@ def test_export_streams_in_constant_memory(tmp_path: Path) -> None:
         tracemalloc.stop()
         return count, top
 
-    small_count, small_peak = peak(1_000)
-    count, big_peak = peak(10_000)
-    assert (small_count, count) == (1_000, 10_000)
+    small_count, small_peak = peak(500)
+    count, big_peak = peak(5_000)
+    assert (small_count, count) == (500, 5_000)
     assert big_peak < small_peak + 512 * 1024, (small_peak, big_peak)
     first = next(iter_games(store, run))
     assert isinstance(GameRecord.from_json(first.record), GameRecord)

@@ -60,7 +60,12 @@ def test_tiny_tuning_run_over_two_celery_workers(
         def running() -> None:
             assert process.poll() is None, "the run ended before both workers played"
 
-        playing, pause = pause_a_playing_worker(redis_server, [first, second], running, TIMEOUT)
+        try:
+            playing, pause = pause_a_playing_worker(redis_server, [first, second], running, TIMEOUT)
+        except AssertionError as e:
+            process.kill()
+            out, err = process.communicate(timeout=30)
+            raise AssertionError(f"{e}\nthe coordinator printed:\n{out[-2000:]}\n{err[-4000:]}") from None
         other = second if playing is first else first
         try:
             wait_until(lambda: running() or "received" in other.output(), TIMEOUT, f"{other.name} to play")
