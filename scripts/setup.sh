@@ -21,12 +21,19 @@ sources_hash() {
             | LC_ALL=C sort -z | xargs -0 sha256sum
     } | sha256sum | cut -d' ' -f1
 }
+# arbiter's own modules as bytecode, written here since a Python run with PYTHONDONTWRITEBYTECODE
+# (as CI machines often are) never writes it: otherwise every process (each command, Celery
+# worker and pool process) compiles them again, about 0.15 s of CPU. Only what changed is compiled.
+compile_sources() {
+    [ ! -x .venv/bin/python ] || .venv/bin/python -m compileall -q coordinator worker engine >/dev/null
+}
 wanted="$(sources_hash)"
 if [ -x .venv/bin/python ] && [ -x .venv/bin/arbiter-engine ] && [ "$(cat "$stamp" 2>/dev/null)" = "$wanted" ]; then
+    compile_sources
     exit 0
 fi
 [ -x .venv/bin/python ] || python3 -m venv .venv
-# The Python dependencies install (one core, mostly unpacking) while the Rust builds compile: the
+# The Python dependencies install (one core) while the Rust builds compile: the
 # extension is built first by maturin as pip's build would build it, so that the editable install
 # at the end finds it up to date.
 .venv/bin/python -m pip install -q "maturin>=1.5,<2"
@@ -36,7 +43,7 @@ mapfile -t deps < <(.venv/bin/python -c '
 import tomllib
 project = tomllib.load(open("pyproject.toml", "rb"))["project"]
 print("\n".join(project["dependencies"] + project["optional-dependencies"]["dev"]))')
-.venv/bin/python -m pip install -q --no-compile "${deps[@]}" >"$deps_log" 2>&1 &
+.venv/bin/python -m pip install -q "${deps[@]}" >"$deps_log" 2>&1 &
 deps_pid=$!
 trap 'kill "$deps_pid" 2>/dev/null || true; rm -f "$deps_log" "$build_log"' EXIT
 if ! .venv/bin/maturin build -i .venv/bin/python --compatibility off --profile "$profile" >"$build_log" 2>&1; then
@@ -52,4 +59,5 @@ if ! wait "$deps_pid"; then
 fi
 MATURIN_PEP517_ARGS="--profile $profile" .venv/bin/python -m pip install -q --no-build-isolation -e '.[dev]'
 install -m 0755 "target/$profile/arbiter-engine" .venv/bin/arbiter-engine
+compile_sources
 echo "$wanted" > "$stamp"
