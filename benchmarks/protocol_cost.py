@@ -11,7 +11,8 @@ worker's per-pair jitter) are played three ways, as a worker plays them (``worke
 - ``protocol``: the candidate an engine program (a copy of ``arbiter-engine`` in a program cache,
   as a shipped program runs), the baseline the built-in engine as ``arbiter-engine``: both through
   the referee (``worker.referee``: process, handshake, ``position``/``isready``/``go`` per move,
-  every move checked by the rules core).
+  every move checked by the rules core, the referee and both engines on one CPU for the batch);
+  with ``--same-file`` the candidate runs the built-in arbiter-engine file itself.
 
 Repetitions are interleaved (the modes' order alternates) so that the load of a shared machine
 drifts over all of them alike; each repetition gives a ratio of the protocol's time to in-process
@@ -67,16 +68,24 @@ def cpu_now() -> tuple[float, float]:
     return mine, mine + children.ru_utime + children.ru_stime
 
 
-def engine_program(cache: ProgramCache) -> EngineProgram:
-    """A copy of arbiter-engine as a shipped program, installed in ``cache`` by its digest."""
+def engine_program(cache: ProgramCache, same_file: bool = False) -> EngineProgram:
+    """A copy of arbiter-engine as a shipped program, installed in ``cache`` by its digest; with
+    ``same_file``, a program whose command is the built-in arbiter-engine itself (one file for both
+    sides: the protocol's cost without that of two copies of the code in memory and caches)."""
     with tempfile.TemporaryDirectory() as folder:
         source = Path(folder)
-        binary = source / "arbiter-engine"
-        binary.write_bytes(Path(builtin_program()).read_bytes())
-        binary.chmod(0o755)
+        if same_file:
+            binary = source / "README"
+            binary.write_text("runs the machine's arbiter-engine\n")
+            command: tuple[str, ...] = (builtin_program(),)
+        else:
+            binary = source / "arbiter-engine"
+            binary.write_bytes(Path(builtin_program()).read_bytes())
+            binary.chmod(0o755)
+            command = ("./arbiter-engine",)
         digest = files_digest(source, [binary])
         cache.install(digest, pack(source, [binary]))
-    return EngineProgram("arbiter-engine", digest, ("./arbiter-engine",), {"Hash": BUILTIN_HASH_MB})
+    return EngineProgram("arbiter-engine", digest, command, {"Hash": BUILTIN_HASH_MB})
 
 
 def payloads(game: str, nodes: int, pairs: int, batches: int) -> list[BatchPayload]:
@@ -163,6 +172,11 @@ def main() -> None:
     parser.add_argument("--batches", type=int, default=2, help="batches per repetition (each starts engines)")
     parser.add_argument("--reps", type=int, default=3, help="interleaved repetitions of every mode")
     parser.add_argument(
+        "--same-file",
+        action="store_true",
+        help="the candidate runs the built-in arbiter-engine file itself, not a shipped copy",
+    )
+    parser.add_argument(
         "--scale-20000", type=float, default=0.5, help="share of the pairs played at 20,000 nodes and more"
     )
     args = parser.parse_args()
@@ -185,7 +199,7 @@ def main() -> None:
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as root:
         cache = ProgramCache(Path(root))
-        program = engine_program(cache)
+        program = engine_program(cache, args.same_file)
         play = players(cache, program)
         for game in games:
             for nodes in node_counts:

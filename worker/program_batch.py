@@ -21,6 +21,7 @@ from worker.builds import BuildCache
 from worker.programs import EngineProgram, ProgramCache, ProgramError
 from worker.protocol import MAX_ENGINE_ID, BatchPayload, GameRecord
 from worker.referee import EngineConfigError, EngineFault, EnginePlayer, EngineSpec, PairedGame, play_pairs
+from worker.referee.cpu import one_cpu, wants_one_cpu
 from worker.referee.uci import AtDeadline, GoLimits
 
 #: Fetches a program's archive by digest (from the coordinator's store or broker).
@@ -102,7 +103,7 @@ def play_program_batch(
     up here: nobody's fault, and no game is played."""
     candidate, baseline = players(payload, cache or ProgramCache(), fetch)
     try:
-        with candidate, baseline:
+        with one_cpu(on_one_cpu(candidate, baseline)), candidate, baseline:
             played = play_pairs(
                 candidate, baseline, payload.game, payload.openings, limits_of, payload.adjudication
             )
@@ -135,6 +136,11 @@ def players(
     )
 
 
+def on_one_cpu(candidate: EnginePlayer, baseline: EnginePlayer) -> bool:
+    """Whether the referee and both engines share one CPU for the batch (``worker.referee.cpu``)."""
+    return wants_one_cpu(candidate.spec.options, baseline.spec.options)
+
+
 def moves_for_budgets(
     payload: BatchPayload,
     budgets: list[list[int]],
@@ -147,7 +153,7 @@ def moves_for_budgets(
     candidate, baseline = players(payload, cache or ProgramCache(), fetch)
     games: list[list[str]] = []
     try:
-        with candidate, baseline:
+        with one_cpu(on_one_cpu(candidate, baseline)), candidate, baseline:
             for i, opening in enumerate(o for o in payload.openings for _ in range(2)):
                 white, black = (candidate, baseline) if i % 2 == 0 else (baseline, candidate)
                 games.append(_repeat(payload.game, opening, white, black, budgets[i]))

@@ -1,0 +1,119 @@
+"""A batch through the referee on one CPU: claimed by a lock of its own, inherited by the engines it
+starts, given back after; never two batches on one CPU, and no pinning when it must not be."""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import subprocess
+import sys
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+import engine
+from worker.program_batch import on_one_cpu, players
+from worker.programs import ProgramCache
+from worker.protocol import BatchPayload
+from worker.referee.cpu import PIN_ENV, one_cpu, wants_one_cpu
+
+ALLOWED = os.sched_getaffinity(0)
+needs_two_cpus = pytest.mark.skipif(len(ALLOWED) < 2, reason="pinning needs at least 2 CPUs to choose from")
+
+
+@pytest.fixture(autouse=True)
+def own_lock_folder(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
+    """This test's CPU locks, apart from any other process's on the machine."""
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    yield tmp_path
+    assert os.sched_getaffinity(0) == ALLOWED
+
+
+def test_engines_on_several_threads_or_the_variable_leave_a_batch_unpinned() -> None:
+    assert wants_one_cpu({"Hash": 16}, {}, environ={})
+    assert wants_one_cpu({"Threads": 1}, {"threads": "1"}, environ={})
+    assert not wants_one_cpu({"Hash": 16}, {"Threads": 2}, environ={})
+    assert not wants_one_cpu({"threads": "4"}, {}, environ={})
+    assert wants_one_cpu({"Threads": "many"}, {"Threads": True}, environ={})  # not a count
+    assert not wants_one_cpu({}, {}, environ={PIN_ENV: "0"})
+    assert wants_one_cpu({}, {}, environ={PIN_ENV: "1"})
+
+
+@needs_two_cpus
+def test_the_block_and_the_processes_it_starts_run_on_one_cpu_given_back_after() -> None:
+    with one_cpu() as cpu:
+        assert cpu in ALLOWED
+        assert os.sched_getaffinity(0) == {cpu}
+        child = subprocess.run(
+            [sys.executable, "-c", "import os; print(*sorted(os.sched_getaffinity(0)))"],
+            capture_output=True,
+            text=True,
+            timeout=60,
+            check=True,
+        )
+        assert child.stdout.split() == [str(cpu)]
+    assert os.sched_getaffinity(0) == ALLOWED
+
+
+@needs_two_cpus
+def test_a_cpu_another_batch_holds_is_not_taken(own_lock_folder: Path) -> None:
+    folder = own_lock_folder / f"arbiter-cpus-{os.getuid()}"
+    folder.mkdir()
+    held = []
+    for cpu in sorted(ALLOWED)[:-1]:  # every CPU but the last is another batch's
+        fd = os.open(folder / f"cpu{cpu}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        held.append(fd)
+    try:
+        with one_cpu() as cpu:
+            assert cpu == max(ALLOWED)
+        last = os.open(folder / f"cpu{max(ALLOWED)}.lock", os.O_RDWR)
+        held.append(last)
+        fcntl.flock(last, fcntl.LOCK_EX | fcntl.LOCK_NB)  # given back: free again
+        with one_cpu() as cpu:  # every CPU taken: the batch runs where the scheduler puts it
+            assert cpu is None
+            assert os.sched_getaffinity(0) == ALLOWED
+    finally:
+        for fd in held:
+            os.close(fd)
+
+
+def test_off_is_off() -> None:
+    with one_cpu(enabled=False) as cpu:
+        assert cpu is None
+        assert os.sched_getaffinity(0) == ALLOWED
+
+
+@needs_two_cpus
+def test_an_error_inside_gives_the_cpus_back() -> None:
+    with pytest.raises(RuntimeError), one_cpu() as cpu:
+        assert cpu is not None
+        raise RuntimeError("a batch that fails")
+    assert os.sched_getaffinity(0) == ALLOWED
+
+
+@needs_two_cpus
+def test_a_batchs_engines_run_on_the_referees_one_cpu() -> None:
+    """The engine processes a batch starts (here arbiter-engine on both sides) share its CPU."""
+    sent = BatchPayload(
+        run_id=1,
+        batch_index=0,
+        game="congo",
+        candidate={"pawn": 140},
+        baseline=None,
+        openings=[engine.Position.start("congo").fen()],
+        limits=engine.Limits(nodes=100),
+        adjudication=None,
+        seed=1,
+        engine_version=engine.ENGINE_VERSION,
+    )
+    candidate, baseline = players(sent, ProgramCache(), None)
+    assert on_one_cpu(candidate, baseline)
+    with one_cpu(on_one_cpu(candidate, baseline)) as cpu, candidate, baseline:
+        candidate.new_game()
+        baseline.new_game()
+        pids = [p.process.pid for p in (candidate, baseline) if p.process is not None]
+        assert len(pids) == 2
+        assert all(os.sched_getaffinity(pid) == {cpu} for pid in pids)

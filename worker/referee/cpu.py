@@ -1,0 +1,99 @@
+"""One CPU for a batch played through the referee: the referee and both engine processes on it.
+
+Two engines taking turns through the referee cost a third to a half more CPU than the same games
+in-process when the scheduler spreads the three processes over the cores (each wake-up crosses
+cores, and each core's caches are refilled); kept on one core they cost about a tenth more
+(docs/performance.md, "Engine programs through the protocol"). fastchess's ``-use-affinity`` does
+the same. Batches played at once on a machine each claim a CPU of their own: a lock file per CPU,
+held (``flock``) for the batch, so a batch that finds every CPU taken, or whose process dies,
+leaves nothing behind. A batch is not pinned when no CPU is free, when an engine is set to
+search on several threads (``Threads`` above 1), or when ``$ARBITER_PIN_CPU`` is ``0``.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import tempfile
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from pathlib import Path
+
+#: Set to ``0`` to leave batches where the scheduler puts them.
+PIN_ENV = "ARBITER_PIN_CPU"
+
+
+def wants_one_cpu(*sides: Mapping[str, object], environ: Mapping[str, str] | None = None) -> bool:
+    """Whether a batch whose engines are set to these options (one mapping per side) is pinned:
+    not when an engine searches on several threads, nor when ``$ARBITER_PIN_CPU`` is ``0``."""
+    if (os.environ if environ is None else environ).get(PIN_ENV, "1").strip() == "0":
+        return False
+    return not any(
+        _threads(value) > 1
+        for options in sides
+        for name, value in options.items()
+        if name.lower() == "threads"
+    )
+
+
+def _threads(value: object) -> int:
+    """An option's value as a thread count (1 when it is not a number)."""
+    if isinstance(value, bool):
+        return 1
+    try:
+        return int(str(value).strip())
+    except ValueError:
+        return 1
+
+
+def _lock_folder() -> Path:
+    """Where this user's CPU locks live on this machine."""
+    folder = Path(tempfile.gettempdir()) / f"arbiter-cpus-{os.getuid()}"
+    folder.mkdir(mode=0o700, exist_ok=True)
+    return folder
+
+
+@contextmanager
+def one_cpu(enabled: bool = True) -> Iterator[int | None]:
+    """Runs the block on one free CPU of those this process may use (the processes it starts
+    inherit it), and gives the process back all of them after; the CPU, or None when the block
+    runs unpinned."""
+    try:
+        allowed = os.sched_getaffinity(0)
+    except (AttributeError, OSError):  # no affinity on this platform
+        allowed = set()
+    if not enabled or len(allowed) < 2:
+        yield None
+        return
+    cpus = sorted(allowed)
+    start = os.getpid() % len(cpus)  # processes starting together try different CPUs first
+    claimed: tuple[int, int] | None = None
+    try:
+        folder = _lock_folder()
+        for cpu in cpus[start:] + cpus[:start]:
+            fd = os.open(folder / f"cpu{cpu}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                os.close(fd)
+                continue
+            try:
+                os.sched_setaffinity(0, {cpu})
+            except OSError:
+                os.close(fd)
+                break
+            claimed = cpu, fd
+            break
+    except OSError:  # no lock folder: unpinned
+        claimed = None
+    if claimed is None:
+        yield None
+        return
+    cpu, fd = claimed
+    try:
+        yield cpu
+    finally:
+        try:
+            os.sched_setaffinity(0, allowed)
+        finally:
+            os.close(fd)
