@@ -71,7 +71,7 @@ def one_cpu(enabled: bool = True) -> Iterator[int | None]:
     try:
         folder = _lock_folder()
         for cpu in cpus[start:] + cpus[:start]:
-            fd = os.open(folder / f"cpu{cpu}.lock", os.O_RDWR | os.O_CREAT, 0o600)
+            fd = os.open(folder / f"cpu{cpu}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
             try:
                 fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             except OSError:
