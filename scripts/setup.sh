@@ -36,16 +36,16 @@ fi
 # The Python dependencies install (one core) while the Rust builds compile: the
 # extension is built first by maturin as pip's build would build it, so that the editable install
 # at the end finds it up to date.
-.venv/bin/python -m pip install -q "maturin>=1.5,<2"
-deps_log="$(mktemp)" build_log="$(mktemp)"
-trap 'rm -f "$deps_log" "$build_log"' EXIT
-mapfile -t deps < <(.venv/bin/python -c '
-import tomllib
-project = tomllib.load(open("pyproject.toml", "rb"))["project"]
-print("\n".join(project["dependencies"] + project["optional-dependencies"]["dev"]))')
+pyproject() {  # the requirements pyproject.toml lists under $1 (a Python expression on it)
+    .venv/bin/python -c "import tomllib; p = tomllib.load(open('pyproject.toml', 'rb')); print('\n'.join($1))"
+}
+mapfile -t backend < <(pyproject "p['build-system']['requires']")
+mapfile -t deps < <(pyproject "p['project']['dependencies'] + p['project']['optional-dependencies']['dev']")
+.venv/bin/python -m pip install -q "${backend[@]}"
+deps_log="$(mktemp)" build_log="$(mktemp)" deps_pid=""
+trap '[ -z "$deps_pid" ] || kill "$deps_pid" 2>/dev/null || true; rm -f "$deps_log" "$build_log"' EXIT
 .venv/bin/python -m pip install -q "${deps[@]}" >"$deps_log" 2>&1 &
 deps_pid=$!
-trap 'kill "$deps_pid" 2>/dev/null || true; rm -f "$deps_log" "$build_log"' EXIT
 if ! .venv/bin/maturin build -i .venv/bin/python --compatibility off --profile "$profile" >"$build_log" 2>&1; then
     cat "$build_log" >&2
     exit 1
@@ -57,6 +57,7 @@ if ! wait "$deps_pid"; then
     echo "setup: installing the Python dependencies failed" >&2
     exit 1
 fi
+deps_pid=""  # reaped: nothing left to stop
 MATURIN_PEP517_ARGS="--profile $profile" .venv/bin/python -m pip install -q --no-build-isolation -e '.[dev]'
 install -m 0755 "target/$profile/arbiter-engine" .venv/bin/arbiter-engine
 compile_sources

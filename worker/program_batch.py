@@ -12,6 +12,7 @@ from __future__ import annotations
 import shutil
 import sys
 from collections.abc import Callable
+from contextlib import AbstractContextManager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -103,7 +104,7 @@ def play_program_batch(
     up here: nobody's fault, and no game is played."""
     candidate, baseline = players(payload, cache or ProgramCache(), fetch)
     try:
-        with one_cpu(on_one_cpu(candidate, baseline)), candidate, baseline:
+        with on_one_cpu(candidate, baseline), candidate, baseline:
             played = play_pairs(
                 candidate, baseline, payload.game, payload.openings, limits_of, payload.adjudication
             )
@@ -136,9 +137,10 @@ def players(
     )
 
 
-def on_one_cpu(candidate: EnginePlayer, baseline: EnginePlayer) -> bool:
-    """Whether the referee and both engines share one CPU for the batch (``worker.referee.cpu``)."""
-    return wants_one_cpu(candidate.spec.options, baseline.spec.options)
+def on_one_cpu(candidate: EnginePlayer, baseline: EnginePlayer) -> AbstractContextManager[int | None]:
+    """The referee, and both engines started inside, on one CPU for the batch where their options
+    allow it (``worker.referee.cpu``)."""
+    return one_cpu(wants_one_cpu(candidate.spec.options, baseline.spec.options))
 
 
 def moves_for_budgets(
@@ -153,7 +155,7 @@ def moves_for_budgets(
     candidate, baseline = players(payload, cache or ProgramCache(), fetch)
     games: list[list[str]] = []
     try:
-        with one_cpu(on_one_cpu(candidate, baseline)), candidate, baseline:
+        with on_one_cpu(candidate, baseline), candidate, baseline:
             for i, opening in enumerate(o for o in payload.openings for _ in range(2)):
                 white, black = (candidate, baseline) if i % 2 == 0 else (baseline, candidate)
                 games.append(_repeat(payload.game, opening, white, black, budgets[i]))

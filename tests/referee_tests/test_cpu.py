@@ -110,8 +110,9 @@ def test_a_batchs_engines_run_on_the_referees_one_cpu() -> None:
         engine_version=engine.ENGINE_VERSION,
     )
     candidate, baseline = players(sent, ProgramCache(), None)
-    assert on_one_cpu(candidate, baseline)
-    with one_cpu(on_one_cpu(candidate, baseline)) as cpu, candidate, baseline:
+    assert wants_one_cpu(candidate.spec.options, baseline.spec.options)
+    with on_one_cpu(candidate, baseline) as cpu, candidate, baseline:
+        assert cpu is not None
         candidate.new_game()
         baseline.new_game()
         pids = [p.process.pid for p in (candidate, baseline) if p.process is not None]

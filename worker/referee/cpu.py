@@ -53,6 +53,31 @@ def _lock_folder() -> Path:
     return folder
 
 
+def _claim(cpus: list[int]) -> tuple[int, int] | None:
+    """Locks the first free CPU of ``cpus`` (from a place that depends on the process, so that
+    processes starting together try different ones first) and moves this process onto it: the
+    CPU and the lock's file descriptor, or None when none could be had."""
+    start = os.getpid() % len(cpus)
+    try:
+        folder = _lock_folder()
+        for cpu in cpus[start:] + cpus[:start]:
+            fd = os.open(folder / f"cpu{cpu}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:  # another batch's
+                os.close(fd)
+                continue
+            try:
+                os.sched_setaffinity(0, {cpu})
+            except OSError:  # no affinity to be set here
+                os.close(fd)
+                return None
+            return cpu, fd
+    except OSError:  # no lock folder
+        pass
+    return None
+
+
 @contextmanager
 def one_cpu(enabled: bool = True) -> Iterator[int | None]:
     """Runs the block on one free CPU of those this process may use (the processes it starts
@@ -62,30 +87,7 @@ def one_cpu(enabled: bool = True) -> Iterator[int | None]:
         allowed = os.sched_getaffinity(0)
     except (AttributeError, OSError):  # no affinity on this platform
         allowed = set()
-    if not enabled or len(allowed) < 2:
-        yield None
-        return
-    cpus = sorted(allowed)
-    start = os.getpid() % len(cpus)  # processes starting together try different CPUs first
-    claimed: tuple[int, int] | None = None
-    try:
-        folder = _lock_folder()
-        for cpu in cpus[start:] + cpus[:start]:
-            fd = os.open(folder / f"cpu{cpu}.lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                os.close(fd)
-                continue
-            try:
-                os.sched_setaffinity(0, {cpu})
-            except OSError:
-                os.close(fd)
-                break
-            claimed = cpu, fd
-            break
-    except OSError:  # no lock folder: unpinned
-        claimed = None
+    claimed = _claim(sorted(allowed)) if enabled and len(allowed) >= 2 else None
     if claimed is None:
         yield None
         return
