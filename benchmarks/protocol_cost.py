@@ -14,9 +14,9 @@ worker's per-pair jitter) are played three ways, as a worker plays them (``worke
   every move checked by the rules core, the referee and both engines on one CPU for the batch);
   with ``--same-file`` the candidate runs the built-in arbiter-engine file itself.
 
-Repetitions are interleaved (the modes' order alternates) so that the load of a shared machine
-drifts over all of them alike; each repetition gives a ratio of the protocol's time to in-process
-time, and the table reports their median and range. Wall time is what a worker's core spends
+The modes are interleaved batch by batch (their order alternates) so that the load of a shared
+machine drifts over all of them alike; each repetition gives a ratio of the protocol's time to
+in-process time, and the table reports their median and range. Wall time is what a worker's core spends
 (the referee and the engines take turns); CPU time adds the engines' (reaped) CPU to the
 referee's.
 
@@ -118,20 +118,27 @@ def players(cache: ProgramCache, program: EngineProgram) -> dict[str, Callable[[
 def measure(
     batches: list[BatchPayload], reps: int, play: dict[str, Callable[[BatchPayload], BatchResult]]
 ) -> dict[str, Timings]:
-    """Every mode over ``batches``, ``reps`` times, interleaved; checks that the 16 MiB games and
-    the protocol's are the same games."""
+    """Every mode over ``batches``, ``reps`` times, interleaved batch by batch (the modes' order
+    alternating), so that a drift of the machine's speed falls on every mode alike; checks that
+    the 16 MiB games and the protocol's are the same games."""
     timings = {mode: Timings() for mode in MODES}
     for rep in range(reps):
-        order = MODES if rep % 2 == 0 else tuple(reversed(MODES))
-        moves: dict[str, list[str]] = {}
-        for mode in order:
-            wall, (own, cpu) = time.perf_counter(), cpu_now()
-            results = [play[mode](p) for p in batches]
-            timings[mode].wall.append(time.perf_counter() - wall)
-            own_after, cpu_after = cpu_now()
-            timings[mode].own.append(own_after - own)
-            timings[mode].cpu.append(cpu_after - cpu)
-            moves[mode] = [g.moves for r in results for g in r.games]
+        spent = {mode: [0.0, 0.0, 0.0] for mode in MODES}
+        moves: dict[str, list[str]] = {mode: [] for mode in MODES}
+        for index, payload in enumerate(batches):
+            order = MODES if (rep + index) % 2 == 0 else tuple(reversed(MODES))
+            for mode in order:
+                wall, (own, cpu) = time.perf_counter(), cpu_now()
+                result = play[mode](payload)
+                own_after, cpu_after = cpu_now()
+                for i, value in enumerate((time.perf_counter() - wall, own_after - own, cpu_after - cpu)):
+                    spent[mode][i] += value
+                moves[mode] += [g.moves for g in result.games]
+        for mode in MODES:
+            wall, own, cpu = spent[mode]
+            timings[mode].wall.append(wall)
+            timings[mode].own.append(own)
+            timings[mode].cpu.append(cpu)
             timings[mode].games = len(moves[mode])
             timings[mode].moves = sum(len(m.split()) for m in moves[mode])
         if moves["protocol"] != moves["in-process 16 MiB"]:

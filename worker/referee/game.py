@@ -131,8 +131,12 @@ class _Game:
         self.opening = opening
         self.limits = limits
         self.judge = engine.GameJudge(game, opening, adjudication)
+        #: The opening as ``position`` sends it (the judge's canonical string).
+        self.fen = self.judge.opening
         control = limits.time_control
         self.clock = engine.GameClock(control, limits.time_margin_ms) if control is not None else None
+        #: Without a clock, every move's ``go`` and time limit are the same.
+        self.unclocked = (go_limits(limits, None, "white"), time_limit_ms(limits, None, "white"))
         self.moves: list[str] = []
         self.stats: list[MoveStats] = []
 
@@ -180,14 +184,17 @@ class _Game:
 
     def search(self, side: str) -> BestMove:
         """``side``'s engine's answer, within the time it has (or the move timeout)."""
-        limit_ms = time_limit_ms(self.limits, self.clock, side)
+        if self.clock is None:
+            go, limit_ms = self.unclocked
+        else:
+            go = go_limits(self.limits, self.clock, side)
+            limit_ms = time_limit_ms(self.limits, self.clock, side)
         player = self.players[side]
         if limit_ms is None:
             wait_s, at_deadline = player.timeouts.move_s, AtDeadline.HANG
         else:
             wait_s, at_deadline = max(0.0, limit_ms) / 1000.0, AtDeadline.FORFEIT
-        go = go_limits(self.limits, self.clock, side)
-        return player.play(self.judge.opening, self.moves, go, wait_s, at_deadline)
+        return player.play(self.fen, self.moves, go, wait_s, at_deadline)
 
     def check(self, side: str, best: BestMove) -> str:
         """The move's compact text once its time is charged and it is found legal."""

@@ -7,8 +7,7 @@ the next time it is needed: a crash never loses more than the game it happened i
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
-from contextlib import contextmanager
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import TracebackType
 
@@ -129,20 +128,13 @@ class EnginePlayer:
         self._info = client.info
         return client
 
-    @contextmanager
-    def _faults(self) -> Iterator[UciClient]:
-        """The running engine; on a fault it is killed (to be started again) and the fault
-        raised on."""
+    def new_game(self) -> None:
+        """``ucinewgame`` and ``isready`` (the engine started first if it is not running)."""
         try:
-            yield self.start()
+            self.start().new_game()
         except EngineFault:
             self.kill()
             raise
-
-    def new_game(self) -> None:
-        """``ucinewgame`` and ``isready`` (the engine started first if it is not running)."""
-        with self._faults() as uci:
-            uci.new_game()
 
     def play(
         self, fen: str, moves: Sequence[str], limits: GoLimits, deadline_s: float, at_deadline: AtDeadline
@@ -151,11 +143,15 @@ class EnginePlayer:
         ``go`` (see :meth:`UciClient.go`). A timed move has ``isready`` between them, so that the
         time to take the position is not on the engine's clock; an untimed one (fixed nodes or
         depth: ``at_deadline`` HANG) sends both in one write, a round trip less a move."""
-        with self._faults() as uci:
+        try:
+            uci = self.start()
             if at_deadline is AtDeadline.HANG:
                 return uci.go(limits, deadline_s, at_deadline, position_command(fen, moves))
             uci.position_ready(fen, moves)
             return uci.go(limits, deadline_s, at_deadline)
+        except EngineFault:
+            self.kill()  # started again for its next use
+            raise
 
     def kill(self) -> None:
         """Kills the engine's process group now; the next use starts it again."""

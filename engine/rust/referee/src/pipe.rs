@@ -5,6 +5,7 @@
 //! stops reading) is a `Fault`, never a panic.
 
 use std::collections::VecDeque;
+use std::mem::MaybeUninit;
 use std::os::fd::RawFd;
 use std::time::{Duration, Instant};
 
@@ -62,7 +63,9 @@ enum Read {
     Nothing,
 }
 
-fn read_fd(fd: RawFd, buf: &mut [u8]) -> Option<usize> {
+/// Reads into `buf` (not zeroed first: a read per engine line must not clear 64 KiB); the first
+/// `n` bytes of `buf` are then initialised.
+fn read_fd(fd: RawFd, buf: &mut [MaybeUninit<u8>]) -> Option<usize> {
     // SAFETY: buf is a valid writable buffer of buf.len() bytes.
     let n = unsafe { libc::read(fd, buf.as_mut_ptr().cast(), buf.len()) };
     if n >= 0 {
@@ -172,11 +175,13 @@ impl EnginePipe {
     /// Waits up to `timeout` for output (kept), stderr (kept in the ring), the engine's exit, or
     /// room in its input (with `want_write`), and takes what came.
     pub fn pump(&mut self, timeout: Duration, want_write: bool) -> Result<(), Fault> {
-        let mut fds: Vec<libc::pollfd> = Vec::with_capacity(4);
-        let mut what = Vec::with_capacity(4);
+        let mut fds = [libc::pollfd { fd: -1, events: 0, revents: 0 }; 4];
+        let mut what = [0u8; 4];
+        let mut count = 0;
         let mut watch = |fd: RawFd, events: libc::c_short, tag: u8| {
-            fds.push(libc::pollfd { fd, events, revents: 0 });
-            what.push(tag);
+            fds[count] = libc::pollfd { fd, events, revents: 0 };
+            what[count] = tag;
+            count += 1;
         };
         if self.out_open {
             watch(self.stdout, libc::POLLIN, b'o');
@@ -192,12 +197,12 @@ impl EnginePipe {
         }
         // Rounded up, so that a wait never ends just before its deadline and spins.
         let ms = timeout.as_micros().div_ceil(1000).min(i32::MAX as u128) as libc::c_int;
-        // SAFETY: fds is a valid array of fds.len() pollfd structs.
-        let ready = unsafe { libc::poll(fds.as_mut_ptr(), fds.len() as libc::nfds_t, ms) };
+        // SAFETY: fds is a valid array of at least count pollfd structs.
+        let ready = unsafe { libc::poll(fds.as_mut_ptr(), count as libc::nfds_t, ms) };
         if ready <= 0 {
             return Ok(()); // a timeout, or a signal: the caller looks at its deadline again
         }
-        for (fd, tag) in fds.iter().zip(what) {
+        for (fd, &tag) in fds[..count].iter().zip(&what) {
             if fd.revents == 0 {
                 continue;
             }
@@ -214,17 +219,20 @@ impl EnginePipe {
     }
 
     fn read_out(&mut self) -> Result<Read, Fault> {
-        let mut chunk = [0u8; READ_CHUNK];
-        let Some(n) = read_fd(self.stdout, &mut chunk) else { return Ok(Read::Nothing) };
-        if n == 0 {
-            self.out_open = false;
-            return Ok(Read::Nothing);
-        }
         if self.pos > 0 {
             self.out.drain(..self.pos);
             self.pos = 0;
         }
-        self.out.extend_from_slice(&chunk[..n]);
+        self.out.reserve(READ_CHUNK);
+        let Some(n) = read_fd(self.stdout, &mut self.out.spare_capacity_mut()[..READ_CHUNK]) else {
+            return Ok(Read::Nothing);
+        };
+        // SAFETY: read_fd initialised the n bytes after the vector's length.
+        unsafe { self.out.set_len(self.out.len() + n) };
+        if n == 0 {
+            self.out_open = false;
+            return Ok(Read::Nothing);
+        }
         self.answer_bytes += n;
         if self.answer_bytes > MAX_ANSWER_BYTES {
             return Err(Fault::Protocol(format!("more than {MAX_ANSWER_BYTES} bytes of output for one answer")));
@@ -237,8 +245,10 @@ impl EnginePipe {
     }
 
     fn read_err(&mut self) {
-        let mut chunk = [0u8; READ_CHUNK];
-        let Some(n) = read_fd(self.stderr, &mut chunk) else { return };
+        let mut buf = [MaybeUninit::<u8>::uninit(); READ_CHUNK];
+        let Some(n) = read_fd(self.stderr, &mut buf) else { return };
+        // SAFETY: read_fd initialised the first n bytes.
+        let chunk = unsafe { std::slice::from_raw_parts(buf.as_ptr().cast::<u8>(), n) };
         if n == 0 {
             self.err_open = false;
             if !self.err_partial.is_empty() {
@@ -247,7 +257,7 @@ impl EnginePipe {
             }
             return;
         }
-        let text = String::from_utf8_lossy(&chunk[..n]);
+        let text = String::from_utf8_lossy(chunk);
         let mut pieces = text.split('\n').collect::<Vec<_>>();
         let rest = pieces.pop().unwrap_or("");
         for piece in pieces {
