@@ -14,6 +14,8 @@ import sys
 from pathlib import Path
 from typing import Any
 
+import cli_fork
+
 import engine
 from worker.protocol import BatchResult, Color, GameRecord
 from worker.tally import tally
@@ -69,14 +71,20 @@ def status_json(store_url: str, run_id: int) -> dict[str, Any]:
 
 
 def run_cli(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
-    """Run ``arbiter ARGS`` to completion (bounded by :data:`CLI_TIMEOUT`)."""
-    return _run(cli_command(*args), cwd)
+    """Run ``arbiter ARGS`` to completion (bounded by :data:`CLI_TIMEOUT`), without
+    ``$ARBITER_STORE``, in a process forked from one that has imported arbiter (``cli_fork``:
+    0.5 s of CPU less per command than a new interpreter)."""
+    return cli_fork.run(list(args), cwd, cli_env(), CLI_TIMEOUT)
+
+
+def cli_env() -> dict[str, str]:
+    """The tests' environment for a command: this one without ``$ARBITER_STORE``."""
+    return {k: v for k, v in os.environ.items() if k != "ARBITER_STORE"}
 
 
 def _run(argv: list[str], cwd: Path | None) -> subprocess.CompletedProcess[str]:
     """Run ``argv`` to completion (bounded by :data:`CLI_TIMEOUT`), without ``$ARBITER_STORE``."""
-    env = {k: v for k, v in os.environ.items() if k != "ARBITER_STORE"}
-    return subprocess.run(argv, capture_output=True, text=True, timeout=CLI_TIMEOUT, cwd=cwd, env=env)
+    return subprocess.run(argv, capture_output=True, text=True, timeout=CLI_TIMEOUT, cwd=cwd, env=cli_env())
 
 
 #: Runs ``arbiter`` with one function timed: argv[1:4] name its module, its name and the file that
