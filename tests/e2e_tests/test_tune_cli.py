@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import cli_fork
 import optuna
 import pytest
 from celery_testkit import wait_until
@@ -95,10 +96,9 @@ def start_to_kill(args: list[str], cwd: Path) -> subprocess.Popen[str]:
 
 
 def arbiter(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    """Run ``arbiter ARGS`` to its end (bounded by :data:`TIMEOUT`)."""
-    return subprocess.run(
-        command(*args), capture_output=True, text=True, timeout=TIMEOUT, cwd=cwd, env=environment()
-    )
+    """Run ``arbiter ARGS`` to its end (bounded by :data:`TIMEOUT`), forked from a process that
+    has imported arbiter (``cli_fork``)."""
+    return cli_fork.run(list(args), cwd, environment(), TIMEOUT)
 
 
 def url(db: Path | str) -> str:
