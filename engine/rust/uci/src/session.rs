@@ -233,11 +233,16 @@ fn run_search<P: Evaluate>(
         send(&bestmove(position.legal_moves().first()));
         return searcher;
     };
-    // The last `info` before `bestmove` counts every node of the move (the referee records it):
-    // after a stop inside an iteration, one more line with the whole count.
-    // It goes out with `bestmove`, unless that waits for `stop`.
-    if result.best_move.is_some() && result.iterations.last().is_none_or(|it| it.nodes != result.nodes) {
-        let line = info_line(result.depth, result.score, result.nodes, result.elapsed, &result.pv);
+    // The last `info` before `bestmove` states the move's nodes, which the referee records: every
+    // node searched, or, when a clock or movetime ended the search, its budget (the node limit
+    // under which `go nodes` plays it again move for move, as a timed game's replay does: the
+    // node it stopped at, or one more than it searched if it ended after an iteration). One more
+    // line when the last iteration's does not say it; it goes out with `bestmove`, unless that
+    // waits for `stop`.
+    let timed = limits.clock.is_some() || limits.movetime_ms.is_some();
+    let nodes = if timed { result.budget } else { result.nodes };
+    if result.best_move.is_some() && result.iterations.last().is_none_or(|it| it.nodes != nodes) {
+        let line = info_line(result.depth, result.score, nodes, result.elapsed, &result.pv);
         if infinite {
             send(&line);
         } else {
