@@ -352,3 +352,23 @@ fn bench_in_the_protocol() {
     let lines: Vec<String> = String::from_utf8_lossy(&out.stdout).lines().map(String::from).collect();
     assert_eq!(bench_total(&lines), bench(GameKind::Congo, Some(4)).nodes);
 }
+
+/// A timed move's last `info` states the node budget that plays it again: the referee replays
+/// timed games under `go nodes` with it (`arbiter engine check`'s replay probe).
+#[test]
+fn timed_moves_replay_under_their_reported_nodes() {
+    for variant in ["congo", "congress"] {
+        let mut engine = Engine::start(&[]);
+        engine.new_game(&[("UCI_Variant", variant.into())]);
+        for movetime in [5, 20, 60] {
+            let (timed, lines) = engine.best_move("position startpos", &format!("go movetime {movetime}"));
+            let nodes = lines.iter().rev().find_map(|l| info_nodes(l)).expect("an info line with nodes");
+            engine.send("ucinewgame");
+            engine.send("isready");
+            engine.until("readyok", WAIT);
+            let (again, _) = engine.best_move("position startpos", &format!("go nodes {nodes}"));
+            assert_eq!(timed, again, "{variant}: go movetime {movetime} then go nodes {nodes}");
+            engine.send("ucinewgame");
+        }
+    }
+}
