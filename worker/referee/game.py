@@ -135,8 +135,10 @@ class _Game:
         self.fen = self.judge.opening
         control = limits.time_control
         self.clock = engine.GameClock(control, limits.time_margin_ms) if control is not None else None
-        #: Without a clock, every move's ``go`` and time limit are the same.
-        self.unclocked = (go_limits(limits, None, "white"), time_limit_ms(limits, None, "white"))
+        #: Without a clock, every move's ``go`` and time limit are the same: made once (None with one).
+        self.unclocked: tuple[GoLimits, float | None] | None = None
+        if self.clock is None:
+            self.unclocked = (go_limits(limits, None, "white"), time_limit_ms(limits, None, "white"))
         self.moves: list[str] = []
         self.stats: list[MoveStats] = []
 
@@ -184,7 +186,7 @@ class _Game:
 
     def search(self, side: str) -> BestMove:
         """``side``'s engine's answer, within the time it has (or the move timeout)."""
-        if self.clock is None:
+        if self.unclocked is not None:
             go, limit_ms = self.unclocked
         else:
             go = go_limits(self.limits, self.clock, side)
