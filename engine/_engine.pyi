@@ -1,6 +1,6 @@
 """Type stubs for the Rust extension engine._engine."""
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 ENGINE_VERSION: str
@@ -129,6 +129,17 @@ class GameJudge:
     def play(self, move: str) -> str: ...
     def end(self) -> tuple[str, str] | None: ...
     def searched(self, score: int | None) -> str | None: ...
+    def referee(
+        self,
+        go: str,
+        white: tuple[EnginePipe, float, float, float, Callable[[str, str], None] | None],
+        black: tuple[EnginePipe, float, float, float, Callable[[str, str], None] | None],
+    ) -> tuple[
+        list[tuple[str, float, int | None, int | None, int | None, int | None]], tuple[str, str, str] | None
+    ]:
+        """Plays the rest of a game without a time limit between two engine programs, each side
+        (pipe, move_s, stop_s, write_s, log): (each move's stats, None at the game's end or
+        (side, kind, text) of the fault that ended it)."""
 
 BENCH_DEPTH: int
 # A search score of MATE_SCORE - n is a forced win in n plies (its negation a loss in n plies).

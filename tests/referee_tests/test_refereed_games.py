@@ -9,9 +9,11 @@ import pytest
 from referee_testkit import START, player
 
 import engine
+from coordinator.openings.book import default_book_path, load_book
 from coordinator.trust.replay import check_records
+from worker.program_batch import BUILTIN_HASH_MB, builtin_program
 from worker.protocol import Color
-from worker.referee import EnginePlayer, PlayedGame, play_game, play_pairs
+from worker.referee import EnginePlayer, EngineSpec, PlayedGame, play_game, play_pairs
 from worker.referee.game import go_limits, score_of, time_limit_ms
 from worker.referee.uci import SearchInfo
 
@@ -116,3 +118,39 @@ def test_mate_scores_count_as_the_searchs_own() -> None:
     assert score_of(info()) is None
     assert score_of(info(mate=1)) == engine.MATE_SCORE - 1
     assert score_of(info(mate=-1)) == -(engine.MATE_SCORE - 2)
+
+
+@pytest.mark.parametrize("game", ["congo", "congress"])
+def test_arbiter_engine_refereed_plays_the_in_process_games_resignations_included(game: str) -> None:
+    """Games at fixed nodes are refereed in one Rust call (``GameJudge.referee``): the same moves,
+    results and reasons as in-process play with the same table, resigning where it resigns (the
+    score read from the engine's info lines), and every line written and read logged."""
+    adjudication = engine.Adjudication(
+        max_plies=300, repetition=True, bare_lions=True, resign_score=250, resign_plies=4
+    )
+    limits = engine.Limits(nodes=700)
+    spec = EngineSpec((builtin_program(),), options={"Hash": BUILTIN_HASH_MB})
+    lines: list[tuple[str, str]] = []
+    reasons = set()
+    with (
+        EnginePlayer(spec, game, log=lambda way, line: lines.append((way, line))) as one,
+        EnginePlayer(spec, game) as two,
+    ):
+        for opening in load_book(default_book_path(game), game)[:6]:
+            del lines[:]
+            played = play_game(one, two, game, opening, limits, adjudication)
+            again = engine.play_game(game, None, None, opening, limits, adjudication, hash_mb=BUILTIN_HASH_MB)
+            assert (list(played.moves), played.result, played.reason) == (
+                again["moves"],
+                again["result"],
+                again["reason"],
+            )
+            reasons.add(played.reason)
+            assert all(s.nodes is not None and s.depth is not None for s in played.stats)
+            sent = [line for way, line in lines if way == ">" and line.startswith(("position", "go"))]
+            white_moves = played.moves[0::2]
+            asked = len(white_moves) + (played.reason == "resign" and len(played.moves) % 2 == 0)
+            assert sent[-2:][0].startswith("position") and len(sent) == 2 * asked
+            read = [line for way, line in lines if way == "<" and line.startswith("bestmove")]
+            assert [line.split()[1] for line in read][: len(white_moves)] == list(white_moves)
+    assert "resign" in reasons

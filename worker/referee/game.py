@@ -170,6 +170,8 @@ class _Game:
                 self.players[side].new_game()
             except EngineFault as fault:
                 return self.lost(side, fault)
+        if self.unclocked is not None and self.unclocked[1] is None:
+            return self.play_untimed(self.unclocked[0])
         while (end := self.judge.end()) is None:
             side = self.judge.turn
             try:
@@ -182,6 +184,22 @@ class _Game:
             self.judge.play(move)
             self.moves.append(move)
             self.stats.append(MoveStats.of(move, best))
+        return self.ended(*end)
+
+    def play_untimed(self, go: GoLimits) -> PlayedGame:
+        """The game to its end when no time limit applies (fixed nodes or depth): the rules
+        core referees it in one call, each move as :meth:`search` and :meth:`check` would have
+        (``position`` and ``go`` in one write, a hang after Timeouts.move_s, the move checked),
+        with no Python between the moves."""
+        white, black = self.players["white"], self.players["black"]
+        stats, fault = self.judge.referee(go.command(), white.referee_side(), black.referee_side())
+        self.stats = [MoveStats(*s) for s in stats]
+        self.moves = [s.move for s in self.stats]
+        if fault is not None:
+            side, kind, text = fault
+            return self.lost(side, self.players[side].fault(kind, text))
+        end = self.judge.end()
+        assert end is not None
         return self.ended(*end)
 
     def search(self, side: str) -> BestMove:

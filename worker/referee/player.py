@@ -11,7 +11,8 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from types import TracebackType
 
-from worker.referee.faults import EngineConfigError, EngineFault
+import engine
+from worker.referee.faults import EngineConfigError, EngineFault, illegal_move
 from worker.referee.process import EngineProcess, Log, ResourceLimits
 from worker.referee.uci import (
     VARIANT,
@@ -24,6 +25,9 @@ from worker.referee.uci import (
     UciClient,
     position_command,
 )
+
+#: One side as ``engine.GameJudge.referee`` takes it: (pipe, move_s, stop_s, write_s, log).
+RefereeSide = tuple[engine.EnginePipe, float, float, float, Log | None]
 
 
 @dataclass(frozen=True)
@@ -152,6 +156,23 @@ class EnginePlayer:
         except EngineFault:
             self.kill()  # started again for its next use
             raise
+
+    def referee_side(self) -> RefereeSide:
+        """The running engine as ``engine.GameJudge.referee`` takes a side: its pipe, the waits
+        for a move without a time limit (Timeouts.move_s), for bestmove after stop and for a
+        write, and its log."""
+        process = self.start().process
+        t = self.timeouts
+        return (process.pipe, t.move_s, t.stop_s, t.write_s, process.log)
+
+    def fault(self, kind: str, text: str) -> EngineFault:
+        """The fault that ``engine.GameJudge.referee`` reports for this side: an illegal move
+        (``text`` the move as written), else what its pipe found."""
+        if kind == "illegal":
+            return illegal_move(text)
+        if self._process is None:
+            raise ValueError("an engine that never started has no fault")
+        return self._process.fault(kind, text)
 
     def kill(self) -> None:
         """Kills the engine's process group now; the next use starts it again."""

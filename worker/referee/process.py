@@ -238,9 +238,22 @@ class EngineProcess:
 
     # -- reading and writing -------------------------------------------------------------------
 
+    @property
+    def pipe(self) -> engine.EnginePipe:
+        """The process's pipes as the referee's Rust side reads and writes them."""
+        return self._pipe
+
+    @property
+    def log(self) -> Log | None:
+        """Where the lines written and read go (None: nowhere)."""
+        return self._log
+
     def _fault(self, error: engine.EnginePipeFault) -> EngineFault:
-        """The failure table's fault for what the pipe found."""
-        kind, text = error.args
+        return self.fault(*error.args)
+
+    def fault(self, kind: str, text: str) -> EngineFault:
+        """The failure table's fault for what the pipe found (``engine.EnginePipeFault``'s kind
+        and text)."""
         if kind == "gone":
             return self._gone()
         if kind == "hang":

@@ -4,16 +4,26 @@
 //! [`EndWatch`] needs instead of replaying the whole record each time (which would be quadratic).
 //! The rules, the notation and the end conditions (and their order) are the core crate's: a game
 //! judged here ends exactly where `replay_game` of the same moves says it ends.
+//!
+//! `GameJudge.referee` plays a game without a time limit (fixed nodes or depth) between two
+//! engine programs to its end in one call: the referee's whole per-move path (position and go,
+//! the answer, the move checked and played) in Rust, with no Python between the moves.
+
+use std::time::Instant;
 
 use arbiter_core::ending::{reasons, Adjudication as CoreAdjudication, EndWatch, GameResult, ResignWatch};
 use arbiter_core::eval::Evaluate;
 use arbiter_core::rules::find_legal;
+use arbiter_core::search::MATE;
 use arbiter_core::{congo, congress, MoveError};
+use arbiter_referee::search::Waits;
+use arbiter_referee::{AtDeadline, SearchInfo};
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
 use crate::limits::Adjudication;
 use crate::position::{game_kind, move_error, AnyPosition, Position};
+use crate::referee::{fault_parts, wait, EnginePipe};
 
 /// What the referee is told when a move's text is not in the wire form.
 const COMPACT: &str = "a move in compact notation: the start square, then every square it lands on, lower case \
@@ -67,13 +77,104 @@ impl<P: Evaluate> Judge<P> {
 
     fn play(&mut self, text: &str) -> Result<String, Refusal> {
         let mv = self.find(text)?;
-        self.pos = self.pos.play(&mv);
+        Ok(self.play_found(&mv))
+    }
+
+    /// Plays `mv`, a move `find` returned, and gives its compact text.
+    fn play_found(&mut self, mv: &P::Move) -> String {
+        self.pos = self.pos.play(mv);
         self.watch.played(&self.pos);
         self.plies += 1;
         self.end = self.watch.end(&self.pos);
         // A move's Display form is its compact notation (what `legal_moves` prints).
-        Ok(mv.to_string())
+        mv.to_string()
     }
+
+    /// Plays on to the end of the game, each side's engine asked for its move with `go` (fixed
+    /// nodes or depth: no time limit) as `EnginePlayer.play` asks it, every answer checked as
+    /// the Python referee checks it: a fault of the pipe or an illegal move ends the game for
+    /// that side (the second item of the result). The first item: each move played, with its
+    /// time and what its info lines said.
+    fn referee(&mut self, py: Python<'_>, go: &str, sides: &mut [RefereeSide<'_>; 2]) -> PyResult<Refereed> {
+        if self.plies != 0 {
+            return Err(PyValueError::new_err("referee plays a game from its opening: moves were played already"));
+        }
+        let mut stats = Vec::new();
+        let mut position = format!("position fen {}", self.opening.fen());
+        while self.end.is_none() {
+            let turn = self.pos.turn();
+            let side = &mut sides[turn.index()];
+            let commands = format!("{position}\n{go}\n");
+            side.log(">", [position.as_str(), go])?;
+            let started = Instant::now();
+            let pipe = &mut side.pipe.pipe;
+            let answer = py.detach(|| pipe.search(&commands, side.waits, AtDeadline::Hang));
+            let elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+            let answer = match answer {
+                Ok(answer) => answer,
+                Err(f) => {
+                    let (kind, text) = fault_parts(f);
+                    return Ok((stats, Some((turn.name(), kind, text))));
+                }
+            };
+            side.log("<", answer.lines.iter().map(String::as_str))?;
+            let Ok(mv) = self.find(&answer.best) else {
+                return Ok((stats, Some((turn.name(), "illegal", answer.best))));
+            };
+            if self.searched(score_of(&answer.info)).is_some() {
+                break;
+            }
+            let text = self.play_found(&mv);
+            position.push_str(if self.plies == 1 { " moves " } else { " " });
+            position.push_str(&text);
+            let info = answer.info;
+            stats.push((text, elapsed_ms, info.nodes, info.depth, info.score_cp, info.score_mate));
+        }
+        Ok((stats, None))
+    }
+}
+
+/// One move's stats: compact move, milliseconds, and the info's nodes, depth, score cp and mate.
+type MoveStat = (String, f64, Option<i64>, Option<i64>, Option<i64>, Option<i64>);
+
+/// The moves a refereed game played, and the fault that ended it, if one did: (side, kind, text),
+/// kind as `EnginePipeFault`'s or "illegal" (the text is then the move as the engine wrote it).
+type Refereed = (Vec<MoveStat>, Option<(&'static str, &'static str, String)>);
+
+/// One side of a refereed game: its engine's pipe, how long it waits for what, and the
+/// transcript it logs to (a callable taking a direction and a line), if any.
+struct RefereeSide<'py> {
+    pipe: PyRefMut<'py, EnginePipe>,
+    waits: Waits,
+    log: Option<Bound<'py, PyAny>>,
+}
+
+impl RefereeSide<'_> {
+    fn log<'a>(&self, direction: &str, lines: impl IntoIterator<Item = &'a str>) -> PyResult<()> {
+        if let Some(log) = &self.log {
+            for line in lines {
+                log.call1((direction, line))?;
+            }
+        }
+        Ok(())
+    }
+}
+
+/// A move's score for resignation, from the side to move's view: centipawns, or a mate in n
+/// moves as the search's own mate score (past any resignation threshold), as the Python
+/// referee's `score_of` reads it.
+fn score_of(info: &SearchInfo) -> Option<i32> {
+    let clamp = |v: i64| v.clamp(i64::from(-MATE), i64::from(MATE)) as i32;
+    if let Some(cp) = info.score_cp {
+        return Some(clamp(cp));
+    }
+    let mate = info.score_mate?;
+    let score = if mate > 0 {
+        i64::from(MATE) - (2 * mate.min(i64::from(MATE)) - 1)
+    } else {
+        -(i64::from(MATE) - 2 * (-mate).min(i64::from(MATE)))
+    };
+    Some(clamp(score))
 }
 
 enum AnyJudge {
@@ -190,6 +291,34 @@ impl GameJudge {
     #[pyo3(signature = (score))]
     fn searched(&mut self, score: Option<i32>) -> Option<&'static str> {
         with_judge!(&mut self.judge, j => j.searched(score)).map(|r| r.text())
+    }
+
+    /// Plays the rest of a game without a time limit (fixed nodes or depth) between two engine
+    /// programs, each side a tuple (pipe, move_s, stop_s, write_s, log): the engine answers
+    /// `position` and `go` (one write) within move_s, or it hangs; log (or None) is called with
+    /// (">" or "<", line) for every line written and read. Returns (moves, fault): each move
+    /// played as (move, ms, nodes, depth, score_cp, score_mate), and None if the game reached
+    /// its end (`end` says how), else (side, kind, text) for the side whose fault ended it: kind
+    /// as `EnginePipeFault`'s, or "illegal" with the engine's move as text.
+    #[allow(clippy::type_complexity)]
+    fn referee<'py>(
+        &mut self,
+        py: Python<'py>,
+        go: &str,
+        white: (PyRefMut<'py, EnginePipe>, f64, f64, f64, Option<Bound<'py, PyAny>>),
+        black: (PyRefMut<'py, EnginePipe>, f64, f64, f64, Option<Bound<'py, PyAny>>),
+    ) -> PyResult<Refereed> {
+        let side = |(pipe, deadline, stop, write, log): (
+            PyRefMut<'py, EnginePipe>,
+            f64,
+            f64,
+            f64,
+            Option<Bound<'py, PyAny>>,
+        )| {
+            RefereeSide { pipe, waits: Waits { deadline: wait(deadline), stop: wait(stop), write: wait(write) }, log }
+        };
+        let mut sides = [side(white), side(black)];
+        with_judge!(&mut self.judge, j => j.referee(py, go, &mut sides))
     }
 
     fn __repr__(&self) -> String {

@@ -17,18 +17,22 @@ pyo3::create_exception!(
     "What an engine did wrong on its pipes: args (kind, text), kind gone, hang, time_forfeit or protocol."
 );
 
-fn fault(f: Fault) -> PyErr {
-    let (kind, text) = match f {
+/// A fault as `EnginePipeFault`'s args: kind (gone, hang, time_forfeit or protocol) and text.
+pub fn fault_parts(f: Fault) -> (&'static str, String) {
+    match f {
         Fault::Gone => ("gone", String::new()),
         Fault::Hang => ("hang", String::new()),
         Fault::TimeForfeit => ("time_forfeit", String::new()),
         Fault::Protocol(text) => ("protocol", text),
-    };
-    PyErr::new::<EnginePipeFault, _>((kind, text))
+    }
+}
+
+fn fault(f: Fault) -> PyErr {
+    PyErr::new::<EnginePipeFault, _>(fault_parts(f))
 }
 
 /// `seconds` as a wait: negative and NaN wait nothing, more than a year is a year.
-fn wait(seconds: f64) -> Duration {
+pub fn wait(seconds: f64) -> Duration {
     if seconds > 0.0 {
         Duration::from_secs_f64(seconds.min(365.0 * 86_400.0))
     } else {
@@ -48,7 +52,7 @@ fn info_tuple(i: SearchInfo) -> InfoTuple {
 /// owns and closes; `forget` before closing them.
 #[pyclass(module = "engine._engine")]
 pub struct EnginePipe {
-    pipe: Pipe,
+    pub(crate) pipe: Pipe,
 }
 
 #[pymethods]

@@ -6,9 +6,10 @@
 
 use std::fmt;
 
-/// A command the engine understands.
+/// A command the engine understands (a `position`'s moves are words of the line it was read
+/// from: no allocation per move).
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Command {
+pub enum Command<'a> {
     Uci,
     /// `ugi`: the UGI alias of `uci`, answered with `ugiok`.
     Ugi,
@@ -24,7 +25,7 @@ pub enum Command {
     UciNewGame,
     Position {
         start: Start,
-        moves: Vec<String>,
+        moves: Vec<&'a str>,
     },
     Go(Go),
     Stop,
@@ -104,7 +105,7 @@ impl fmt::Display for ParseError {
 impl std::error::Error for ParseError {}
 
 /// Parses one line (without its line end); `Ok(None)` for a blank line.
-pub fn parse(line: &str) -> Result<Option<Command>, ParseError> {
+pub fn parse(line: &str) -> Result<Option<Command<'_>>, ParseError> {
     let tokens: Vec<&str> = line.split_whitespace().collect();
     if tokens.is_empty() {
         return Ok(None);
@@ -138,7 +139,7 @@ fn number<T: std::str::FromStr>(key: &'static str, text: &str, expected: &'stati
 
 /// `name <id words> [value <words>]`: the name runs up to `value`, the value to the end of the
 /// line (words joined by single spaces).
-fn parse_setoption(args: &[&str]) -> Result<Command, ParseError> {
+fn parse_setoption<'a>(args: &[&'a str]) -> Result<Command<'a>, ParseError> {
     let rest = match args.split_first() {
         Some((&"name", rest)) => rest,
         _ => return Err(ParseError::MissingName),
@@ -153,9 +154,9 @@ fn parse_setoption(args: &[&str]) -> Result<Command, ParseError> {
     Ok(Command::SetOption { name: name.join(" "), value })
 }
 
-fn parse_position(args: &[&str]) -> Result<Command, ParseError> {
+fn parse_position<'a>(args: &[&'a str]) -> Result<Command<'a>, ParseError> {
     let moves_at = args.iter().position(|t| *t == "moves").unwrap_or(args.len());
-    let moves = args.get(moves_at + 1..).unwrap_or_default().iter().map(|m| m.to_string()).collect();
+    let moves = args.get(moves_at + 1..).unwrap_or_default().to_vec();
     let start = match args.first() {
         Some(&"startpos") => Start::StartPos,
         Some(&"fen") if moves_at > 1 => Start::Fen(args[1..moves_at].join(" ")),
@@ -225,7 +226,7 @@ fn parse_go(args: &[&str]) -> Result<Go, ParseError> {
 mod tests {
     use super::*;
 
-    fn ok(line: &str) -> Command {
+    fn ok(line: &str) -> Command<'_> {
         match parse(line) {
             Ok(Some(c)) => c,
             other => panic!("{line:?}: {other:?}"),
@@ -269,7 +270,7 @@ mod tests {
             ok("position   fen \t gmelecz/ppppppp/7/7/7/PPPPPPP/GMELECZ   w  moves  d2d3\td6d5 "),
             Command::Position {
                 start: Start::Fen("gmelecz/ppppppp/7/7/7/PPPPPPP/GMELECZ w".into()),
-                moves: vec!["d2d3".into(), "d6d5".into()]
+                moves: vec!["d2d3", "d6d5"]
             }
         );
     }
@@ -306,7 +307,7 @@ mod tests {
         assert_eq!(ok("position startpos moves"), Command::Position { start: Start::StartPos, moves: vec![] });
         assert_eq!(
             ok("position startpos moves b1d3f5d7 e6e5"),
-            Command::Position { start: Start::StartPos, moves: vec!["b1d3f5d7".into(), "e6e5".into()] }
+            Command::Position { start: Start::StartPos, moves: vec!["b1d3f5d7", "e6e5"] }
         );
         assert_eq!(
             ok("position fen hh1kk1bb/1pppppp1/8/8/1PPPPPP1/HH1KK1BB w"),

@@ -111,16 +111,16 @@ impl Engine {
             }
             Command::Go(go) => {
                 self.stop_and_wait();
-                let settings = self.settings.clone();
                 if self.search_thread.is_none() {
                     match SearchThread::spawn() {
                         Ok(thread) => self.search_thread = Some(thread),
                         Err(e) => info_string(&format!("cannot start the search thread: {e}")),
                     }
                 }
-                let thread = self.search_thread.take();
-                self.session().go(&go, &settings, thread.as_ref());
-                self.search_thread = thread;
+                self.session();
+                if let Some(session) = &mut self.session {
+                    session.go(&go, &self.settings, self.search_thread.as_ref());
+                }
             }
             Command::Stop => {
                 if let Some(session) = &mut self.session {

@@ -33,7 +33,7 @@ const MAX_TIME_MS: u64 = 1 << 40;
 pub trait Session {
     fn game(&self) -> GameKind;
     /// Sets the position; on an error the previous one is kept.
-    fn set_position(&mut self, start: &Start, moves: &[String]) -> Result<(), String>;
+    fn set_position(&mut self, start: &Start, moves: &[&str]) -> Result<(), String>;
     /// Starts searching the position on `thread` (after `wait`ing for any search before); with
     /// no thread, answers the first legal move.
     fn go(&mut self, go: &Go, settings: &Settings, thread: Option<&SearchThread>);
@@ -62,6 +62,11 @@ struct Recipe {
 impl Recipe {
     fn new(settings: &Settings, game: GameKind) -> Recipe {
         Recipe { weights: settings.weights(game).to_vec(), params: settings.params, hash_mb: settings.hash_mb }
+    }
+
+    /// Whether `settings` make this recipe for `game` (compared in place: asked every move).
+    fn is_of(&self, settings: &Settings, game: GameKind) -> bool {
+        self.hash_mb == settings.hash_mb && self.params == settings.params && self.weights == settings.weights(game)
     }
 
     /// `Searcher::with_params`, as `Searcher::new(weights, hash_mb)` with default parameters,
@@ -119,7 +124,7 @@ impl<P: Evaluate> Game<P> {
 
     /// Plays `moves` on from the current position (the first of them numbered `first` in the
     /// `position` command); on an error nothing changes.
-    fn play_on(&mut self, moves: &[String], first: usize) -> Result<(), String> {
+    fn play_on(&mut self, moves: &[&str], first: usize) -> Result<(), String> {
         let mut position = self.position;
         let played = self.history.len();
         for (i, text) in moves.iter().enumerate() {
@@ -133,7 +138,7 @@ impl<P: Evaluate> Game<P> {
             self.history.push(position.hash());
         }
         self.position = position;
-        self.moves.extend_from_slice(moves);
+        self.moves.extend(moves.iter().map(|m| m.to_string()));
         Ok(())
     }
 }
@@ -143,10 +148,11 @@ impl<P: Evaluate> Session for Game<P> {
         P::GAME
     }
 
-    fn set_position(&mut self, start: &Start, moves: &[String]) -> Result<(), String> {
-        if self.start.as_ref() == Some(start) && moves.starts_with(&self.moves) {
-            let known = self.moves.len();
-            return self.play_on(&moves[known..], known + 1);
+    fn set_position(&mut self, start: &Start, moves: &[&str]) -> Result<(), String> {
+        let known = moves.len() >= self.moves.len() && self.moves.iter().zip(moves).all(|(a, b)| a == b);
+        if self.start.as_ref() == Some(start) && known {
+            let played = self.moves.len();
+            return self.play_on(&moves[played..], played + 1);
         }
         let position = match start {
             Start::StartPos => P::start(),
@@ -168,16 +174,15 @@ impl<P: Evaluate> Session for Game<P> {
 
     fn go(&mut self, go: &Go, settings: &Settings, thread: Option<&SearchThread>) {
         self.wait();
-        let recipe = Recipe::new(settings, P::GAME);
         let mut searcher = match self.searcher.take() {
-            Some(s) if recipe == self.recipe => s,
+            Some(s) if self.recipe.is_of(settings, P::GAME) => s,
             old => {
                 if old.is_some() {
                     info_string("options changed since ucinewgame: a new searcher with a fresh table");
                 }
                 // The old table goes before the new one is made: never two at once.
                 drop(old);
-                self.recipe = recipe;
+                self.recipe = Recipe::new(settings, P::GAME);
                 self.recipe.make()
             }
         };
@@ -342,7 +347,8 @@ mod tests {
     fn positions_move_by_move_are_the_positions_of_the_whole_list() {
         use arbiter_core::congo::Position;
         let settings = crate::options::Options::new(None).defaults();
-        let moves = first_moves::<Position>(12);
+        let owned = first_moves::<Position>(12);
+        let moves: Vec<&str> = owned.iter().map(String::as_str).collect();
         let mut whole = Game::<Position>::new(&settings);
         whole.set_position(&Start::StartPos, &moves).unwrap();
         let mut stepped = Game::<Position>::new(&settings);
@@ -353,7 +359,7 @@ mod tests {
         assert_eq!(stepped.history.len(), moves.len() + 1);
         // A bad move on from the known ones changes nothing, and says which move it was.
         let mut bad = moves.clone();
-        bad.push("a1a1".into());
+        bad.push("a1a1");
         let e = stepped.set_position(&Start::StartPos, &bad).unwrap_err();
         assert!(e.contains(&format!("move {}", moves.len() + 1)), "{e}");
         assert_eq!((stepped.position.hash(), &stepped.history), (whole.position.hash(), &whole.history));
@@ -363,7 +369,7 @@ mod tests {
         three.set_position(&Start::StartPos, &moves[..3]).unwrap();
         assert_eq!(stepped.history, three.history);
         // A bad move in a fresh list keeps the position before it.
-        let e = stepped.set_position(&Start::StartPos, &["a1a1".to_string()]).unwrap_err();
+        let e = stepped.set_position(&Start::StartPos, &["a1a1"]).unwrap_err();
         assert!(e.contains("move 1"), "{e}");
         assert_eq!(stepped.history, three.history);
     }
