@@ -89,6 +89,33 @@ pub struct Searcher<P: Evaluate> {
     soft_deadline: Option<Instant>,
     /// Hashes of the game so far and of the current search path, for repetition detection.
     path: Vec<u64>,
+    /// Each ply's move lists, kept from node to node: a node allocates nothing.
+    lists: Vec<PlyLists<P::Move>>,
+}
+
+/// One ply's moves as generated, their ordering keys (key, index), and the moves in order.
+struct PlyLists<M> {
+    moves: Vec<M>,
+    keys: Vec<(i32, u32)>,
+    sorted: Vec<M>,
+}
+
+impl<M> Default for PlyLists<M> {
+    fn default() -> Self {
+        PlyLists { moves: Vec::new(), keys: Vec::new(), sorted: Vec::new() }
+    }
+}
+
+impl<M: Copy> PlyLists<M> {
+    /// `sorted` becomes `moves` by ascending `key`, ties in generation order: the order
+    /// `sort_by_cached_key` gives, with no allocation once the lists have grown.
+    fn sort_by_key(&mut self, key: impl Fn(&M) -> i32) {
+        self.keys.clear();
+        self.keys.extend(self.moves.iter().enumerate().map(|(i, m)| (key(m), i as u32)));
+        self.keys.sort_unstable();
+        self.sorted.clear();
+        self.sorted.extend(self.keys.iter().map(|&(_, i)| self.moves[i as usize]));
+    }
 }
 
 impl<P: Evaluate> Searcher<P> {
@@ -125,6 +152,7 @@ impl<P: Evaluate> Searcher<P> {
             deadline: None,
             soft_deadline: None,
             path: Vec::with_capacity(512),
+            lists: std::iter::repeat_with(PlyLists::default).take(MAX_PLY + 1).collect(),
         }
     }
 
@@ -343,14 +371,17 @@ impl<P: Evaluate> Searcher<P> {
             }
         }
 
-        // Step 4. Generate moves: a side without a legal move has lost
-        let mut moves = pos.legal_moves();
-        if moves.is_empty() {
+        // Step 4. Generate moves (into this ply's lists): a side without a legal move has lost
+        let mut lists = std::mem::take(&mut self.lists[ply]);
+        lists.moves.clear();
+        pos.generate(&mut lists.moves, false);
+        if lists.moves.is_empty() {
+            self.lists[ply] = lists;
             return -MATE + ply as i32;
         }
 
         // Step 5. Order moves: TT move, captures by victim value, killers, history
-        self.order(pos, &mut moves, tt.and_then(|e| e.mv), ply);
+        self.order(pos, &mut lists, tt.and_then(|e| e.mv), ply);
 
         // Step 6. Futility: near the horizon of a non-PV node, when the static evaluation plus a
         // margin cannot reach alpha, only captures (and the first move) are searched
@@ -365,7 +396,7 @@ impl<P: Evaluate> Searcher<P> {
         let alpha0 = alpha;
         let mut best = -INF;
         let mut best_move = None;
-        for (i, m) in moves.iter().enumerate() {
+        for (i, m) in lists.sorted.iter().enumerate() {
             let quiet = pos.capture_value(m, &self.weights) == 0;
             if futile && quiet && i > 0 {
                 continue;
@@ -427,6 +458,7 @@ impl<P: Evaluate> Searcher<P> {
             }
         }
         debug_assert!(best_move.is_some() && (-MATE..=MATE).contains(&best));
+        self.lists[ply] = lists;
 
         // Step 13. Store the result in the transposition table
         let bound = if best >= beta {
@@ -460,17 +492,19 @@ impl<P: Evaluate> Searcher<P> {
         }
         alpha = alpha.max(stand_pat);
 
-        // Step 3. Generate captures, the most valuable victim first
-        let mut moves = pos.capture_moves();
+        // Step 3. Generate captures (into this ply's lists), the most valuable victim first
+        let mut lists = std::mem::take(&mut self.lists[ply]);
+        lists.moves.clear();
+        pos.generate(&mut lists.moves, true);
         let w = &self.weights;
-        moves.sort_by_cached_key(|m| -pos.capture_value(m, w));
+        lists.sort_by_key(|m| -pos.capture_value(m, w));
 
         // Step 4. Loop through the captures until none remain or one fails high; with delta
         // pruning, stop at the first capture too small to lift the score to alpha (the rest are
         // smaller)
         let mut best = stand_pat;
         let delta = self.params.delta_margin;
-        for m in &moves {
+        for m in &lists.sorted {
             if delta > 0 && stand_pat + pos.capture_value(m, &self.weights) + delta <= alpha {
                 break;
             }
@@ -489,6 +523,7 @@ impl<P: Evaluate> Searcher<P> {
                 }
             }
         }
+        self.lists[ply] = lists;
         best
     }
 
@@ -505,13 +540,14 @@ impl<P: Evaluate> Searcher<P> {
         r.min(depth - 1)
     }
 
-    /// Sorts the moves by ordering score, highest first (a stable sort): the TT move, captures,
+    /// Puts this ply's moves in search order into `lists.sorted` (ordering score highest first,
+    /// ties as generated): the TT move, captures,
     /// killers, then quiet moves by history.
-    fn order(&self, pos: &P, moves: &mut [P::Move], tt_move: Option<P::Move>, ply: usize) {
+    fn order(&self, pos: &P, lists: &mut PlyLists<P::Move>, tt_move: Option<P::Move>, ply: usize) {
         let killers = self.killers[ply];
         let w = &self.weights;
         let p = &self.params;
-        moves.sort_by_cached_key(|m| {
+        lists.sort_by_key(|m| {
             if Some(*m) == tt_move {
                 return i32::MIN;
             }
