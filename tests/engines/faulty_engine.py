@@ -16,6 +16,8 @@ default 1), counted from ``ucinewgame``:
 - ``flood``: prints info lines without end, never answering.
 - ``long_line``: prints one line of 100 KiB.
 - ``no_readyok``: plays that move, then leaves every ``isready`` unanswered.
+- ``boast``: claims scores beyond any search's (``score cp 99999999999``, then ``score mate
+  -99999999999``) and plays its first legal move: no fault, but numbers the referee must bound.
 
 With ``FaultOnce <path>`` (``--fault-once``) the fault happens only if ``path`` does not exist,
 and the engine creates it then: a restarted engine plays on normally (for the faults of the
@@ -50,7 +52,10 @@ FAULTS = (
     "flood",
     "long_line",
     "no_readyok",
+    "boast",
 )
+#: The mate distance ``boast`` claims.
+BOAST = 99999999999
 #: How long a ``slow_move`` or ``hang`` waits at most (the referee kills it long before).
 FOREVER_S = 120.0
 
@@ -143,6 +148,10 @@ class FaultyEngine(Engine):
                 self.say("info string " + "flood " * 100)
         elif fault == "long_line":
             self.say("info string " + "x" * (100 * 1024))
+        elif fault == "boast":
+            self.say("info depth 1 score cp 99999999999 nodes 1")
+            self.say(f"info depth 2 score mate -{BOAST} nodes 2")
+            self.answer(position.legal_moves()[0])
 
     def answer_after_stop(self, position: Any) -> None:
         self.stop_event.wait(FOREVER_S)

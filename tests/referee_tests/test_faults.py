@@ -17,7 +17,7 @@ from worker.referee import FaultKind, PlayedGame, play_game, play_pairs
 from worker.referee.player import EnginePlayer
 
 sys.path.insert(0, str(ENGINES))
-from faulty_engine import illegal_move  # from the test engines' folder, put on the path above
+from faulty_engine import BOAST, illegal_move  # from the test engines' folder, put on the path above
 
 NODES = engine.Limits(nodes=300)
 CLOCK = engine.Limits(time_control=engine.TimeControl.parse("1+0.01"), time_margin_ms=100)
@@ -145,3 +145,17 @@ def test_a_batch_goes_on_after_a_crash(tmp_path: Path) -> None:
     assert (games[0].game.result, games[0].game.reason) == ("0-1", "crash")
     assert all(g.game.reason in RULE_ENDS for g in games[1:])
     assert games[1].game.moves == games[3].game.moves, "after the restart it plays as before"
+
+
+@pytest.mark.parametrize("limits", [NODES, TIMED_NODES], ids=["untimed", "timed"])
+def test_a_score_beyond_any_search_is_read_as_a_mate_score(limits: engine.Limits) -> None:
+    """Untimed games are refereed in Rust, timed ones move by move in Python: both bound the
+    numbers an engine claims before the resignation rule reads them."""
+    adjudication = engine.Adjudication(
+        max_plies=200, repetition=True, bare_lions=True, resign_score=400, resign_plies=2
+    )
+    options: dict[str, Any] = {"Fault": "boast", "FaultPly": 2}
+    with player("congo", FAULTY, options, name="boaster") as boaster, player("congo") as plain:
+        played = play_game(boaster, plain, "congo", START["congo"], limits, adjudication)
+    assert played.reason in RULE_ENDS | {"resign"} and played.detail is None, played.detail
+    assert played.stats[2].score_mate == -BOAST  # the boaster's second move, as it said

@@ -118,6 +118,11 @@ def test_mate_scores_count_as_the_searchs_own() -> None:
     assert score_of(info()) is None
     assert score_of(info(mate=1)) == engine.MATE_SCORE - 1
     assert score_of(info(mate=-1)) == -(engine.MATE_SCORE - 2)
+    # Any number an engine claims stays within the scores the judge takes.
+    assert score_of(info(cp=10**12)) == engine.MATE_SCORE
+    assert -engine.MATE_SCORE < score_of(info(mate=-(10**12))) < -engine.MATE_BOUND  # type: ignore[operator]
+    assert engine.MATE_BOUND < score_of(info(mate=10**12)) < engine.MATE_SCORE  # type: ignore[operator]
+    engine.GameJudge("congo", START["congo"]).searched(score_of(info(cp=-(10**12))))
 
 
 @pytest.mark.parametrize("game", ["congo", "congress"])

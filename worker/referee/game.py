@@ -47,13 +47,18 @@ def time_limit_ms(limits: engine.Limits, clock: engine.GameClock | None, side: s
 def score_of(info: SearchInfo) -> int | None:
     """A move's score in centipawns for the side to move, as resignation reads it; a mate in n
     moves counts as the search's own mate score (MATE_SCORE less the plies), so it is past any
-    resignation threshold."""
+    resignation threshold. Held within +-MATE_SCORE, as ``GameJudge.referee`` holds it (an
+    engine may claim any number)."""
     if info.score_cp is not None:
-        return info.score_cp
-    if info.score_mate is None:
+        score = info.score_cp
+    elif info.score_mate is None:
         return None
-    mate = info.score_mate
-    return engine.MATE_SCORE - (2 * mate - 1) if mate > 0 else -(engine.MATE_SCORE - 2 * -mate)
+    else:
+        mate = info.score_mate
+        # A mate further off than the search's scores reach is still a mate score.
+        plies = min(2 * mate - 1 if mate > 0 else 2 * -mate, engine.MATE_SCORE - engine.MATE_BOUND - 1)
+        score = engine.MATE_SCORE - plies if mate > 0 else -(engine.MATE_SCORE - plies)
+    return max(-engine.MATE_SCORE, min(engine.MATE_SCORE, score))
 
 
 @dataclass(frozen=True)

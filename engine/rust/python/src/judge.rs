@@ -14,7 +14,7 @@ use std::time::Instant;
 use arbiter_core::ending::{reasons, Adjudication as CoreAdjudication, EndWatch, GameResult, ResignWatch};
 use arbiter_core::eval::Evaluate;
 use arbiter_core::rules::find_legal;
-use arbiter_core::search::MATE;
+use arbiter_core::search::{MATE, MATE_BOUND};
 use arbiter_core::{congo, congress, MoveError};
 use arbiter_referee::search::Waits;
 use arbiter_referee::{AtDeadline, SearchInfo};
@@ -164,17 +164,15 @@ impl RefereeSide<'_> {
 /// moves as the search's own mate score (past any resignation threshold), as the Python
 /// referee's `score_of` reads it.
 fn score_of(info: &SearchInfo) -> Option<i32> {
-    let clamp = |v: i64| v.clamp(i64::from(-MATE), i64::from(MATE)) as i32;
     if let Some(cp) = info.score_cp {
-        return Some(clamp(cp));
+        return Some(cp.clamp(i64::from(-MATE), i64::from(MATE)) as i32);
     }
     let mate = info.score_mate?;
-    let score = if mate > 0 {
-        i64::from(MATE) - (2 * mate.min(i64::from(MATE)) - 1)
-    } else {
-        -(i64::from(MATE) - 2 * (-mate).min(i64::from(MATE)))
-    };
-    Some(clamp(score))
+    // A mate further off than the search's scores reach is still a mate score.
+    let longest = i64::from(MATE - MATE_BOUND - 1);
+    let plies = if mate > 0 { 2 * mate.min(longest) - 1 } else { 2 * mate.saturating_neg().min(longest) }.min(longest);
+    let score = i64::from(MATE) - plies;
+    Some((if mate > 0 { score } else { -score }) as i32)
 }
 
 enum AnyJudge {
