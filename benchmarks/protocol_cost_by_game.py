@@ -1,0 +1,185 @@
+"""The engine protocol's CPU cost per move, with the two ways of playing interleaved game by game.
+
+``protocol_cost.py`` times whole batches of each mode one after the other; on a machine whose
+speed drifts by a third within minutes its ratios move by +-15% between repetitions. Here every
+game is played twice in a row, through the protocol and in-process (the order alternating), on
+one CPU, and each is charged exactly the CPU it used:
+
+- ``protocol``: the referee's CPU (this process, ``getrusage``) and both engine processes' (every
+  thread's run time from ``/proc/PID/task/TID/schedstat``, nanoseconds) over the game; each batch
+  also pays for starting its two engines (fork, exec, limits, network namespace, handshake),
+  measured the same way;
+- ``in-process``: ``engine.play_game`` in this process with 16 MiB tables, the table the protocol's
+  arbiter-engine is given: the very same games (checked move for move).
+
+The candidate is a shipped copy of ``arbiter-engine`` from a program cache, the baseline the
+built-in arbiter-engine, as ``protocol_cost.py`` plays them; the referee is the worker's
+(``worker.referee``: untimed games refereed in one call). Linux only (``/proc``).
+
+    python benchmarks/protocol_cost_by_game.py --games congo,congress --nodes 2000 --pairs 8 --batches 4
+"""
+
+from __future__ import annotations
+
+import argparse
+import functools
+import resource
+import statistics
+import tempfile
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from protocol_cost import engine_program, payloads
+
+import engine
+from worker.games import pair_limits
+from worker.program_batch import players
+from worker.programs import ProgramCache
+from worker.protocol import BatchPayload
+from worker.referee import EnginePlayer, play_game
+from worker.referee.cpu import one_cpu
+
+
+def own_cpu_ns() -> int:
+    """This process's CPU time so far (ns)."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return round((usage.ru_utime + usage.ru_stime) * 1e9)
+
+
+def process_cpu_ns(pid: int) -> int:
+    """The run time of every thread of ``pid`` so far (ns; threads that have ended are not
+    counted, and an engine's threads live as long as it does)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
+
+
+def engines_cpu_ns(sides: tuple[EnginePlayer, EnginePlayer]) -> int:
+    return sum(process_cpu_ns(p.process.pid) for p in sides if p.process is not None)
+
+
+@dataclass
+class Spent:
+    """CPU ns and moves of each way of playing, over one batch."""
+
+    protocol: int = 0
+    starts: int = 0
+    referee: int = 0
+    in_process: int = 0
+    moves: int = 0
+    games: list[float] = field(default_factory=list)
+
+
+def play_refereed(
+    payload: BatchPayload,
+    opening: str,
+    limits: engine.Limits,
+    sides: tuple[EnginePlayer, EnginePlayer],
+    spent: Spent,
+) -> list[str]:
+    """One game between the running engines (white first), its CPU added to ``spent``."""
+    own, engines = own_cpu_ns(), engines_cpu_ns(sides)
+    played = play_game(*sides, payload.game, opening, limits, payload.adjudication)
+    referee = own_cpu_ns() - own
+    spent.referee += referee
+    spent.protocol += referee + engines_cpu_ns(sides) - engines
+    return list(played.moves)
+
+
+def play_in_process(
+    payload: BatchPayload, opening: str, limits: engine.Limits, candidate_white: bool, spent: Spent
+) -> list[str]:
+    """The same game in this process with 16 MiB tables, its CPU added to ``spent``."""
+    sides = (payload.candidate, payload.baseline)
+    if not candidate_white:
+        sides = sides[::-1]
+    own = own_cpu_ns()
+    played = engine.play_game(payload.game, *sides, opening, limits, payload.adjudication, hash_mb=16)
+    spent.in_process += own_cpu_ns() - own
+    return list(played["moves"])
+
+
+def play_interleaved(payload: BatchPayload, cache: ProgramCache, index: int) -> Spent:
+    """Every game of ``payload`` through the protocol and in-process, one after the other."""
+    spent = Spent()
+    candidate, baseline = players(payload, cache, None)
+    sides = (candidate, baseline)
+    with one_cpu(), candidate, baseline:
+        own = own_cpu_ns()
+        for player in sides:
+            player.start()
+        spent.starts = own_cpu_ns() - own + engines_cpu_ns(sides)
+        for pair, opening in enumerate(payload.openings):
+            limits = pair_limits(payload.limits, payload.seed, pair)
+            for white, black in ((candidate, baseline), (baseline, candidate)):
+                candidate_white = white is candidate
+                plays = [
+                    functools.partial(play_refereed, payload, opening, limits, (white, black), spent),
+                    functools.partial(play_in_process, payload, opening, limits, candidate_white, spent),
+                ]
+                if (index + len(spent.games)) % 2:
+                    plays.reverse()
+                moves = [play() for play in plays]
+                if moves[0] != moves[1]:
+                    raise SystemExit("protocol_cost_by_game: a refereed game differs from in-process play")
+                spent.moves += len(moves[0])
+                spent.games.append(len(moves[0]))
+    return spent
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(
+        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+    )
+    parser.add_argument("--games", default="congo", help="comma-separated: congo,congress")
+    parser.add_argument("--nodes", type=int, default=2000, help="node limit per move")
+    parser.add_argument("--pairs", type=int, default=8, help="pairs per batch (each starts its engines)")
+    parser.add_argument("--batches", type=int, default=4, help="batches per game")
+    parser.add_argument(
+        "--same-file",
+        action="store_true",
+        help="the candidate runs the built-in arbiter-engine file itself, not a shipped copy",
+    )
+    args = parser.parse_args()
+    games = [g for g in args.games.split(",") if g]
+    for game in games:
+        if game not in engine.GAMES:
+            parser.error(f"--games: expected congo or congress, got {game!r}")
+    if min(args.pairs, args.batches, args.nodes) < 1:
+        parser.error("--pairs, --batches and --nodes must be positive")
+    print(
+        "| game | nodes | games | plies/game | CPU vs in-process 16 MiB: all batches | per batch, median "
+        "(range) | CPU µs/move: in-process 16 MiB | protocol: games | of it the referee | engine starts |"
+    )
+    print("|---|---|---|---|---|---|---|---|---|---|")
+    with tempfile.TemporaryDirectory() as root:
+        cache = ProgramCache(Path(root))
+        program = engine_program(cache, args.same_file)
+        for game in games:
+            batches = [
+                play_interleaved(replace(p, candidate_program=program), cache, i)
+                for i, p in enumerate(payloads(game, args.nodes, args.pairs, args.batches))
+            ]
+            moves = sum(b.moves for b in batches)
+            protocol = sum(b.protocol + b.starts for b in batches)
+            in_process = sum(b.in_process for b in batches)
+            ratios = [(b.protocol + b.starts) / b.in_process - 1 for b in batches]
+            n_games = sum(len(b.games) for b in batches)
+            in_games = sum(b.protocol for b in batches)
+            print(
+                f"| {game} | {args.nodes:,} | {n_games} | {moves / n_games:.0f} | "
+                f"{protocol / in_process - 1:+.1%} | "
+                f"{statistics.median(ratios):+.1%} ({min(ratios):+.1%} to {max(ratios):+.1%}) | "
+                f"{in_process / moves / 1e3:.0f} | {in_games / moves / 1e3:.0f} | "
+                f"{sum(b.referee for b in batches) / moves / 1e3:.0f} | "
+                f"{sum(b.starts for b in batches) / moves / 1e3:.0f} |",
+                flush=True,
+            )
+
+
+if __name__ == "__main__":
+    main()
