@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import signal
 import time
 from collections.abc import Iterator
 
@@ -159,3 +160,30 @@ def test_arbiter_engine_refereed_plays_the_in_process_games_resignations_include
             read = [line for way, line in lines if way == "<" and line.startswith("bestmove")]
             assert [line.split()[1] for line in read][: len(white_moves)] == list(white_moves)
     assert "resign" in reasons
+
+
+class Interrupted(Exception):
+    """What the test's alarm raises."""
+
+
+def test_a_signal_is_taken_between_the_moves_of_a_game_refereed_in_one_call() -> None:
+    """Ctrl-C (here an alarm) stops an untimed game at its next move, not at its end."""
+
+    def interrupt(signum: int, frame: object) -> None:
+        raise Interrupted
+
+    spec = EngineSpec((builtin_program(),), options={"Hash": BUILTIN_HASH_MB})
+    before = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        with EnginePlayer(spec, "congo") as one, EnginePlayer(spec, "congo") as two:
+            one.new_game()
+            two.new_game()
+            started = time.monotonic()
+            signal.setitimer(signal.ITIMER_REAL, 0.2)
+            with pytest.raises(Interrupted):
+                # About 40 ms a move for 300 plies at most: seconds, were the alarm left to the end.
+                play_game(one, two, "congo", START["congo"], engine.Limits(nodes=80_000), ADJUDICATION)
+            assert time.monotonic() - started < 1.0
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, before)

@@ -102,6 +102,8 @@ impl<P: Evaluate> Judge<P> {
         let mut stats = Vec::new();
         let mut position = format!("position fen {}", self.opening.fen());
         while self.end.is_none() {
+            // A signal (Ctrl-C) is taken between moves, as the Python loop took it.
+            py.check_signals()?;
             let turn = self.pos.turn();
             let side = &mut sides[turn.index()];
             let commands = format!("{position}\n{go}\n");
