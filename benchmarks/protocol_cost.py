@@ -168,29 +168,41 @@ def row(game: str, nodes: int, t: dict[str, Timings]) -> str:
     )
 
 
-def main() -> None:
-    """Print a markdown table: per game and node count, games/s of each mode and the ratios."""
+def argument_parser(doc: str) -> argparse.ArgumentParser:
+    """The options this benchmark and protocol_cost_by_game.py share: --games and --same-file."""
     parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
+        description=doc.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
     )
     parser.add_argument("--games", default="congo", help="comma-separated: congo,congress")
-    parser.add_argument("--nodes", default="500,2000,20000", help="comma-separated node counts")
-    parser.add_argument("--pairs", type=int, default=4, help="pairs per batch")
-    parser.add_argument("--batches", type=int, default=2, help="batches per repetition (each starts engines)")
-    parser.add_argument("--reps", type=int, default=3, help="interleaved repetitions of every mode")
     parser.add_argument(
         "--same-file",
         action="store_true",
         help="the candidate runs the built-in arbiter-engine file itself, not a shipped copy",
     )
-    parser.add_argument(
-        "--scale-20000", type=float, default=0.5, help="share of the pairs played at 20,000 nodes and more"
-    )
-    args = parser.parse_args()
+    return parser
+
+
+def games_of(parser: argparse.ArgumentParser, args: argparse.Namespace) -> list[str]:
+    """The games --games names (a usage error for any other)."""
     games = [g for g in args.games.split(",") if g]
     for game in games:
         if game not in engine.GAMES:
             parser.error(f"--games: expected congo or congress, got {game!r}")
+    return games
+
+
+def main() -> None:
+    """Print a markdown table: per game and node count, games/s of each mode and the ratios."""
+    parser = argument_parser(__doc__)
+    parser.add_argument("--nodes", default="500,2000,20000", help="comma-separated node counts")
+    parser.add_argument("--pairs", type=int, default=4, help="pairs per batch")
+    parser.add_argument("--batches", type=int, default=2, help="batches per repetition (each starts engines)")
+    parser.add_argument("--reps", type=int, default=3, help="interleaved repetitions of every mode")
+    parser.add_argument(
+        "--scale-20000", type=float, default=0.5, help="share of the pairs played at 20,000 nodes and more"
+    )
+    args = parser.parse_args()
+    games = games_of(parser, args)
     try:
         node_counts = [int(n) for n in args.nodes.split(",") if n]
     except ValueError:

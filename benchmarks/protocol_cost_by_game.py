@@ -21,19 +21,18 @@ built-in arbiter-engine, as ``protocol_cost.py`` plays them; the referee is the 
 
 from __future__ import annotations
 
-import argparse
 import functools
 import resource
 import statistics
 import tempfile
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from protocol_cost import engine_program, payloads
+from protocol_cost import argument_parser, engine_program, games_of, payloads
 
 import engine
 from worker.games import pair_limits
-from worker.program_batch import players
+from worker.program_batch import BUILTIN_HASH_MB, players
 from worker.programs import ProgramCache
 from worker.protocol import BatchPayload
 from worker.referee import EnginePlayer, play_game
@@ -71,7 +70,7 @@ class Spent:
     referee: int = 0
     in_process: int = 0
     moves: int = 0
-    games: list[float] = field(default_factory=list)
+    games: int = 0
 
 
 def play_refereed(
@@ -93,12 +92,14 @@ def play_refereed(
 def play_in_process(
     payload: BatchPayload, opening: str, limits: engine.Limits, candidate_white: bool, spent: Spent
 ) -> list[str]:
-    """The same game in this process with 16 MiB tables, its CPU added to ``spent``."""
+    """The same game in this process with the tables the protocol's arbiter-engine gets (16 MiB),
+    its CPU added to ``spent``."""
     sides = (payload.candidate, payload.baseline)
     if not candidate_white:
         sides = sides[::-1]
     own = own_cpu_ns()
-    played = engine.play_game(payload.game, *sides, opening, limits, payload.adjudication, hash_mb=16)
+    game, adjudication = payload.game, payload.adjudication
+    played = engine.play_game(game, *sides, opening, limits, adjudication, hash_mb=BUILTIN_HASH_MB)
     spent.in_process += own_cpu_ns() - own
     return list(played["moves"])
 
@@ -121,34 +122,23 @@ def play_interleaved(payload: BatchPayload, cache: ProgramCache, index: int) -> 
                     functools.partial(play_refereed, payload, opening, limits, (white, black), spent),
                     functools.partial(play_in_process, payload, opening, limits, candidate_white, spent),
                 ]
-                if (index + len(spent.games)) % 2:
+                if (index + spent.games) % 2:
                     plays.reverse()
                 moves = [play() for play in plays]
                 if moves[0] != moves[1]:
                     raise SystemExit("protocol_cost_by_game: a refereed game differs from in-process play")
                 spent.moves += len(moves[0])
-                spent.games.append(len(moves[0]))
+                spent.games += 1
     return spent
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(
-        description=__doc__.split("\n\n")[0], formatter_class=argparse.RawDescriptionHelpFormatter
-    )
-    parser.add_argument("--games", default="congo", help="comma-separated: congo,congress")
+    parser = argument_parser(__doc__)
     parser.add_argument("--nodes", type=int, default=2000, help="node limit per move")
     parser.add_argument("--pairs", type=int, default=8, help="pairs per batch (each starts its engines)")
     parser.add_argument("--batches", type=int, default=4, help="batches per game")
-    parser.add_argument(
-        "--same-file",
-        action="store_true",
-        help="the candidate runs the built-in arbiter-engine file itself, not a shipped copy",
-    )
     args = parser.parse_args()
-    games = [g for g in args.games.split(",") if g]
-    for game in games:
-        if game not in engine.GAMES:
-            parser.error(f"--games: expected congo or congress, got {game!r}")
+    games = games_of(parser, args)
     if min(args.pairs, args.batches, args.nodes) < 1:
         parser.error("--pairs, --batches and --nodes must be positive")
     print(
@@ -168,7 +158,7 @@ def main() -> None:
             protocol = sum(b.protocol + b.starts for b in batches)
             in_process = sum(b.in_process for b in batches)
             ratios = [(b.protocol + b.starts) / b.in_process - 1 for b in batches]
-            n_games = sum(len(b.games) for b in batches)
+            n_games = sum(b.games for b in batches)
             in_games = sum(b.protocol for b in batches)
             print(
                 f"| {game} | {args.nodes:,} | {n_games} | {moves / n_games:.0f} | "

@@ -8,26 +8,27 @@ import subprocess
 import sys
 from pathlib import Path
 
-BENCHMARK = Path(__file__).resolve().parents[2] / "benchmarks" / "protocol_cost.py"
+BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
+
+
+def table_rows(script: str, *args: str, row: str) -> list[str]:
+    """The table rows starting with ``row`` that ``benchmarks/SCRIPT ARGS`` prints (it must
+    succeed)."""
+    done = subprocess.run(
+        [sys.executable, str(BENCHMARKS / script), *args],
+        capture_output=True, text=True, timeout=120, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    return [line for line in done.stdout.splitlines() if line.startswith(row)]
 
 
 def test_the_protocol_benchmark_plays_the_in_process_games() -> None:
-    argv = [sys.executable, str(BENCHMARK), "--games", "congress", "--nodes", "100"]
-    done = subprocess.run(
-        [*argv, "--pairs", "1", "--batches", "1", "--reps", "1"],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    rows = [line for line in done.stdout.splitlines() if line.startswith("| congress | 100 |")]
-    assert len(rows) == 1 and rows[0].count("|") == 15, done.stdout
+    args = ("--games", "congress", "--nodes", "100", "--pairs", "1", "--batches", "1", "--reps", "1")
+    rows = table_rows("protocol_cost.py", *args, row="| congress | 100 |")
+    assert len(rows) == 1 and rows[0].count("|") == 15, rows
 
 
 def test_the_game_by_game_benchmark_plays_the_in_process_games() -> None:
-    argv = [sys.executable, str(BENCHMARK.with_name("protocol_cost_by_game.py")), "--games", "congress"]
-    done = subprocess.run(
-        [*argv, "--nodes", "100", "--pairs", "1", "--batches", "2"],
-        capture_output=True, text=True, timeout=120, check=False,
-    )  # fmt: skip
-    assert done.returncode == 0, done.stderr
-    rows = [line for line in done.stdout.splitlines() if line.startswith("| congress | 100 | 4 |")]
-    assert len(rows) == 1 and rows[0].count("|") == 11, done.stdout
+    args = ("--games", "congress", "--nodes", "100", "--pairs", "1", "--batches", "2")
+    rows = table_rows("protocol_cost_by_game.py", *args, row="| congress | 100 | 4 |")
+    assert len(rows) == 1 and rows[0].count("|") == 11, rows
