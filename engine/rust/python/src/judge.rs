@@ -143,6 +143,9 @@ type MoveStat = (String, f64, Option<i64>, Option<i64>, Option<i64>, Option<i64>
 /// kind as `EnginePipeFault`'s or "illegal" (the text is then the move as the engine wrote it).
 type Refereed = (Vec<MoveStat>, Option<(&'static str, &'static str, String)>);
 
+/// One side as `GameJudge.referee` takes it: (pipe, move_s, stop_s, write_s, log).
+type SideArgs<'py> = (PyRefMut<'py, EnginePipe>, f64, f64, f64, Option<Bound<'py, PyAny>>);
+
 /// One side of a refereed game: its engine's pipe, how long it waits for what, and the
 /// transcript it logs to (a callable taking a direction and a line), if any.
 struct RefereeSide<'py> {
@@ -300,22 +303,17 @@ impl GameJudge {
     /// played as (move, ms, nodes, depth, score_cp, score_mate), and None if the game reached
     /// its end (`end` says how), else (side, kind, text) for the side whose fault ended it: kind
     /// as `EnginePipeFault`'s, or "illegal" with the engine's move as text.
-    #[allow(clippy::type_complexity)]
     fn referee<'py>(
         &mut self,
         py: Python<'py>,
         go: &str,
-        white: (PyRefMut<'py, EnginePipe>, f64, f64, f64, Option<Bound<'py, PyAny>>),
-        black: (PyRefMut<'py, EnginePipe>, f64, f64, f64, Option<Bound<'py, PyAny>>),
+        white: SideArgs<'py>,
+        black: SideArgs<'py>,
     ) -> PyResult<Refereed> {
-        let side = |(pipe, deadline, stop, write, log): (
-            PyRefMut<'py, EnginePipe>,
-            f64,
-            f64,
-            f64,
-            Option<Bound<'py, PyAny>>,
-        )| {
-            RefereeSide { pipe, waits: Waits { deadline: wait(deadline), stop: wait(stop), write: wait(write) }, log }
+        let side = |(pipe, deadline, stop, write, log): SideArgs<'py>| RefereeSide {
+            pipe,
+            waits: Waits { deadline: wait(deadline), stop: wait(stop), write: wait(write) },
+            log,
         };
         let mut sides = [side(white), side(black)];
         with_judge!(&mut self.judge, j => j.referee(py, go, &mut sides))
