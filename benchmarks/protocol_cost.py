@@ -17,8 +17,9 @@ worker's per-pair jitter) are played three ways, as a worker plays them (``worke
 The modes are interleaved batch by batch (their order alternates) so that the load of a shared
 machine drifts over all of them alike; each repetition gives a ratio of the protocol's time to
 in-process time, and the table reports their median and range. Wall time is what a worker's core spends
-(the referee and the engines take turns); CPU time adds the engines' (reaped) CPU to the
-referee's.
+(the referee and the engines take turns); CPU time adds the engines' CPU to the referee's. A worker
+keeps a batch's engines for its next batch of the same engines (``worker.referee.kept``), so the
+protocol's engines are started once for the whole benchmark.
 
     python benchmarks/protocol_cost.py                              # quick: Congo, 500/2000/20000 nodes
     python benchmarks/protocol_cost.py --games congo,congress --pairs 8 --reps 5
@@ -40,7 +41,7 @@ import engine
 from coordinator.openings.book import default_book_path, load_book
 from coordinator.sprt.config import BatchPlan, SprtConfig
 from worker.games import play_batch
-from worker.program_batch import BUILTIN_HASH_MB, builtin_program
+from worker.program_batch import BUILTIN_HASH_MB, KEPT, builtin_program
 from worker.programs import EngineProgram, ProgramCache, files_digest, pack
 from worker.protocol import BatchPayload, BatchResult
 
@@ -60,12 +61,25 @@ class Timings:
 
 
 def cpu_now() -> tuple[float, float]:
-    """CPU seconds of this process, and of it with its reaped children (the engines, after a
-    batch)."""
+    """CPU seconds of this process, and of it with its children: the engines reaped, and those
+    a worker keeps for its next batch (``worker.referee.kept``), still running."""
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     mine = own.ru_utime + own.ru_stime
-    return mine, mine + children.ru_utime + children.ru_stime
+    kept = sum(process_cpu_ns(p.process.pid) for p in KEPT.idle if p.process is not None) / 1e9
+    return mine, mine + children.ru_utime + children.ru_stime + kept
+
+
+def process_cpu_ns(pid: int) -> int:
+    """The run time of every thread of ``pid`` so far (ns; threads that have ended are not
+    counted, and an engine's threads live as long as it does)."""
+    total = 0
+    for task in Path(f"/proc/{pid}/task").iterdir():
+        try:
+            total += int((task / "schedstat").read_text().split()[0])
+        except (OSError, ValueError, IndexError):
+            continue
+    return total
 
 
 def engine_program(cache: ProgramCache, same_file: bool = False) -> EngineProgram:
@@ -196,7 +210,7 @@ def main() -> None:
     parser = argument_parser(__doc__)
     parser.add_argument("--nodes", default="500,2000,20000", help="comma-separated node counts")
     parser.add_argument("--pairs", type=int, default=4, help="pairs per batch")
-    parser.add_argument("--batches", type=int, default=2, help="batches per repetition (each starts engines)")
+    parser.add_argument("--batches", type=int, default=2, help="batches per repetition")
     parser.add_argument("--reps", type=int, default=3, help="interleaved repetitions of every mode")
     parser.add_argument(
         "--scale-20000", type=float, default=0.5, help="share of the pairs played at 20,000 nodes and more"
@@ -225,6 +239,7 @@ def main() -> None:
                 pairs = args.pairs if nodes < 20000 else max(1, round(args.pairs * args.scale_20000))
                 batches = payloads(game, nodes, pairs, args.batches)
                 print(row(game, nodes, measure(batches, args.reps, play)), flush=True)
+    KEPT.close()
 
 
 if __name__ == "__main__":

@@ -6,9 +6,10 @@ game is played twice in a row, through the protocol and in-process (the order al
 one CPU, and each is charged exactly the CPU it used:
 
 - ``protocol``: the referee's CPU (this process, ``getrusage``) and both engine processes' (every
-  thread's run time from ``/proc/PID/task/TID/schedstat``, nanoseconds) over the game; each batch
-  also pays for starting its two engines (fork, exec, limits, network namespace, handshake),
-  measured the same way;
+  thread's run time from ``/proc/PID/task/TID/schedstat``, nanoseconds) over the game; starting
+  the engines (fork, exec, limits, network namespace, handshake) is charged too, measured the same
+  way: once, as a worker keeps a batch's engines for the next batch of the same engines
+  (``worker.referee.kept``);
 - ``in-process``: ``engine.play_game`` in this process with 16 MiB tables, the table the protocol's
   arbiter-engine is given: the very same games (checked move for move).
 
@@ -28,33 +29,23 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from protocol_cost import argument_parser, engine_program, games_of, payloads
+from protocol_cost import argument_parser, engine_program, games_of, payloads, process_cpu_ns
 
 import engine
 from worker.games import pair_limits
-from worker.program_batch import BUILTIN_HASH_MB, players
+from worker.program_batch import BUILTIN_HASH_MB
+from worker.program_batch import sides as sides_of
 from worker.programs import ProgramCache
 from worker.protocol import BatchPayload
 from worker.referee import EnginePlayer, play_game
 from worker.referee.cpu import one_cpu
+from worker.referee.kept import KeptEngines
 
 
 def own_cpu_ns() -> int:
     """This process's CPU time so far (ns)."""
     usage = resource.getrusage(resource.RUSAGE_SELF)
     return round((usage.ru_utime + usage.ru_stime) * 1e9)
-
-
-def process_cpu_ns(pid: int) -> int:
-    """The run time of every thread of ``pid`` so far (ns; threads that have ended are not
-    counted, and an engine's threads live as long as it does)."""
-    total = 0
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            total += int((task / "schedstat").read_text().split()[0])
-        except (OSError, ValueError, IndexError):
-            continue
-    return total
 
 
 def engines_cpu_ns(sides: tuple[EnginePlayer, EnginePlayer]) -> int:
@@ -104,16 +95,17 @@ def play_in_process(
     return list(played["moves"])
 
 
-def play_interleaved(payload: BatchPayload, cache: ProgramCache, index: int) -> Spent:
-    """Every game of ``payload`` through the protocol and in-process, one after the other."""
+def play_interleaved(payload: BatchPayload, cache: ProgramCache, kept: KeptEngines, index: int) -> Spent:
+    """Every game of ``payload`` through the protocol and in-process, one after the other, with
+    the engines ``kept`` from the batch before where it had the same ones (as a worker does)."""
     spent = Spent()
-    candidate, baseline = players(payload, cache, None)
+    candidate, baseline = kept.players(*sides_of(payload, cache, None))
     sides = (candidate, baseline)
-    with one_cpu(), candidate, baseline:
-        own = own_cpu_ns()
+    with one_cpu(), kept.lent(candidate, baseline):
+        own, engines = own_cpu_ns(), engines_cpu_ns(sides)
         for player in sides:
             player.start()
-        spent.starts = own_cpu_ns() - own + engines_cpu_ns(sides)
+        spent.starts = own_cpu_ns() - own + engines_cpu_ns(sides) - engines
         for pair, opening in enumerate(payload.openings):
             limits = pair_limits(payload.limits, payload.seed, pair)
             for white, black in ((candidate, baseline), (baseline, candidate)):
@@ -135,7 +127,7 @@ def play_interleaved(payload: BatchPayload, cache: ProgramCache, index: int) -> 
 def main() -> None:
     parser = argument_parser(__doc__)
     parser.add_argument("--nodes", type=int, default=2000, help="node limit per move")
-    parser.add_argument("--pairs", type=int, default=8, help="pairs per batch (each starts its engines)")
+    parser.add_argument("--pairs", type=int, default=8, help="pairs per batch")
     parser.add_argument("--batches", type=int, default=4, help="batches per game")
     args = parser.parse_args()
     games = games_of(parser, args)
@@ -149,9 +141,10 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as root:
         cache = ProgramCache(Path(root))
         program = engine_program(cache, args.same_file)
+        kept = KeptEngines()
         for game in games:
             batches = [
-                play_interleaved(replace(p, candidate_program=program), cache, i)
+                play_interleaved(replace(p, candidate_program=program), cache, kept, i)
                 for i, p in enumerate(payloads(game, args.nodes, args.pairs, args.batches))
             ]
             moves = sum(b.moves for b in batches)
@@ -169,6 +162,7 @@ def main() -> None:
                 f"{sum(b.starts for b in batches) / moves / 1e3:.0f} |",
                 flush=True,
             )
+        kept.close()
 
 
 if __name__ == "__main__":

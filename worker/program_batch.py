@@ -1,8 +1,9 @@
 """A batch whose sides include engine programs, played through the referee.
 
-Each side is an engine process for the whole batch (``ucinewgame`` between games): a program the
-payload names, from this machine's program cache, or the built-in engine as ``arbiter-engine``
-with the side's weights as options, when the other side is a program. Every move is checked by
+Each side is an engine process for the whole batch (``ucinewgame`` between games), kept for the
+next batch of the same engines (``worker.referee.kept``): a program the payload names, from this
+machine's program cache, or the built-in engine as ``arbiter-engine`` with the side's weights as
+options, when the other side is a program. Every move is checked by
 the rules core; a fault loses the game for its side, and its reason, with the last lines of the
 engine's stderr, goes back with the result.
 """
@@ -23,6 +24,7 @@ from worker.programs import EngineProgram, ProgramCache, ProgramError
 from worker.protocol import MAX_ENGINE_ID, BatchPayload, GameRecord
 from worker.referee import EngineConfigError, EngineFault, EnginePlayer, EngineSpec, PairedGame, play_pairs
 from worker.referee.cpu import one_cpu, wants_one_cpu
+from worker.referee.kept import KEPT
 from worker.referee.uci import AtDeadline, GoLimits
 
 #: Fetches a program's archive by digest (from the coordinator's store or broker).
@@ -102,9 +104,9 @@ def play_program_batch(
     """Every game of ``payload`` through the referee: the records, the faults that ended games
     and the engines' identities. ProgramError (a ValueError) when a program cannot be had or set
     up here: nobody's fault, and no game is played."""
-    candidate, baseline = players(payload, cache or ProgramCache(), fetch)
+    candidate, baseline = KEPT.players(*sides(payload, cache or ProgramCache(), fetch))
     try:
-        with on_one_cpu(candidate, baseline), candidate, baseline:
+        with on_one_cpu(candidate, baseline), KEPT.lent(candidate, baseline):
             played = play_pairs(
                 candidate, baseline, payload.game, payload.openings, limits_of, payload.adjudication
             )
@@ -127,13 +129,14 @@ def identities(candidate: EnginePlayer, baseline: EnginePlayer) -> dict[str, dic
     return found
 
 
-def players(
+def sides(
     payload: BatchPayload, cache: ProgramCache, fetch: Fetch | None
-) -> tuple[EnginePlayer, EnginePlayer]:
-    """The candidate's and the baseline's engine, not started yet."""
+) -> tuple[tuple[EngineSpec, str], tuple[EngineSpec, str]]:
+    """The candidate's and the baseline's engine, and the game they play: what
+    ``KeptEngines.players`` takes."""
     return (
-        EnginePlayer(side_spec(payload, "candidate", cache, fetch), payload.game),
-        EnginePlayer(side_spec(payload, "baseline", cache, fetch), payload.game),
+        (side_spec(payload, "candidate", cache, fetch), payload.game),
+        (side_spec(payload, "baseline", cache, fetch), payload.game),
     )
 
 
@@ -152,10 +155,10 @@ def moves_for_budgets(
     """The check of a timed batch with programs: every game played again, each move searched with
     ``go nodes`` and the nodes the engine reported for it in the worker's game; the moves so
     found, game by game (a game stops where an engine fails or plays an illegal move)."""
-    candidate, baseline = players(payload, cache or ProgramCache(), fetch)
+    candidate, baseline = KEPT.players(*sides(payload, cache or ProgramCache(), fetch))
     games: list[list[str]] = []
     try:
-        with on_one_cpu(candidate, baseline), candidate, baseline:
+        with on_one_cpu(candidate, baseline), KEPT.lent(candidate, baseline):
             for i, opening in enumerate(o for o in payload.openings for _ in range(2)):
                 white, black = (candidate, baseline) if i % 2 == 0 else (baseline, candidate)
                 games.append(_repeat(payload.game, opening, white, black, budgets[i]))

@@ -1,5 +1,6 @@
 """A batch through the referee on one CPU: claimed by a lock of its own, inherited by the engines it
-starts, given back after; never two batches on one CPU, and no pinning when it must not be."""
+starts (and taken by the engines it keeps from an earlier batch), given back after; never two
+batches on one CPU, and no pinning when it must not be."""
 
 from __future__ import annotations
 
@@ -14,10 +15,12 @@ from pathlib import Path
 import pytest
 
 import engine
-from worker.program_batch import on_one_cpu, players
+from worker.program_batch import on_one_cpu, sides
 from worker.programs import ProgramCache
 from worker.protocol import BatchPayload
+from worker.referee import AtDeadline, EnginePlayer, GoLimits
 from worker.referee.cpu import PIN_ENV, one_cpu, wants_one_cpu
+from worker.referee.kept import KeptEngines
 
 ALLOWED = os.sched_getaffinity(0)
 needs_two_cpus = pytest.mark.skipif(len(ALLOWED) < 2, reason="pinning needs at least 2 CPUs to choose from")
@@ -95,8 +98,10 @@ def test_an_error_inside_gives_the_cpus_back() -> None:
 
 
 @needs_two_cpus
-def test_a_batchs_engines_run_on_the_referees_one_cpu() -> None:
-    """The engine processes a batch starts (here arbiter-engine on both sides) share its CPU."""
+def test_a_batchs_engines_run_on_its_cpu_and_when_kept_follow_the_next_batchs(own_lock_folder: Path) -> None:
+    """The engine processes a batch starts (here arbiter-engine on both sides) share its CPU; kept
+    for the next batch, which another batch's lock sends to another CPU, every thread of theirs
+    moves there."""
     sent = BatchPayload(
         run_id=1,
         batch_index=0,
@@ -109,12 +114,35 @@ def test_a_batchs_engines_run_on_the_referees_one_cpu() -> None:
         seed=1,
         engine_version=engine.ENGINE_VERSION,
     )
-    candidate, baseline = players(sent, ProgramCache(), None)
+    kept = KeptEngines()
+    candidate, baseline = kept.players(*sides(sent, ProgramCache(), None))
     assert wants_one_cpu(candidate.spec.options, baseline.spec.options)
-    with on_one_cpu(candidate, baseline) as cpu, candidate, baseline:
-        assert cpu is not None
-        candidate.new_game()
-        baseline.new_game()
-        pids = [p.process.pid for p in (candidate, baseline) if p.process is not None]
-        assert len(pids) == 2
-        assert all(os.sched_getaffinity(pid) == {cpu} for pid in pids)
+    try:
+        with on_one_cpu(candidate, baseline) as cpu, kept.lent(candidate, baseline):
+            assert cpu is not None
+            for player in (candidate, baseline):
+                player.new_game()
+                player.play(sent.openings[0], [], GoLimits(nodes=100), 10.0, AtDeadline.HANG)
+            assert {thread_cpus(p) for p in (candidate, baseline)} == {frozenset({cpu})}
+        assert kept.idle == (candidate, baseline)
+        held = os.open(own_lock_folder / f"arbiter-cpus-{os.getuid()}" / f"cpu{cpu}.lock", os.O_RDWR)
+        try:
+            fcntl.flock(held, fcntl.LOCK_EX)  # another batch's now
+            again = kept.players(*sides(sent, ProgramCache(), None))
+            assert again == [candidate, baseline]
+            with on_one_cpu(*again) as other, kept.lent(*again):
+                assert other is not None and other != cpu
+                assert {thread_cpus(p) for p in again} == {frozenset({other})}
+        finally:
+            os.close(held)
+    finally:
+        kept.close()
+
+
+def thread_cpus(player: EnginePlayer) -> frozenset[int]:
+    """The CPUs every thread of ``player``'s engine may run on (one set, or an error)."""
+    assert player.process is not None
+    pid = player.process.pid
+    found = {frozenset(os.sched_getaffinity(int(t))) for t in os.listdir(f"/proc/{pid}/task")}
+    assert len(found) == 1, f"the engine's threads run on different CPUs: {found}"
+    return found.pop()

@@ -3,7 +3,8 @@ judged move by move by the rules core. Celery-free; the batch pipeline calls :fu
 
 process (a child process on a leash) -> uci (the protocol) -> player (an engine across games,
 restarted after faults) -> game (one refereed game, judged by ``engine.GameJudge`` on an
-``engine.GameClock``) -> batch (a batch's game pairs); faults are the reasons a game is lost.
+``engine.GameClock``) -> batch (a batch's game pairs) -> kept (a batch's engines kept for the next
+batch of the same engines); faults are the reasons a game is lost.
 """
 
 from worker.referee.batch import PairedGame, play_pairs

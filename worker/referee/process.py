@@ -11,6 +11,7 @@ whole process group. Nothing an engine prints or does raises anything but an Eng
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import functools
 import os
 import resource
@@ -21,6 +22,7 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
+from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -48,6 +50,7 @@ KILL_GRACE_S = 0.2
 REAP_TIMEOUT_S = 5.0
 
 _PROBE_TIMEOUT_S = 5.0
+_PR_SET_PDEATHSIG = 1
 _POLL_S = 0.01
 
 #: ``log(direction, line)``: ``">"`` for a line sent to the engine, ``"<"`` for a line read.
@@ -60,9 +63,10 @@ class ResourceLimits:
 
     ``processes`` (RLIMIT_NPROC) counts every process and thread of the engine's user, not of the
     engine, so it is only sensible when engines run under a user of their own; it is off by
-    default. ``cpu_seconds`` bounds a runaway engine over its whole life (an engine lives for a
+    default. ``cpu_seconds`` bounds a runaway engine over its whole life (an engine plays a
     batch, whose time Celery bounds at ``ARBITER_BATCH_SECONDS``, 30 minutes by default: twice
-    that, for an engine's threads).
+    that, for an engine's threads; it is kept for later batches only while it has used a tenth
+    of it, ``worker.referee.kept``).
     """
 
     memory_bytes: int | None = 1 << 30
@@ -144,15 +148,33 @@ def _rlimits(limits: ResourceLimits) -> list[tuple[int, int, int]]:
     return out
 
 
+@functools.cache
+def _prctl() -> Callable[[int, int], int] | None:
+    """libc's ``prctl`` (Linux), looked up once before any fork; None elsewhere."""
+    if not sys.platform.startswith("linux"):
+        return None
+    try:
+        return ctypes.CDLL(None, use_errno=True).prctl
+    except (OSError, AttributeError):
+        return None
+
+
 def _child_setup(rlimits: list[tuple[int, int, int]], unshare_flags: int) -> Callable[[], None]:
-    """What the child runs between fork and exec: its limits, and its network namespace."""
+    """What the child runs between fork and exec: its limits, its network namespace, and (on
+    Linux) SIGKILL when the referee's process dies, so that no engine outlives a killed worker,
+    idle or searching."""
     unshare = getattr(os, "unshare", None)
+    prctl, parent = _prctl(), os.getpid()
 
     def setup() -> None:
         for which, soft, hard in rlimits:
             resource.setrlimit(which, (soft, hard))
         if unshare_flags and unshare is not None:
             unshare(unshare_flags)
+        if prctl is not None:
+            prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
+            if os.getppid() != parent:  # the referee died before the signal was asked for
+                os._exit(1)
 
     return setup
 
@@ -360,6 +382,31 @@ class EngineProcess:
     def stderr_tail(self) -> list[str]:
         """The last lines the engine wrote to stderr (control characters removed, bounded)."""
         return self._pipe.stderr_tail()
+
+    @property
+    def alive(self) -> bool:
+        """True while the engine's process runs (it has neither exited nor been killed)."""
+        return not self._reaped and self.exit_how() is None
+
+    def cpu_seconds(self) -> float | None:
+        """The CPU time the engine's process has used so far, all its threads (what
+        RLIMIT_CPU counts); None where ``/proc`` cannot tell."""
+        try:
+            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
+            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def follow(self, cpus: set[int]) -> None:
+        """Moves every thread of the engine onto ``cpus``: an engine kept for another batch
+        goes where that batch's referee runs (``worker.referee.cpu``)."""
+        try:
+            threads = [int(t) for t in os.listdir(f"/proc/{self.pid}/task")]
+        except (OSError, ValueError):
+            threads = [self.pid]
+        for thread in threads:
+            with contextlib.suppress(OSError):  # a thread that ended, or no affinity here
+                os.sched_setaffinity(thread, cpus)
 
     @property
     def killed(self) -> bool:

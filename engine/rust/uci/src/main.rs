@@ -100,9 +100,12 @@ impl Engine {
             }
             Command::UciNewGame => {
                 self.stop_and_wait();
-                // The old table goes before the new one is made: never two at once.
-                self.session = None;
-                self.session = Some(new_session(&self.settings));
+                let variant = self.settings.variant;
+                if !self.session.as_mut().is_some_and(|s| s.game() == variant && s.new_game(&self.settings)) {
+                    // The old table goes before the new one is made: never two at once.
+                    self.session = None;
+                    self.session = Some(new_session(&self.settings));
+                }
             }
             Command::Position { start, moves } => {
                 if let Err(e) = self.session().set_position(&start, &moves) {

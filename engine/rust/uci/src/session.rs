@@ -41,6 +41,11 @@ pub trait Session {
     fn stop(&mut self);
     /// Waits for a running search to end and takes its searcher back.
     fn wait(&mut self);
+    /// Starts a new game at the start position with the searcher cleared, as a new session
+    /// would have it, if `settings` still make that searcher (after `wait`); false when a new
+    /// session is needed. Clearing the table reuses its memory: a new one on every
+    /// `ucinewgame` page-faulted 16 MiB afresh until the allocator kept it.
+    fn new_game(&mut self, settings: &Settings) -> bool;
 }
 
 /// A new game of `settings.variant` at its start position, with a fresh searcher.
@@ -209,6 +214,19 @@ impl<P: Evaluate> Session for Game<P> {
             running.stop.store(true, Ordering::Relaxed);
             running.thread.unpark();
         }
+    }
+
+    fn new_game(&mut self, settings: &Settings) -> bool {
+        self.wait();
+        let Some(searcher) = self.searcher.as_mut().filter(|_| self.recipe.is_of(settings, P::GAME)) else {
+            return false;
+        };
+        searcher.clear();
+        self.position = P::start();
+        self.history = vec![self.position.hash()];
+        self.start = None;
+        self.moves.clear();
+        true
     }
 
     fn wait(&mut self) {

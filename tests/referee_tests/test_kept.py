@@ -1,0 +1,178 @@
+"""worker.referee.kept: a batch's engines kept for the next batch of the same engines, and closed
+when they are not fit to be (the batch failed, the engine died or used its CPU share, or the next
+batch wants others); engines die with the referee's process."""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+from referee_testkit import ENV, START, group_gone, player
+
+import engine
+from worker import program_batch
+from worker.games import play_batch
+from worker.programs import EngineProgram, ProgramCache, files_digest, pack
+from worker.protocol import BatchPayload
+from worker.referee import AtDeadline, EnginePlayer, GoLimits
+from worker.referee import kept as kept_module
+from worker.referee.kept import KeptEngines
+
+pytestmark = pytest.mark.integration
+
+
+def played(one: EnginePlayer) -> str:
+    """A game's first move by ``one`` (started if it is not)."""
+    one.new_game()
+    return one.play(START["congo"], [], GoLimits(nodes=50), 10.0, AtDeadline.HANG).move
+
+
+def test_a_batchs_engines_are_taken_again_by_the_next_batch_of_the_same_engines() -> None:
+    kept = KeptEngines()
+    first = player("congo")
+    wanted = [(first.spec, "congo"), (dataclasses.replace(first.spec, name="other"), "congo")]
+    try:
+        one, two = kept.players(*wanted)
+        with kept.lent(one, two):
+            moves = [played(one), played(two)]
+        assert kept.idle == (one, two)
+        again = kept.players(*wanted)
+        assert again == [one, two] and kept.idle == ()
+        with kept.lent(*again):
+            assert [played(p) for p in again] == moves
+        assert one.starts == two.starts == 1
+    finally:
+        kept.close()
+    assert all(p.process is not None and group_gone(p.process.pid) for p in (one, two))
+
+
+def test_engines_the_next_batch_does_not_want_are_closed() -> None:
+    kept = KeptEngines()
+    one = player("congo")
+    with kept.lent(one):
+        played(one)
+    assert one.process is not None
+    (other,) = kept.players((one.spec, "congress"))  # the same program, another game
+    assert other is not one and kept.idle == ()
+    assert group_gone(one.process.pid)
+
+
+def test_a_batch_that_fails_keeps_nothing() -> None:
+    kept = KeptEngines()
+    one = player("congo")
+    with pytest.raises(RuntimeError), kept.lent(one):
+        played(one)
+        raise RuntimeError("a batch that fails")
+    assert kept.idle == () and one.process is not None and group_gone(one.process.pid)
+
+
+def test_an_engine_that_is_down_at_the_end_is_not_kept() -> None:
+    kept = KeptEngines()
+    one = player("congo")
+    with kept.lent(one):
+        played(one)
+        one.kill()  # a fault in the batch's last game
+    assert kept.idle == ()
+
+
+def test_an_engine_that_died_idle_is_started_afresh() -> None:
+    kept = KeptEngines()
+    one = player("congo")
+    with kept.lent(one):
+        played(one)
+    assert one.process is not None
+    os.killpg(one.process.pid, signal.SIGKILL)
+    assert one.process.wait_exit(10.0)
+    (fresh,) = kept.players((one.spec, "congo"))
+    assert fresh is not one and not fresh.running
+    assert group_gone(one.process.pid)  # reaped
+    with kept.lent(fresh):
+        played(fresh)
+    kept.close()
+
+
+def test_an_engine_past_its_cpu_share_is_not_taken(monkeypatch: pytest.MonkeyPatch) -> None:
+    kept = KeptEngines()
+    one = player("congo")
+    with kept.lent(one):
+        played(one)
+    monkeypatch.setattr(kept_module, "KEPT_CPU_SHARE", 0.0)  # any CPU used is too much
+    (fresh,) = kept.players((one.spec, "congo"))
+    assert fresh is not one
+    assert one.process is not None and group_gone(one.process.pid)
+
+
+def test_engines_die_with_the_referees_process() -> None:
+    """An engine left running (idle, as a kept one is) by a referee that is killed is killed with
+    it, even one that never reads its input, so never sees its end."""
+    deaf = [sys.executable, "-c", "import time; time.sleep(120)"]
+    script = textwrap.dedent(
+        f"""
+        import sys
+        sys.path[:0] = {sys.path!r}
+        from worker.referee import EngineProcess
+        engine = EngineProcess.start({deaf!r})
+        print(engine.pid, flush=True)
+        sys.stdin.readline()
+        """
+    )
+    referee = subprocess.Popen(
+        [sys.executable, "-c", script], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=ENV
+    )
+    assert referee.stdout is not None
+    pid = int(referee.stdout.readline())
+    try:
+        os.kill(pid, 0)  # the engine runs
+        referee.kill()
+        referee.wait(10)
+        assert group_gone(pid), "the engine outlived the referee"
+    finally:
+        if not group_gone(pid, 0.0):
+            os.killpg(pid, signal.SIGKILL)
+
+
+def test_kept_engines_play_the_same_games_as_fresh_ones(tmp_path: Path) -> None:
+    """Two batches of one run on a worker: the second takes the first's engines (a shipped copy
+    of arbiter-engine against the built-in one) and plays what fresh engines play."""
+    cache = ProgramCache(tmp_path / "cache")
+    source = tmp_path / "source"
+    source.mkdir()
+    binary = source / "arbiter-engine"
+    binary.write_bytes(Path(program_batch.builtin_program()).read_bytes())
+    binary.chmod(0o755)
+    digest = files_digest(source, [binary])
+    cache.install(digest, pack(source, [binary]))
+    program = EngineProgram("copy", digest, ("./arbiter-engine",), {"Hash": 1})
+    start = engine.Position.start("congress").fen()
+    sent = BatchPayload(
+        run_id=1,
+        batch_index=0,
+        game="congress",
+        candidate=None,
+        baseline={"pawn": 90},
+        openings=[start, engine.Position.from_fen("congress", start).play("b2b3").fen()],
+        limits=engine.Limits(nodes=300),
+        adjudication=None,
+        seed=4,
+        engine_version=engine.ENGINE_VERSION,
+        candidate_program=program,
+    )
+    try:
+        first = play_batch(sent, worker="w", cache=cache)
+        engines = program_batch.KEPT.idle
+        assert len(engines) == 2 and all(p.running for p in engines)
+        pids = {p.process.pid for p in engines if p.process is not None}
+        second = play_batch(dataclasses.replace(sent, batch_index=1), worker="w", cache=cache)
+        assert {p.process.pid for p in program_batch.KEPT.idle if p.process is not None} == pids
+    finally:
+        program_batch.KEPT.close()
+    fresh = play_batch(dataclasses.replace(sent, batch_index=1), worker="w", cache=cache)
+    program_batch.KEPT.close()
+    assert [g.moves for g in second.games] == [g.moves for g in first.games] == [g.moves for g in fresh.games]
+    assert not second.faults
