@@ -3,6 +3,7 @@
 //! side. A search runs on the search thread with the searcher lent to it; the main thread keeps
 //! reading commands.
 
+use std::fmt::Write;
 use std::panic::{self, AssertUnwindSafe};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, Receiver};
@@ -299,7 +300,7 @@ pub fn info_line<M: std::fmt::Display>(depth: u32, score: i32, nodes: u64, elaps
     if !pv.is_empty() {
         line.push_str(" pv");
         for m in pv {
-            line.push_str(&format!(" {m}"));
+            let _ = write!(line, " {m}"); // writing to a String cannot fail
         }
     }
     line

@@ -65,11 +65,16 @@ thread_local! {
 /// Writes one line to stdout, after any lines this thread held back, in one write, and flushes
 /// it. A closed stdout means the referee has gone: the engine exits.
 pub fn send(line: &str) {
-    let mut text = HELD.with_borrow_mut(std::mem::take);
-    text.push_str(line);
-    text.push('\n');
-    let mut out = io::stdout().lock();
-    if out.write_all(text.as_bytes()).and_then(|()| out.flush()).is_err() {
+    // The held buffer is written and emptied in place: its room is kept for the next move's lines.
+    let written = HELD.with_borrow_mut(|text| {
+        text.push_str(line);
+        text.push('\n');
+        let mut out = io::stdout().lock();
+        let written = out.write_all(text.as_bytes()).and_then(|()| out.flush());
+        text.clear();
+        written
+    });
+    if written.is_err() {
         std::process::exit(0);
     }
 }
