@@ -7,7 +7,8 @@ worker's per-pair jitter) are played three ways, as a worker plays them (``worke
 - ``in-process``: ``engine.play_game`` through the PyO3 binding, each side's table sized to the
   node limit (what a worker does for the built-in engine);
 - ``in-process 16 MiB``: the same with 16 MiB tables, the table arbiter-engine is given when it
-  plays as a program (``worker.program_batch.BUILTIN_HASH_MB``): the very games the protocol plays;
+  plays as a program (``worker.program_batch.BUILTIN_HASH_MB``): the very games the protocol plays
+  (the freed tables kept by the C library from game to game, :func:`steady_heap`);
 - ``protocol``: the candidate an engine program (a copy of ``arbiter-engine`` in a program cache,
   as a shipped program runs), the baseline the built-in engine as ``arbiter-engine``: both through
   the referee (``worker.referee``: process, handshake, ``position``/``isready``/``go`` per move,
@@ -28,6 +29,7 @@ protocol's engines are started once for the whole benchmark.
 from __future__ import annotations
 
 import argparse
+import ctypes
 import functools
 import resource
 import statistics
@@ -46,6 +48,9 @@ from worker.programs import EngineProgram, ProgramCache, files_digest, pack
 from worker.protocol import BatchPayload, BatchResult
 
 MODES = ("in-process", "in-process 16 MiB", "protocol")
+#: mallopt's parameters (glibc's malloc.h).
+_M_TRIM_THRESHOLD = -1
+_M_MMAP_THRESHOLD = -3
 
 
 @dataclass
@@ -68,6 +73,23 @@ def cpu_now() -> tuple[float, float]:
     mine = own.ru_utime + own.ru_stime
     kept = sum(process_cpu_ns(p.process.pid) for p in KEPT.idle if p.process is not None) / 1e9
     return mine, mine + children.ru_utime + children.ru_stime + kept
+
+
+def steady_heap() -> None:
+    """Has glibc keep the memory this process frees (no trimming, and blocks up to 32 MiB from
+    the heap, not mmap), so that in-process play's 16 MiB tables reuse the last game's pages.
+
+    Otherwise whether freed tables go back to the system depends on what else lies at the top
+    of the heap: in some runs every game page-faulted two fresh tables (about 9 ms, a third of
+    a Congress game's in-process CPU), in others none, whole runs at a time (the "flip" of
+    docs/performance.md). The engines keep their table from game to game (``ucinewgame`` clears
+    it). No effect where the C library is not glibc."""
+    try:
+        libc = ctypes.CDLL(None)
+        libc.mallopt(_M_TRIM_THRESHOLD, 1 << 30)
+        libc.mallopt(_M_MMAP_THRESHOLD, 32 << 20)
+    except (OSError, AttributeError):
+        pass
 
 
 def process_cpu_ns(pid: int) -> int:
@@ -223,6 +245,7 @@ def main() -> None:
         parser.error(f"--nodes: expected comma-separated numbers, got {args.nodes!r}")
     if min(args.pairs, args.batches, args.reps, *node_counts) < 1:
         parser.error("--pairs, --batches, --reps and --nodes must be positive")
+    steady_heap()
     print(f"arbiter-engine {builtin_program()}, engine {engine.ENGINE_VERSION}")
     print(
         "| game | nodes | games | plies/game | in-process games/s | in-process 16 MiB games/s | "

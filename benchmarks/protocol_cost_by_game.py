@@ -11,7 +11,8 @@ one CPU, and each is charged exactly the CPU it used:
   way: once, as a worker keeps a batch's engines for the next batch of the same engines
   (``worker.referee.kept``);
 - ``in-process``: ``engine.play_game`` in this process with 16 MiB tables, the table the protocol's
-  arbiter-engine is given: the very same games (checked move for move).
+  arbiter-engine is given: the very same games (checked move for move), with the freed tables
+  kept by the C library (``protocol_cost.steady_heap``).
 
 The candidate is a shipped copy of ``arbiter-engine`` from a program cache, the baseline the
 built-in arbiter-engine, as ``protocol_cost.py`` plays them; the referee is the worker's
@@ -29,7 +30,7 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from protocol_cost import argument_parser, engine_program, games_of, payloads, process_cpu_ns
+from protocol_cost import argument_parser, engine_program, games_of, payloads, process_cpu_ns, steady_heap
 
 import engine
 from worker.games import pair_limits
@@ -133,6 +134,7 @@ def main() -> None:
     games = games_of(parser, args)
     if min(args.pairs, args.batches, args.nodes) < 1:
         parser.error("--pairs, --batches and --nodes must be positive")
+    steady_heap()
     print(
         "| game | nodes | games | plies/game | CPU vs in-process 16 MiB: all batches | per batch, median "
         "(range) | CPU µs/move: in-process 16 MiB | protocol: games | of it the referee | engine starts |"
