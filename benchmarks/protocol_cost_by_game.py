@@ -73,7 +73,7 @@ def play_refereed(
     spent: Spent,
 ) -> list[str]:
     """One game between the running engines (white first), its CPU added to ``spent``."""
-    own, engines = own_cpu_ns(), engines_cpu_ns(sides)
+    engines, own = engines_cpu_ns(sides), own_cpu_ns()  # reading /proc is not the referee's
     played = play_game(*sides, payload.game, opening, limits, payload.adjudication)
     referee = own_cpu_ns() - own
     spent.referee += referee
@@ -103,7 +103,7 @@ def play_interleaved(payload: BatchPayload, cache: ProgramCache, kept: KeptEngin
     candidate, baseline = kept.players(*sides_of(payload, cache, None))
     sides = (candidate, baseline)
     with one_cpu(), kept.lent(candidate, baseline):
-        own, engines = own_cpu_ns(), engines_cpu_ns(sides)
+        engines, own = engines_cpu_ns(sides), own_cpu_ns()
         for player in sides:
             player.start()
         spent.starts = own_cpu_ns() - own + engines_cpu_ns(sides) - engines

@@ -45,19 +45,23 @@ def test_engines_on_several_threads_or_the_variable_leave_a_batch_unpinned() -> 
 
 
 @needs_two_cpus
-def test_the_block_and_the_processes_it_starts_run_on_one_cpu_given_back_after() -> None:
+def test_the_block_and_the_processes_it_starts_run_on_one_cpu_taking_turns_given_back_after() -> None:
+    assert os.sched_getscheduler(0) == os.SCHED_OTHER
     with one_cpu() as cpu:
         assert cpu in ALLOWED
         assert os.sched_getaffinity(0) == {cpu}
+        assert os.sched_getscheduler(0) == os.SCHED_BATCH
+        report = "import os; print(*sorted(os.sched_getaffinity(0)), os.sched_getscheduler(0))"
         child = subprocess.run(
-            [sys.executable, "-c", "import os; print(*sorted(os.sched_getaffinity(0)))"],
+            [sys.executable, "-c", report],
             capture_output=True,
             text=True,
             timeout=60,
             check=True,
         )
-        assert child.stdout.split() == [str(cpu)]
+        assert child.stdout.split() == [str(cpu), str(os.SCHED_BATCH)]
     assert os.sched_getaffinity(0) == ALLOWED
+    assert os.sched_getscheduler(0) == os.SCHED_OTHER
 
 
 @needs_two_cpus
@@ -140,9 +144,12 @@ def test_a_batchs_engines_run_on_its_cpu_and_when_kept_follow_the_next_batchs(ow
 
 
 def thread_cpus(player: EnginePlayer) -> frozenset[int]:
-    """The CPUs every thread of ``player``'s engine may run on (one set, or an error)."""
+    """The CPUs every thread of ``player``'s engine may run on (one set, or an error); every
+    thread is under SCHED_BATCH, as the batch's referee."""
     assert player.process is not None
     pid = player.process.pid
-    found = {frozenset(os.sched_getaffinity(int(t))) for t in os.listdir(f"/proc/{pid}/task")}
+    threads = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
+    assert {os.sched_getscheduler(t) for t in threads} == {os.SCHED_BATCH}
+    found = {frozenset(os.sched_getaffinity(t)) for t in threads}
     assert len(found) == 1, f"the engine's threads run on different CPUs: {found}"
     return found.pop()

@@ -17,7 +17,6 @@ where Linux has it; otherwise they read the end of their input).
 from __future__ import annotations
 
 import atexit
-import os
 from collections.abc import Iterator
 from contextlib import contextmanager
 
@@ -58,13 +57,12 @@ class KeptEngines:
 
     @contextmanager
     def lent(self, *players: EnginePlayer) -> Iterator[None]:
-        """The block plays with ``players``, whose running engines are first moved onto this
-        process's CPUs (the batch's, ``worker.referee.cpu``); afterwards they are kept, or closed
-        if the block raised."""
-        cpus = _own_cpus()
+        """The block plays with ``players``, whose running engines first take this thread's CPUs
+        and scheduling policy (the batch's, ``worker.referee.cpu``); afterwards they are kept, or
+        closed if the block raised."""
         for player in players:
-            if player.process is not None and player.running and cpus is not None:
-                player.process.follow(cpus)
+            if player.process is not None and player.running:
+                player.process.follow()
         try:
             yield
         except BaseException:
@@ -97,14 +95,6 @@ def _fit(player: EnginePlayer) -> bool:
         return True
     used = process.cpu_seconds()
     return used is not None and used < KEPT_CPU_SHARE * limit
-
-
-def _own_cpus() -> set[int] | None:
-    """The CPUs this process may run on now (None where affinity is unknown)."""
-    try:
-        return os.sched_getaffinity(0)
-    except (AttributeError, OSError):
-        return None
 
 
 #: This process's kept engines (a worker process plays one batch at a time).

@@ -397,16 +397,21 @@ class EngineProcess:
         except (OSError, ValueError, IndexError):
             return None
 
-    def follow(self, cpus: set[int]) -> None:
-        """Moves every thread of the engine onto ``cpus``: an engine kept for another batch
-        goes where that batch's referee runs (``worker.referee.cpu``)."""
+    def follow(self) -> None:
+        """Moves every thread of the engine onto the CPUs the calling thread may run on, under
+        its scheduling policy: an engine kept for another batch runs as that batch's referee
+        does (``worker.referee.cpu``), as an engine started by it would."""
         try:
+            cpus = os.sched_getaffinity(0)
+            policy = os.sched_getscheduler(0)
             threads = [int(t) for t in os.listdir(f"/proc/{self.pid}/task")]
-        except (OSError, ValueError):
-            threads = [self.pid]
+        except (AttributeError, OSError, ValueError):  # no affinity or /proc here
+            return
         for thread in threads:
-            with contextlib.suppress(OSError):  # a thread that ended, or no affinity here
+            with contextlib.suppress(OSError):  # a thread that ended
                 os.sched_setaffinity(thread, cpus)
+            with contextlib.suppress(OSError):  # or a policy this user may not set
+                os.sched_setscheduler(thread, policy, os.sched_param(0))
 
     @property
     def killed(self) -> bool:
