@@ -88,9 +88,10 @@ def play_batch(
     nodes = {"candidate": 0, "baseline": 0}
     faults: list[dict[str, Any]] = []
     engines: dict[str, dict[str, str | None]] = {}
+    engines_cpu = 0.0
     if payload.has_programs:
         played = play_program_batch(payload, limits_of, fetch, cache)
-        records, engines = played.records, played.engines
+        records, engines, engines_cpu = played.records, played.engines, played.engines_cpu_seconds
         faults = [f.to_json() for f in played.faults]
     else:
         records = play_in_process(payload, limits_of, play_game or engine.play_game, nodes)
@@ -103,7 +104,7 @@ def play_batch(
         wdl=wdl,
         games=records,
         nodes=nodes,
-        cpu_seconds=time.process_time() - started,
+        cpu_seconds=time.process_time() - started + engines_cpu,
         worker=worker or worker_name(),
         faults=faults,
         time_factor=factor,

@@ -64,12 +64,15 @@ class Fault:
 
 @dataclass(frozen=True)
 class PlayedBatch:
-    """A batch played through the referee: its records, the faults that ended games, and what
-    each side's engine said of itself (``id name``, ``id author``) in its last handshake."""
+    """A batch played through the referee: its records, the faults that ended games, what each
+    side's engine said of itself (``id name``, ``id author``) in its last handshake, and the CPU
+    the engines used."""
 
     records: list[GameRecord]
     faults: list[Fault]
     engines: dict[str, dict[str, str | None]]
+    #: The CPU seconds both engines' processes used for the batch.
+    engines_cpu_seconds: float = 0.0
 
 
 def side_spec(payload: BatchPayload, side: str, cache: ProgramCache, fetch: Fetch | None) -> EngineSpec:
@@ -105,6 +108,7 @@ def play_program_batch(
     and the engines' identities. ProgramError (a ValueError) when a program cannot be had or set
     up here: nobody's fault, and no game is played."""
     candidate, baseline = KEPT.players(*sides(payload, cache or ProgramCache(), fetch))
+    before = candidate.cpu_seconds() + baseline.cpu_seconds()
     try:
         with on_one_cpu(candidate, baseline), KEPT.lent(candidate, baseline):
             played = play_pairs(
@@ -112,7 +116,12 @@ def play_program_batch(
             )
     except EngineConfigError as e:
         raise ProgramError(str(e)) from None
-    return PlayedBatch([g.record() for g in played], faults_of(played), identities(candidate, baseline))
+    return PlayedBatch(
+        [g.record() for g in played],
+        faults_of(played),
+        identities(candidate, baseline),
+        candidate.cpu_seconds() + baseline.cpu_seconds() - before,
+    )
 
 
 def identities(candidate: EnginePlayer, baseline: EnginePlayer) -> dict[str, dict[str, str | None]]:

@@ -345,6 +345,7 @@ class BatchResult:
     wdl: list[int]
     games: list[GameRecord]
     nodes: dict[str, int] = field(default_factory=dict)
+    #: The CPU the batch took on the worker: its process's, and its engine programs' if any.
     cpu_seconds: float = 0.0
     worker: str | None = None
     #: Games lost by an engine program's fault: {"game", "side", "reason", "stderr"} each.

@@ -10,6 +10,7 @@ import signal
 import subprocess
 import sys
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -164,9 +165,15 @@ def test_kept_engines_play_the_same_games_as_fresh_ones(tmp_path: Path) -> None:
         candidate_program=program,
     )
     try:
+        referee = time.process_time()
         first = play_batch(sent, worker="w", cache=cache)
+        referee = time.process_time() - referee
         engines = program_batch.KEPT.idle
         assert len(engines) == 2 and all(p.running for p in engines)
+        # The batch's CPU is the referee's and its engines' (started by it).
+        engines_cpu = sum(p.cpu_seconds() for p in engines)
+        assert engines_cpu > 0
+        assert first.cpu_seconds == pytest.approx(referee + engines_cpu, abs=0.05)
         pids = {p.process.pid for p in engines if p.process is not None}
         second = play_batch(dataclasses.replace(sent, batch_index=1), worker="w", cache=cache)
         assert {p.process.pid for p in program_batch.KEPT.idle if p.process is not None} == pids

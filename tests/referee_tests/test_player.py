@@ -53,6 +53,10 @@ def test_variant_and_restart_after_kill() -> None:
         one.new_game()  # started again, handshake, options and variant again
         assert one.starts == 2 and one.process is not first
         assert one.name == "plain"
+        # Its CPU counts both processes': the killed one's to its end, the new one's so far.
+        ended, current = first.cpu_seconds(), one.process.cpu_seconds()
+        assert ended is not None and ended > 0 and current is not None
+        assert one.cpu_seconds() == pytest.approx(ended + current, abs=0.02)
 
 
 def test_a_missing_program_is_a_configuration_error_not_a_fault() -> None:

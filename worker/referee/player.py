@@ -78,6 +78,8 @@ class EnginePlayer:
         self.log = log
         #: How many times the program was started (and handshaken).
         self.starts = 0
+        #: The CPU seconds of the processes before the current one.
+        self._ended_cpu = 0.0
         self._uci: UciClient | None = None
         self._process: EngineProcess | None = None
         self._info: EngineInfo | None = None
@@ -105,6 +107,12 @@ class EnginePlayer:
     def running(self) -> bool:
         return self._uci is not None
 
+    def cpu_seconds(self) -> float:
+        """The CPU time every process of this player has used so far (0 where ``/proc``
+        cannot tell): what a batch's engines cost, besides the referee."""
+        current = self._process.cpu_seconds() if self._process is not None else None
+        return self._ended_cpu + (current or 0.0)
+
     def stderr_tail(self) -> list[str]:
         """The last stderr lines of the current (or last, killed) process."""
         return [] if self._process is None else self._process.stderr_tail()
@@ -118,6 +126,8 @@ class EnginePlayer:
         process = EngineProcess.start(
             spec.argv, cwd=spec.cwd, env=spec.env, limits=spec.process_limits(), name=spec.name, log=self.log
         )
+        if self._process is not None:  # killed: its CPU is all it will use
+            self._ended_cpu += self._process.cpu_seconds() or 0.0
         self._process = process
         client = UciClient(process, self.timeouts)
         try:

@@ -219,6 +219,7 @@ class EngineProcess:
             self._pidfd = os.pidfd_open(self.pid)
         self._pipe = engine.EnginePipe(*fds, self._pidfd)
         self._reaped = False
+        self._final_cpu: float | None = None
 
     @classmethod
     def start(
@@ -390,7 +391,9 @@ class EngineProcess:
 
     def cpu_seconds(self) -> float | None:
         """The CPU time the engine's process has used so far, all its threads (what
-        RLIMIT_CPU counts); None where ``/proc`` cannot tell."""
+        RLIMIT_CPU counts; to its end once killed); None where ``/proc`` cannot tell."""
+        if self._reaped:
+            return self._final_cpu
         try:
             fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
             return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
@@ -428,6 +431,7 @@ class EngineProcess:
             self.wait_exit(grace_s)
         # The leader is a zombie or alive here: its id still names the group, nobody else's.
         self._signal_group(signal.SIGKILL)
+        self._final_cpu = self.cpu_seconds()
         try:
             self._popen.wait(REAP_TIMEOUT_S)
         except subprocess.TimeoutExpired:
