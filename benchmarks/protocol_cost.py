@@ -19,8 +19,8 @@ The modes are interleaved batch by batch (their order alternates) so that the lo
 machine drifts over all of them alike; each repetition gives a ratio of the protocol's time to
 in-process time, and the table reports their median and range. Wall time is what a worker's core spends
 (the referee and the engines take turns); CPU time adds the engines' CPU to the referee's. A worker
-keeps a batch's engines for its next batch of the same engines (``worker.referee.kept``), so the
-protocol's engines are started once for the whole benchmark.
+keeps the built-in engine for its next batch (``worker.referee.kept``), so it is started once for
+the whole benchmark; the shipped copy, which a check could play again, every batch.
 
     python benchmarks/protocol_cost.py                              # quick: Congo, 500/2000/20000 nodes
     python benchmarks/protocol_cost.py --games congo,congress --pairs 8 --reps 5
@@ -43,9 +43,10 @@ import engine
 from coordinator.openings.book import default_book_path, load_book
 from coordinator.sprt.config import BatchPlan, SprtConfig
 from worker.games import play_batch
-from worker.program_batch import BUILTIN_HASH_MB, KEPT, builtin_program
+from worker.program_batch import BUILTIN_HASH_MB, builtin_program
 from worker.programs import EngineProgram, ProgramCache, files_digest, pack
 from worker.protocol import BatchPayload, BatchResult
+from worker.referee.kept import KEPT
 
 MODES = ("in-process", "in-process 16 MiB", "protocol")
 #: mallopt's parameters (glibc's malloc.h).

@@ -8,8 +8,8 @@ one CPU, and each is charged exactly the CPU it used:
 - ``protocol``: the referee's CPU (this process, ``getrusage``) and both engine processes' (every
   thread's run time from ``/proc/PID/task/TID/schedstat``, nanoseconds) over the game; starting
   the engines (fork, exec, limits, network namespace, handshake) is charged too, measured the same
-  way: once, as a worker keeps a batch's engines for the next batch of the same engines
-  (``worker.referee.kept``);
+  way, as a worker starts them: the built-in engine once, since a worker keeps it for its next
+  batch, the shipped copy every batch, since a check may play it again (``worker.referee.kept``);
 - ``in-process``: ``engine.play_game`` in this process with 16 MiB tables, the table the protocol's
   arbiter-engine is given: the very same games (checked move for move), with the freed tables
   kept by the C library (``protocol_cost.steady_heap``).
@@ -34,7 +34,7 @@ from protocol_cost import argument_parser, engine_program, games_of, payloads, p
 
 import engine
 from worker.games import pair_limits
-from worker.program_batch import BUILTIN_HASH_MB
+from worker.program_batch import BUILTIN_HASH_MB, keepable
 from worker.program_batch import sides as sides_of
 from worker.programs import ProgramCache
 from worker.protocol import BatchPayload
@@ -98,11 +98,11 @@ def play_in_process(
 
 def play_interleaved(payload: BatchPayload, cache: ProgramCache, kept: KeptEngines, index: int) -> Spent:
     """Every game of ``payload`` through the protocol and in-process, one after the other, with
-    the engines ``kept`` from the batch before where it had the same ones (as a worker does)."""
+    the engines ``kept`` from the batch before where a worker would keep them."""
     spent = Spent()
     candidate, baseline = kept.players(*sides_of(payload, cache, None))
     sides = (candidate, baseline)
-    with one_cpu(), kept.lent(candidate, baseline):
+    with one_cpu(), kept.lent(candidate, baseline, keep=keepable(payload)):
         engines, own = engines_cpu_ns(sides), own_cpu_ns()
         for player in sides:
             player.start()

@@ -22,6 +22,7 @@ from worker.program_batch import Fetch, play_program_batch
 from worker.program_batch import moves_for_budgets as program_moves
 from worker.programs import ProgramCache, ProgramError
 from worker.protocol import PAIR_COLORS, BatchPayload, BatchResult, Color, GameRecord, number_list
+from worker.referee.kept import KEPT
 from worker.sealing import WorkerKeys, digest, refusal, seal
 from worker.speed import scaled, time_factor
 from worker.tally import tally
@@ -94,6 +95,7 @@ def play_batch(
         records, engines, engines_cpu = played.records, played.engines, played.engines_cpu_seconds
         faults = [f.to_json() for f in played.faults]
     else:
+        KEPT.close()  # the engines of an earlier batch: no batch of theirs follows this one
         records = play_in_process(payload, limits_of, play_game or engine.play_game, nodes)
     pentanomial, wdl = tally(records)
     return BatchResult(

@@ -109,8 +109,9 @@ def play_program_batch(
     up here: nobody's fault, and no game is played."""
     candidate, baseline = KEPT.players(*sides(payload, cache or ProgramCache(), fetch))
     before = candidate.cpu_seconds() + baseline.cpu_seconds()
+    untimed = payload.limits.deterministic
     try:
-        with on_one_cpu(candidate, baseline), KEPT.lent(candidate, baseline):
+        with on_one_cpu(candidate, baseline, untimed), KEPT.lent(candidate, baseline, keep=keepable(payload)):
             played = play_pairs(
                 candidate, baseline, payload.game, payload.openings, limits_of, payload.adjudication
             )
@@ -149,10 +150,25 @@ def sides(
     )
 
 
-def on_one_cpu(candidate: EnginePlayer, baseline: EnginePlayer) -> AbstractContextManager[int | None]:
+def keepable(payload: BatchPayload) -> tuple[bool, bool]:
+    """Whether the candidate's and the baseline's engine may be kept for the worker's next batch
+    (``worker.referee.kept``): the built-in arbiter-engine, whose ``ucinewgame`` makes it a fresh
+    engine again (tested), and a program no spot check plays again (unverifiable). Another
+    program might carry something from batch to batch that ``ucinewgame`` leaves, and then play
+    a batch otherwise than the fresh engines of its check."""
+    timed = not payload.limits.deterministic
+    found = []
+    for program in (payload.candidate_program, payload.baseline_program):
+        found.append(program is None or not program.verifiable(timed))
+    return found[0], found[1]
+
+
+def on_one_cpu(
+    candidate: EnginePlayer, baseline: EnginePlayer, take_turns: bool = True
+) -> AbstractContextManager[int | None]:
     """The referee, and both engines started inside, on one CPU for the batch where their options
-    allow it (``worker.referee.cpu``)."""
-    return one_cpu(wants_one_cpu(candidate.spec.options, baseline.spec.options))
+    allow it, taking turns there when ``take_turns`` (``worker.referee.cpu``)."""
+    return one_cpu(wants_one_cpu(candidate.spec.options, baseline.spec.options), take_turns)
 
 
 def moves_for_budgets(
@@ -167,7 +183,7 @@ def moves_for_budgets(
     candidate, baseline = KEPT.players(*sides(payload, cache or ProgramCache(), fetch))
     games: list[list[str]] = []
     try:
-        with on_one_cpu(candidate, baseline), KEPT.lent(candidate, baseline):
+        with on_one_cpu(candidate, baseline), KEPT.lent(candidate, baseline, keep=keepable(payload)):
             for i, opening in enumerate(o for o in payload.openings for _ in range(2)):
                 white, black = (candidate, baseline) if i % 2 == 0 else (baseline, candidate)
                 games.append(_repeat(payload.game, opening, white, black, budgets[i]))

@@ -23,7 +23,7 @@ from worker.programs import EngineProgram, ProgramCache, files_digest, pack
 from worker.protocol import BatchPayload
 from worker.referee import AtDeadline, EnginePlayer, GoLimits
 from worker.referee import kept as kept_module
-from worker.referee.kept import KeptEngines
+from worker.referee.kept import KEPT, KeptEngines
 
 pytestmark = pytest.mark.integration
 
@@ -138,9 +138,9 @@ def test_engines_die_with_the_referees_process() -> None:
             os.killpg(pid, signal.SIGKILL)
 
 
-def test_kept_engines_play_the_same_games_as_fresh_ones(tmp_path: Path) -> None:
-    """Two batches of one run on a worker: the second takes the first's engines (a shipped copy
-    of arbiter-engine against the built-in one) and plays what fresh engines play."""
+def shipped_copy(tmp_path: Path, **flags: bool) -> tuple[ProgramCache, EngineProgram]:
+    """A copy of arbiter-engine as a shipped program in a cache of its own, with ``flags``
+    (deterministic, replayable) as a run's probe set them."""
     cache = ProgramCache(tmp_path / "cache")
     source = tmp_path / "source"
     source.mkdir()
@@ -149,26 +149,38 @@ def test_kept_engines_play_the_same_games_as_fresh_ones(tmp_path: Path) -> None:
     binary.chmod(0o755)
     digest = files_digest(source, [binary])
     cache.install(digest, pack(source, [binary]))
-    program = EngineProgram("copy", digest, ("./arbiter-engine",), {"Hash": 1})
+    return cache, EngineProgram("copy", digest, ("./arbiter-engine",), {"Hash": 1}, **flags)
+
+
+def congress_batch(program: EngineProgram, limits: engine.Limits | None = None) -> BatchPayload:
+    """Two pairs of Congress, the program against the built-in engine."""
     start = engine.Position.start("congress").fen()
-    sent = BatchPayload(
+    return BatchPayload(
         run_id=1,
         batch_index=0,
         game="congress",
         candidate=None,
         baseline={"pawn": 90},
         openings=[start, engine.Position.from_fen("congress", start).play("b2b3").fen()],
-        limits=engine.Limits(nodes=300),
+        limits=limits or engine.Limits(nodes=300),
         adjudication=None,
         seed=4,
         engine_version=engine.ENGINE_VERSION,
         candidate_program=program,
     )
+
+
+def test_kept_engines_play_the_same_games_as_fresh_ones(tmp_path: Path) -> None:
+    """Two batches of one run on a worker: the second takes the first's engines (a shipped copy
+    of arbiter-engine that no check plays again, against the built-in one) and plays what fresh
+    engines play."""
+    cache, program = shipped_copy(tmp_path, deterministic=False)
+    sent = congress_batch(program)
     try:
         referee = time.process_time()
         first = play_batch(sent, worker="w", cache=cache)
         referee = time.process_time() - referee
-        engines = program_batch.KEPT.idle
+        engines = KEPT.idle
         assert len(engines) == 2 and all(p.running for p in engines)
         # The batch's CPU is the referee's and its engines' (started by it).
         engines_cpu = sum(p.cpu_seconds() for p in engines)
@@ -176,10 +188,41 @@ def test_kept_engines_play_the_same_games_as_fresh_ones(tmp_path: Path) -> None:
         assert first.cpu_seconds == pytest.approx(referee + engines_cpu, abs=0.05)
         pids = {p.process.pid for p in engines if p.process is not None}
         second = play_batch(dataclasses.replace(sent, batch_index=1), worker="w", cache=cache)
-        assert {p.process.pid for p in program_batch.KEPT.idle if p.process is not None} == pids
+        assert {p.process.pid for p in KEPT.idle if p.process is not None} == pids
     finally:
-        program_batch.KEPT.close()
+        KEPT.close()
     fresh = play_batch(dataclasses.replace(sent, batch_index=1), worker="w", cache=cache)
-    program_batch.KEPT.close()
+    KEPT.close()
     assert [g.moves for g in second.games] == [g.moves for g in first.games] == [g.moves for g in fresh.games]
     assert not second.faults
+
+
+def test_a_program_a_check_plays_again_is_not_kept(tmp_path: Path) -> None:
+    """A verifiable program's engine is closed after each batch (it might carry something into
+    the next that its check's fresh engine would not have); the built-in engine is kept, until a
+    batch without programs."""
+    cache, program = shipped_copy(tmp_path)
+    sent = congress_batch(program)
+    try:
+        play_batch(sent, worker="w", cache=cache)
+        (kept,) = KEPT.idle
+        assert kept.spec.argv[0] == program_batch.builtin_program()
+        play_batch(dataclasses.replace(sent, candidate_program=None, candidate={"pawn": 80}), worker="w")
+        assert KEPT.idle == ()
+        assert kept.process is not None and group_gone(kept.process.pid)
+    finally:
+        KEPT.close()
+
+
+def test_which_engines_may_be_kept(tmp_path: Path) -> None:
+    _, program = shipped_copy(tmp_path)
+    fixed, timed = engine.Limits(nodes=300), engine.Limits(time_control=engine.TimeControl(10_000, 100))
+    assert program_batch.keepable(congress_batch(program, fixed)) == (False, True)
+    unverifiable = dataclasses.replace(program, deterministic=False)
+    assert program_batch.keepable(congress_batch(unverifiable, fixed)) == (True, True)
+    # Timed games are checked by replaying their moves at the nodes reported: `replayable`.
+    assert program_batch.keepable(congress_batch(unverifiable, timed)) == (False, True)
+    assert program_batch.keepable(congress_batch(dataclasses.replace(program, replayable=False), timed)) == (
+        True,
+        True,
+    )

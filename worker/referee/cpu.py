@@ -4,9 +4,9 @@ Two engines taking turns through the referee cost a third to a half more CPU tha
 in-process when the scheduler spreads the three processes over the cores (each wake-up crosses
 cores, and each core's caches are refilled); kept on one core they cost about a tenth more
 (docs/performance.md, "Engine programs through the protocol"). fastchess's ``-use-affinity`` does
-the same. On its CPU the batch runs under SCHED_BATCH: a woken thread does not preempt the one
-that woke it, so a move takes three switches (referee, engine's reader, its search) and not four
-or five. Batches played at once on a machine each claim a CPU of their own: a lock file per CPU,
+the same. On its CPU an untimed batch runs under SCHED_BATCH: a woken thread does not preempt the
+one that woke it, so a move takes three switches (referee, engine's reader, its search) and not
+four or five. Batches played at once on a machine each claim a CPU of their own: a lock file per CPU,
 held (``flock``) for the batch, so a batch that finds every CPU taken, or whose process dies,
 leaves nothing behind. A batch is not pinned when no CPU is free, when an engine is set to
 search on several threads (``Threads`` above 1), or when ``$ARBITER_PIN_CPU`` is ``0``.
@@ -81,10 +81,12 @@ def _claim(cpus: list[int]) -> tuple[int, int] | None:
 
 
 @contextmanager
-def one_cpu(enabled: bool = True) -> Iterator[int | None]:
-    """Runs the block on one free CPU of those this process may use, under SCHED_BATCH (the
-    processes it starts inherit both), and gives the process back all of them and its policy
-    after; the CPU, or None when the block runs unpinned."""
+def one_cpu(enabled: bool = True, take_turns: bool = True) -> Iterator[int | None]:
+    """Runs the block on one free CPU of those this process may use, with ``take_turns`` under
+    SCHED_BATCH (the processes it starts inherit both), and gives the process back all of them
+    and its policy after; the CPU, or None when the block runs unpinned. Timed games do not take
+    turns: an engine that keeps running after its ``bestmove`` would hold the referee's clock
+    until its time slice ended."""
     try:
         allowed = os.sched_getaffinity(0)
     except (AttributeError, OSError):  # no affinity on this platform
@@ -94,7 +96,7 @@ def one_cpu(enabled: bool = True) -> Iterator[int | None]:
         yield None
         return
     cpu, fd = claimed
-    policy = _take_turns()
+    policy = _take_turns() if take_turns else None
     try:
         yield cpu
     finally:

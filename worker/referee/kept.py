@@ -12,12 +12,17 @@ An engine is not kept when its batch ended with an error, when it is no longer r
 it has used a tenth of its CPU limit (RLIMIT_CPU counts over the process's life: a kept engine
 keeps most of its limit for each batch). Engines die with the worker's process (``PR_SET_PDEATHSIG``
 where Linux has it; otherwise they read the end of their input).
+
+Which engines may be kept is the caller's choice (``worker.program_batch.keepable``): an engine
+that carried anything from one batch into the next would play a batch differently from the
+fresh engines a spot check plays it with, and an honest worker would be called a liar.
 """
 
 from __future__ import annotations
 
 import atexit
-from collections.abc import Iterator
+import os
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 
 from worker.referee.player import EnginePlayer, EngineSpec
@@ -43,23 +48,30 @@ class KeptEngines:
         still fit to play, else a new one (not started). Kept engines not taken are closed."""
         idle, self._idle = self._idle, []
         found = []
-        for spec, game in wanted:
-            kept = next((p for p in idle if p.spec == spec and p.game == game), None)
-            if kept is not None:
-                idle.remove(kept)
-                if not _fit(kept):
-                    kept.close()
-                    kept = None
-            found.append(kept if kept is not None else EnginePlayer(spec, game))
-        for player in idle:
-            player.close()
+        try:
+            for spec, game in wanted:
+                kept = next((p for p in idle if p.spec == spec and p.game == game), None)
+                if kept is not None:
+                    idle.remove(kept)
+                    if not _fit(kept):
+                        kept.close()
+                        kept = None
+                found.append(kept if kept is not None else EnginePlayer(spec, game))
+        except BaseException:
+            idle += found
+            raise
+        finally:
+            for player in idle:
+                player.close()
         return found
 
     @contextmanager
-    def lent(self, *players: EnginePlayer) -> Iterator[None]:
+    def lent(self, *players: EnginePlayer, keep: Sequence[bool] | None = None) -> Iterator[None]:
         """The block plays with ``players``, whose running engines first take this thread's CPUs
-        and scheduling policy (the batch's, ``worker.referee.cpu``); afterwards they are kept, or
-        closed if the block raised."""
+        and scheduling policy (the batch's, ``worker.referee.cpu``); afterwards those that
+        ``keep`` says (all by default) are kept, the others closed, and all closed if the block
+        raised."""
+        keeping = [True] * len(players) if keep is None else list(keep)
         for player in players:
             if player.process is not None and player.running:
                 player.process.follow()
@@ -69,14 +81,19 @@ class KeptEngines:
             for player in players:
                 player.close()
             raise
-        for player in players:
-            if player.running:
+        for player, kept in zip(players, keeping, strict=True):
+            if kept and player.running:
                 self._idle.append(player)
             else:
                 player.close()
         if self._idle and not self._closing_at_exit:
             atexit.register(self.close)
+            os.register_at_fork(after_in_child=self._forget)
             self._closing_at_exit = True
+
+    def _forget(self) -> None:
+        """In a forked child: the engines are the parent's, not this process's to close."""
+        self._idle = []
 
     def close(self) -> None:
         """Closes every kept engine (``quit``, then its process group killed)."""
