@@ -21,7 +21,7 @@ from worker import program_batch
 from worker.games import play_batch
 from worker.programs import EngineProgram, ProgramCache, files_digest, pack
 from worker.protocol import BatchPayload
-from worker.referee import AtDeadline, EnginePlayer, GoLimits
+from worker.referee import AtDeadline, EnginePlayer, EngineProcess, GoLimits
 from worker.referee import kept as kept_module
 from worker.referee.kept import KEPT, KeptEngines
 
@@ -226,3 +226,17 @@ def test_which_engines_may_be_kept(tmp_path: Path) -> None:
         True,
         True,
     )
+
+
+def test_a_kept_engines_stderr_tail_starts_afresh() -> None:
+    """What an engine wrote to stderr in an earlier batch (maybe another run's) is not reported
+    with a fault of the next."""
+    script = "import sys, time; print('old', file=sys.stderr, flush=True); time.sleep(60)"
+    talker = [sys.executable, "-c", script]
+    with EngineProcess.start(talker) as process:
+        deadline = time.monotonic() + 10.0
+        while process.stderr_tail() != ["old"] and time.monotonic() < deadline:
+            process.pipe.pump(0.1)
+        assert process.stderr_tail() == ["old"]
+        process.forget_stderr()
+        assert process.stderr_tail() == []

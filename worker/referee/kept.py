@@ -68,13 +68,14 @@ class KeptEngines:
     @contextmanager
     def lent(self, *players: EnginePlayer, keep: Sequence[bool] | None = None) -> Iterator[None]:
         """The block plays with ``players``, whose running engines first take this thread's CPUs
-        and scheduling policy (the batch's, ``worker.referee.cpu``); afterwards those that
-        ``keep`` says (all by default) are kept, the others closed, and all closed if the block
-        raised."""
+        and scheduling policy (the batch's, ``worker.referee.cpu``) and forget their stderr lines
+        so far; afterwards those that ``keep`` says (all by default) are kept, the others closed,
+        and all closed if the block raised."""
         keeping = [True] * len(players) if keep is None else list(keep)
         for player in players:
             if player.process is not None and player.running:
                 player.process.follow()
+                player.process.forget_stderr()
         try:
             yield
         except BaseException:

@@ -384,6 +384,11 @@ class EngineProcess:
         """The last lines the engine wrote to stderr (control characters removed, bounded)."""
         return self._pipe.stderr_tail()
 
+    def forget_stderr(self) -> None:
+        """Starts the stderr tail afresh: an engine kept for another batch reports that batch's
+        lines with its faults, not an earlier one's (or another run's)."""
+        self._pipe.forget_stderr()
+
     @property
     def alive(self) -> bool:
         """True while the engine's process runs (it has neither exited nor been killed)."""

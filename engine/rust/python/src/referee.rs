@@ -117,6 +117,11 @@ impl EnginePipe {
         self.pipe.stderr_tail()
     }
 
+    /// Forgets the stderr lines kept so far (an engine kept for another batch).
+    fn forget_stderr(&mut self) {
+        self.pipe.forget_stderr();
+    }
+
     /// Writes `commands` (lines, `go` last) and reads up to `bestmove`: (move, ponder, info,
     /// every line read). `at_deadline` is forfeit, stop or hang (docs/protocol.md's failures).
     fn search(

@@ -298,6 +298,12 @@ impl EnginePipe {
         Ok(())
     }
 
+    /// Forgets the stderr lines kept so far: the tail starts again from here.
+    pub fn forget_stderr(&mut self) {
+        self.err_lines.clear();
+        self.err_partial.clear();
+    }
+
     /// The last lines the engine wrote to stderr (control characters removed, bounded).
     pub fn stderr_tail(&self) -> Vec<String> {
         let mut lines: Vec<String> = self.err_lines.iter().cloned().collect();
