@@ -1,9 +1,10 @@
 """A batch whose sides include engine programs, played through the referee.
 
 Each side is an engine process for the whole batch (``ucinewgame`` between games), kept for the
-next batch of the same engines (``worker.referee.kept``): a program the payload names, from this
-machine's program cache, or the built-in engine as ``arbiter-engine`` with the side's weights as
-options, when the other side is a program. Every move is checked by
+next batch of the same engine where no check plays the batch again (``keepable``,
+``worker.referee.kept``): a program the payload names, from this machine's program cache, or the
+built-in engine as ``arbiter-engine`` with the side's weights as options, when the other side is
+a program. Every move is checked by
 the rules core; a fault loses the game for its side, and its reason, with the last lines of the
 engine's stderr, goes back with the result.
 """

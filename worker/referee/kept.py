@@ -36,7 +36,7 @@ class KeptEngines:
 
     def __init__(self) -> None:
         self._idle: list[EnginePlayer] = []
-        self._closing_at_exit = False
+        self._hooks_set = False
 
     @property
     def idle(self) -> tuple[EnginePlayer, ...]:
@@ -87,10 +87,10 @@ class KeptEngines:
                 self._idle.append(player)
             else:
                 player.close()
-        if self._idle and not self._closing_at_exit:
+        if self._idle and not self._hooks_set:
             atexit.register(self.close)
             os.register_at_fork(after_in_child=self._forget)
-            self._closing_at_exit = True
+            self._hooks_set = True
 
     def _forget(self) -> None:
         """In a forked child: the engines are the parent's, not this process's to close."""
