@@ -15,7 +15,8 @@ from typing import Any
 import engine
 from worker.programs import EngineProgram
 
-#: Where a run's configuration names engine programs: an SPRT's sides, a tuning run's program.
+#: Where a run's configuration names engine programs: an SPRT's sides, a tuning run's program
+#: (a tournament's are its entrants').
 PROGRAM_KEYS = ("candidate_program", "baseline_program", "program")
 #: How reports say it.
 UNVERIFIABLE_NOTE = "unverifiable: {names} did not play alike again; the run relies on replay and statistics"
@@ -26,8 +27,10 @@ def unverifiable_engines(config: Mapping[str, Any]) -> list[str]:
     is verifiable). A configuration it cannot read names none."""
     try:
         timed = not engine.Limits.from_json(config["limits"]).deterministic
-        programs = [EngineProgram.from_json(config[k]) for k in PROGRAM_KEYS if config.get(k) is not None]
-    except (KeyError, TypeError, ValueError):
+        named = [config[k] for k in PROGRAM_KEYS if config.get(k) is not None]
+        named += [e["program"] for e in config.get("entrants") or () if e.get("program") is not None]
+        programs = [EngineProgram.from_json(p) for p in named]
+    except (KeyError, TypeError, ValueError, AttributeError):
         return []
     return sorted({p.name for p in programs if not p.verifiable(timed)})
 

@@ -8,6 +8,7 @@ from dataclasses import replace
 
 import engine
 from coordinator.sprt.config import SprtConfig
+from coordinator.tournament.config import Entrant, TournamentConfig
 from coordinator.trust.verifiable import unverifiable_engines, unverifiable_note
 from worker.programs import EngineProgram
 
@@ -42,3 +43,22 @@ def test_the_probe_findings_leave_the_fingerprint_alone() -> None:
     assert found.fingerprint() == sprt(replace(PROGRAM, replayable=True), limits).fingerprint()
     assert found.fingerprint() != sprt(replace(PROGRAM, name="other"), limits).fingerprint()
     assert sprt(None, limits).fingerprint() != found.fingerprint()
+
+
+def test_a_tournament_is_unverifiable_by_any_of_its_entrants() -> None:
+    limits = engine.Limits(nodes=300)
+    entrants = (
+        Entrant("defaults", "default", {}),
+        Entrant("steady", "steady.toml", {}, replace(PROGRAM, name="steady")),
+        Entrant("random", "random.toml", {}, replace(PROGRAM, name="random", deterministic=False)),
+    )
+    tournament = TournamentConfig(
+        game="congo",
+        entrants=entrants,
+        openings=[engine.Position.start("congo").fen()],
+        engine_version=engine.ENGINE_VERSION,
+        limits=limits,
+    )
+    assert unverifiable_engines(tournament.to_json()) == ["random"]
+    verifiable = replace(tournament, entrants=entrants[:2])
+    assert unverifiable_note(verifiable.to_json()) is None
