@@ -29,6 +29,7 @@ from engine._engine import (
     Position,
     TimeControl,
     WeightSpec,
+    resignation_score,
 )
 from engine.weights import WeightsSource, read_weights_file, resolve_weights
 
@@ -164,6 +165,7 @@ __all__ = [
     "read_weights_file",
     "replay_game",
     "replay_games",
+    "resignation_score",
     "search",
     "validate_weights",
     "weights",

@@ -15,7 +15,7 @@ from coordinator.trust.replay import check_records
 from worker.program_batch import BUILTIN_HASH_MB, builtin_program
 from worker.protocol import Color
 from worker.referee import EnginePlayer, EngineSpec, PlayedGame, play_game, play_pairs
-from worker.referee.game import go_limits, score_of, time_limit_ms
+from worker.referee.game import go_limits, time_limit_ms
 from worker.referee.uci import SearchInfo
 
 RULE_ENDS = {"lion_captured", "kings_captured", "no_legal_move", "repetition", "bare_lions", "ply_limit"}
@@ -112,6 +112,11 @@ def test_go_carries_every_limit_of_a_combination() -> None:
 
 def info(cp: int | None = None, mate: int | None = None) -> SearchInfo:
     return SearchInfo(score_cp=cp, score_mate=mate)
+
+
+def score_of(info: SearchInfo) -> int | None:
+    """The score a move's info gives resignation (both referee paths read it so)."""
+    return engine.resignation_score(info.score_cp, info.score_mate)
 
 
 def test_mate_scores_count_as_the_searchs_own() -> None:

@@ -15,7 +15,7 @@ import engine
 from worker.protocol import MAX_REASON, Color, GameRecord
 from worker.referee.faults import EngineFault, illegal_move, time_forfeit
 from worker.referee.player import EnginePlayer
-from worker.referee.uci import AtDeadline, BestMove, GoLimits, SearchInfo
+from worker.referee.uci import AtDeadline, BestMove, GoLimits
 
 
 def go_limits(limits: engine.Limits, clock: engine.GameClock | None, side: str) -> GoLimits:
@@ -42,23 +42,6 @@ def time_limit_ms(limits: engine.Limits, clock: engine.GameClock | None, side: s
     if limits.movetime_ms is not None:
         bounds.append(limits.movetime_ms + limits.time_margin_ms)
     return float(min(bounds)) if bounds else None
-
-
-def score_of(info: SearchInfo) -> int | None:
-    """A move's score in centipawns for the side to move, as resignation reads it; a mate in n
-    moves counts as the search's own mate score (MATE_SCORE less the plies), so it is past any
-    resignation threshold. Held within +-MATE_SCORE, as ``GameJudge.referee`` holds it (an
-    engine may claim any number)."""
-    if info.score_cp is not None:
-        score = info.score_cp
-    elif info.score_mate is None:
-        return None
-    else:
-        mate = info.score_mate
-        # A mate further off than the search's scores reach is still a mate score.
-        plies = min(2 * mate - 1 if mate > 0 else 2 * -mate, engine.MATE_SCORE - engine.MATE_BOUND - 1)
-        score = engine.MATE_SCORE - plies if mate > 0 else -(engine.MATE_SCORE - plies)
-    return max(-engine.MATE_SCORE, min(engine.MATE_SCORE, score))
 
 
 @dataclass(frozen=True)
@@ -184,7 +167,8 @@ class _Game:
                 move = self.check(side, best)
             except EngineFault as fault:
                 return self.lost(side, fault)
-            if (result := self.judge.searched(score_of(best.info))) is not None:
+            score = engine.resignation_score(best.info.score_cp, best.info.score_mate)
+            if (result := self.judge.searched(score)) is not None:
                 return self.ended(result, "resign")
             self.judge.play(move)
             self.moves.append(move)

@@ -17,7 +17,7 @@ use arbiter_core::rules::find_legal;
 use arbiter_core::search::{MATE, MATE_BOUND};
 use arbiter_core::{congo, congress, MoveError};
 use arbiter_referee::search::Waits;
-use arbiter_referee::{AtDeadline, SearchInfo};
+use arbiter_referee::AtDeadline;
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
 
@@ -123,7 +123,7 @@ impl<P: Evaluate> Judge<P> {
             let Ok(mv) = self.find(&answer.best) else {
                 return Ok((stats, Some((turn.name(), "illegal", answer.best))));
             };
-            if self.searched(score_of(&answer.info)).is_some() {
+            if self.searched(resignation_score(answer.info.score_cp, answer.info.score_mate)).is_some() {
                 break;
             }
             let text = self.play_found(&mv);
@@ -165,14 +165,17 @@ impl RefereeSide<'_> {
     }
 }
 
-/// A move's score for resignation, from the side to move's view: centipawns, or a mate in n
-/// moves as the search's own mate score (past any resignation threshold), as the Python
-/// referee's `score_of` reads it.
-fn score_of(info: &SearchInfo) -> Option<i32> {
-    if let Some(cp) = info.score_cp {
+/// A move's score for resignation, from the side to move's view: its info's `score cp`, or a
+/// `score mate` n as the search's own mate score (past any resignation threshold), held within
+/// the mate scores (an engine may claim any number); None when it gave neither. The timed
+/// Python loop reads its scores through this too, so both paths judge resignations alike.
+#[pyfunction]
+#[pyo3(signature = (score_cp, score_mate))]
+pub fn resignation_score(score_cp: Option<i64>, score_mate: Option<i64>) -> Option<i32> {
+    if let Some(cp) = score_cp {
         return Some(cp.clamp(i64::from(-MATE), i64::from(MATE)) as i32);
     }
-    let mate = info.score_mate?;
+    let mate = score_mate?;
     // A mate further off than the search's scores reach is still a mate score.
     let longest = i64::from(MATE - MATE_BOUND - 1);
     let plies = if mate > 0 { 2 * mate.min(longest) - 1 } else { 2 * mate.saturating_neg().min(longest) }.min(longest);

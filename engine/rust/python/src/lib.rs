@@ -43,6 +43,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<limits::TimeControl>()?;
     m.add_class::<limits::Adjudication>()?;
     m.add_class::<referee::EnginePipe>()?;
+    m.add_function(wrap_pyfunction!(judge::resignation_score, m)?)?;
     m.add_function(wrap_pyfunction!(play::weights, m)?)?;
     m.add_function(wrap_pyfunction!(play::validate_weights, m)?)?;
     m.add_function(wrap_pyfunction!(play::search, m)?)?;
