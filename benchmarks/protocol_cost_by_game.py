@@ -6,10 +6,12 @@ game is played twice in a row, through the protocol and in-process (the order al
 one CPU, and each is charged exactly the CPU it used:
 
 - ``protocol``: the referee's CPU (this process, ``getrusage``) and both engine processes' (every
-  thread's run time from ``/proc/PID/task/TID/schedstat``, nanoseconds) over the game; starting
-  the engines (fork, exec, limits, network namespace, handshake) is charged too, measured the same
-  way, as a worker starts them: the built-in engine once, since a worker keeps it for its next
-  batch, the shipped copy every batch, since a check may play it again (``worker.referee.kept``);
+  thread's run time from ``/proc/PID/task/TID/schedstat``, nanoseconds) over the game; getting
+  each batch's engines is charged too, measured the same way, as a worker gets them: the program's
+  files checked against its digest, and the engines started (fork, exec, limits, network
+  namespace, handshake) where no engine is kept from the batch before. A worker keeps both, the
+  built-in engine and the shipped copy of it (``worker.program_batch.keepable``), so they start
+  once for the whole benchmark;
 - ``in-process``: ``engine.play_game`` in this process with 16 MiB tables, the table the protocol's
   arbiter-engine is given: the very same games (checked move for move), with the freed tables
   kept by the C library (``protocol_cost.steady_heap``).
@@ -100,10 +102,11 @@ def play_interleaved(payload: BatchPayload, cache: ProgramCache, kept: KeptEngin
     """Every game of ``payload`` through the protocol and in-process, one after the other, with
     the engines ``kept`` from the batch before where a worker would keep them."""
     spent = Spent()
+    own = own_cpu_ns()
     candidate, baseline = kept.players(*sides_of(payload, cache, None))
     sides = (candidate, baseline)
     with one_cpu(), kept.lent(candidate, baseline, keep=keepable(payload)):
-        engines, own = engines_cpu_ns(sides), own_cpu_ns()
+        engines = engines_cpu_ns(sides)
         for player in sides:
             player.start()
         spent.starts = own_cpu_ns() - own + engines_cpu_ns(sides) - engines
@@ -137,7 +140,7 @@ def main() -> None:
     steady_heap()
     print(
         "| game | nodes | games | plies/game | CPU vs in-process 16 MiB: all batches | per batch, median "
-        "(range) | CPU µs/move: in-process 16 MiB | protocol: games | of it the referee | engine starts |"
+        "(range) | CPU µs/move: in-process 16 MiB | protocol: games | of it the referee | engine set-up |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
     with tempfile.TemporaryDirectory() as root:

@@ -11,17 +11,18 @@ engine's stderr, goes back with the result.
 
 from __future__ import annotations
 
+import functools
 import shutil
 import sys
 from collections.abc import Callable
 from contextlib import AbstractContextManager
 from dataclasses import dataclass
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from typing import Any
 
 import engine
 from worker.builds import BuildCache
-from worker.programs import EngineProgram, ProgramCache, ProgramError
+from worker.programs import EngineProgram, ProgramCache, ProgramError, file_as_program_digest
 from worker.protocol import MAX_ENGINE_ID, BatchPayload, GameRecord
 from worker.referee import EngineConfigError, EngineFault, EnginePlayer, EngineSpec, PairedGame, play_pairs
 from worker.referee.cpu import one_cpu, wants_one_cpu
@@ -154,14 +155,46 @@ def sides(
 def keepable(payload: BatchPayload) -> tuple[bool, bool]:
     """Whether the candidate's and the baseline's engine may be kept for the worker's next batch
     (``worker.referee.kept``): the built-in arbiter-engine, whose ``ucinewgame`` makes it a fresh
-    engine again (tested), and a program no spot check plays again (unverifiable). Another
-    program might carry something from batch to batch that ``ucinewgame`` leaves, and then play
-    a batch otherwise than the fresh engines of its check."""
+    engine again (tested), also when a program ships a copy of it (:func:`is_builtin_copy`), and a
+    program no spot check plays again (unverifiable). Another program might carry something from
+    batch to batch that ``ucinewgame`` leaves, and then play a batch otherwise than the fresh
+    engines of its check."""
     timed = not payload.limits.deterministic
     found = []
     for program in (payload.candidate_program, payload.baseline_program):
-        found.append(program is None or not program.verifiable(timed))
+        found.append(program is None or is_builtin_copy(program) or not program.verifiable(timed))
     return found[0], found[1]
+
+
+def is_builtin_copy(program: EngineProgram) -> bool:
+    """Whether ``program`` is this worker's arbiter-engine under another name: its files are
+    that one executable, byte for byte, and its command runs it (an SPRT between two option
+    sets of arbiter-engine ships it as a program). False where no arbiter-engine is installed."""
+    if program.build is not None or not program.command:
+        return False
+    first = program.command[0]
+    if "/" not in first or first.startswith("/"):
+        return False  # a program of the machine, not a file of the program's
+    parts = [p for p in PurePosixPath(first).parts if p != "."]
+    if not parts or ".." in parts:
+        return False
+    try:
+        path = Path(builtin_program())
+        status = path.stat()
+    except (ProgramError, OSError):
+        return False
+    identity = (str(path), status.st_ino, status.st_size, status.st_mtime_ns)
+    return program.digest == _builtin_digest("/".join(parts), identity)
+
+
+@functools.lru_cache(maxsize=16)
+def _builtin_digest(name: str, identity: tuple[str, int, int, int]) -> str | None:
+    """The digest of a program whose one file is the built-in engine (at ``identity``'s path,
+    hashed again when its inode, size or time changes) named ``name``."""
+    try:
+        return file_as_program_digest(name, Path(identity[0]))
+    except OSError:
+        return None
 
 
 def on_one_cpu(

@@ -182,9 +182,17 @@ def tree_digest(folder: Path) -> str:
 def files_digest(folder: Path, files: list[Path]) -> str:
     """The SHA-256 of ``files`` under ``folder``: for each file in relative path order, its path,
     whether it is executable, its size and its bytes."""
+    return _named_files_digest([(path.relative_to(folder).as_posix(), path) for path in files])
+
+
+def file_as_program_digest(name: str, path: Path) -> str:
+    """The digest a program would have whose one file is ``path``'s, at relative path ``name``."""
+    return _named_files_digest([(name, path)])
+
+
+def _named_files_digest(files: list[tuple[str, Path]]) -> str:
     digest = hashlib.sha256()
-    for path in sorted(files, key=lambda p: p.relative_to(folder).as_posix()):
-        relative = path.relative_to(folder).as_posix()
+    for relative, path in sorted(files):
         executable = bool(path.stat().st_mode & stat.S_IXUSR)
         digest.update(f"{relative}\0{int(executable)}\0{path.stat().st_size}\0".encode())
         with path.open("rb") as f:

@@ -138,17 +138,23 @@ def test_engines_die_with_the_referees_process() -> None:
             os.killpg(pid, signal.SIGKILL)
 
 
-def shipped_copy(tmp_path: Path, **flags: bool) -> tuple[ProgramCache, EngineProgram]:
+def shipped_copy(tmp_path: Path, alone: bool = False, **flags: bool) -> tuple[ProgramCache, EngineProgram]:
     """A copy of arbiter-engine as a shipped program in a cache of its own, with ``flags``
-    (deterministic, replayable) as a run's probe set them."""
+    (deterministic, replayable) as a run's probe set them: ``alone``, the built-in engine's file
+    only (``program_batch.is_builtin_copy``), else with a file of notes beside it, which makes it
+    a program of its own."""
     cache = ProgramCache(tmp_path / "cache")
     source = tmp_path / "source"
-    source.mkdir()
+    source.mkdir(parents=True)
     binary = source / "arbiter-engine"
     binary.write_bytes(Path(program_batch.builtin_program()).read_bytes())
     binary.chmod(0o755)
-    digest = files_digest(source, [binary])
-    cache.install(digest, pack(source, [binary]))
+    files = [binary]
+    if not alone:
+        files.append(source / "NOTES")
+        files[-1].write_text("a program that is not the worker's arbiter-engine\n")
+    digest = files_digest(source, files)
+    cache.install(digest, pack(source, files))
     return cache, EngineProgram("copy", digest, ("./arbiter-engine",), {"Hash": 1}, **flags)
 
 
@@ -226,6 +232,31 @@ def test_which_engines_may_be_kept(tmp_path: Path) -> None:
         True,
         True,
     )
+    # A shipped copy of the built-in engine alone is the built-in engine: kept, checked or not.
+    _, builtin_copy = shipped_copy(tmp_path / "alone", alone=True)
+    assert program_batch.keepable(congress_batch(builtin_copy, fixed)) == (True, True)
+    assert program_batch.keepable(congress_batch(builtin_copy, timed)) == (True, True)
+
+
+def test_a_shipped_copy_of_the_builtin_engine_is_recognised(tmp_path: Path) -> None:
+    _, copy = shipped_copy(tmp_path / "alone", alone=True)
+    assert program_batch.is_builtin_copy(copy)
+    assert not program_batch.is_builtin_copy(dataclasses.replace(copy, command=("x/../arbiter-engine",)))
+    # Its command must run the file: a bare name is a program of the machine's PATH.
+    assert not program_batch.is_builtin_copy(dataclasses.replace(copy, command=("arbiter-engine",)))
+    assert not program_batch.is_builtin_copy(dataclasses.replace(copy, command=("./other",)))
+    _, other = shipped_copy(tmp_path / "notes")
+    assert not program_batch.is_builtin_copy(other)
+    # One byte changed is another program.
+    source = tmp_path / "changed"
+    source.mkdir()
+    binary = source / "arbiter-engine"
+    data = bytearray(Path(program_batch.builtin_program()).read_bytes())
+    data[-1] ^= 1
+    binary.write_bytes(bytes(data))
+    binary.chmod(0o755)
+    changed = dataclasses.replace(copy, digest=files_digest(source, [binary]))
+    assert not program_batch.is_builtin_copy(changed)
 
 
 def test_a_kept_engines_stderr_tail_starts_afresh() -> None:

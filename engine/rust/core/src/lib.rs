@@ -21,6 +21,7 @@ pub mod ending;
 pub mod error;
 pub mod eval;
 pub mod limits;
+mod line_aligned;
 pub mod moves;
 pub mod notation;
 pub mod params;

@@ -14,6 +14,7 @@ use std::time::{Duration, Instant};
 
 use crate::eval::Evaluate;
 use crate::limits::SearchLimits;
+use crate::line_aligned::LineAligned;
 pub use crate::params::SearchParams;
 use crate::timeman::{self, Allotment};
 use crate::types::Color;
@@ -56,11 +57,13 @@ enum Bound {
     Upper,
 }
 
+/// A table entry. Its score fits 16 bits (scores lie within `-INF..=INF`), which makes a
+/// Congress entry 16 bytes: four to a cache line, none across two (`line_aligned`).
 #[derive(Clone, Copy)]
 struct Entry<M> {
     key: u64,
     mv: Option<M>,
-    score: i32,
+    score: i16,
     depth: i8,
     bound: Bound,
 }
@@ -71,7 +74,7 @@ pub type IterationHook<M> = Box<dyn FnMut(&Iteration<M>) + Send>;
 /// One engine's search state: transposition table, killers and history. Reuse it across the
 /// moves of one game; create a new one (or `clear`) for a deterministic fresh search.
 pub struct Searcher<P: Evaluate> {
-    table: Vec<Option<Entry<P::Move>>>,
+    table: LineAligned<Option<Entry<P::Move>>>,
     killers: Vec<[Option<P::Move>; 2]>,
     history: Vec<i32>,
     weights: Vec<i32>,
@@ -138,7 +141,7 @@ impl<P: Evaluate> Searcher<P> {
     pub fn with_entries(weights: Vec<i32>, entries: usize) -> Searcher<P> {
         let size = entries.max(1024).next_power_of_two();
         Searcher {
-            table: vec![None; size],
+            table: LineAligned::new(size, None),
             killers: vec![[None; 2]; MAX_PLY + 1],
             history: vec![0; 64 * 64],
             weights,
@@ -361,7 +364,7 @@ impl<P: Evaluate> Searcher<P> {
         let tt = self.probe(key);
         if let Some(e) = tt {
             if ply > 0 && !pv_node && e.depth as i32 >= depth {
-                let s = from_tt(e.score, ply);
+                let s = from_tt(i32::from(e.score), ply);
                 match e.bound {
                     Bound::Exact => return s,
                     Bound::Lower if s >= beta => return s,
@@ -469,7 +472,8 @@ impl<P: Evaluate> Searcher<P> {
             Bound::Upper
         };
         let slot = self.slot(key);
-        self.table[slot] = Some(Entry { key, mv: best_move, score: to_tt(best, ply), depth: depth as i8, bound });
+        let score = to_tt(best, ply).clamp(-INF, INF) as i16;
+        self.table[slot] = Some(Entry { key, mv: best_move, score, depth: depth as i8, bound });
         best
     }
 
@@ -596,5 +600,19 @@ pub fn white_view(score: i32, turn: Color) -> i32 {
         score
     } else {
         -score
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Entry;
+    use crate::line_aligned::LINE_BYTES;
+
+    /// Table entries never straddle two cache lines of the line-aligned table: a Congo entry
+    /// fills one line, four Congress entries share one.
+    #[test]
+    fn entries_fit_cache_lines() {
+        assert_eq!(std::mem::size_of::<Option<Entry<crate::congo::Move>>>(), LINE_BYTES);
+        assert_eq!(std::mem::size_of::<Option<Entry<crate::congress::Move>>>(), LINE_BYTES / 4);
     }
 }
