@@ -1,57 +1,36 @@
-"""Two builds of arbiter-engine side by side through the referee's protocol client: per move
-of a recorded game, ``position`` (the whole game so far) and ``go nodes N`` in one write, as the
-referee sends an untimed move.
+"""Two builds of arbiter-engine against each other through the referee: what a change to the
+engine costs or saves per move, apart from the referee.
 
-Repetitions alternate which build goes first; each gives the wall time per move and the engine's
-CPU per move (from /proc). Use it to see what a change to arbiter-engine costs or saves per move
-apart from the referee (both builds are driven by the same client).
+The two builds play the game's default book at fixed nodes, each opening twice with colours
+swapped, on one CPU (``worker.referee.cpu``) as a worker plays a batch. Every game charges each
+build exactly the CPU its process used (every thread's run time from
+``/proc/PID/task/TID/schedstat``, nanoseconds), and each build's total is divided by the moves it
+made. Because the builds take turns move by move, a machine whose speed drifts slows both alike:
+two runs of one build against itself agree within about half a percent, where timing the builds
+one after the other moved by a third on a shared machine. If the builds search differently their
+games differ from a game against themselves, which is fine: each is charged for its own moves.
 
-    python benchmarks/engine_ab.py OLD_BINARY NEW_BINARY            # Congo, 2,000 nodes, 4 reps of 5 games
-    python benchmarks/engine_ab.py OLD NEW --game congress --nodes 500 --reps 6
+    python benchmarks/engine_ab.py OLD_BINARY NEW_BINARY                 # Congo, 2,000 nodes
+    python benchmarks/engine_ab.py OLD NEW --game congress --nodes 500 --batches 8
 """
 
 from __future__ import annotations
 
 import argparse
 import os
-import statistics
-import time
-from pathlib import Path
+
+from protocol_cost import payloads, process_cpu_ns
 
 import engine
-from coordinator.defaults import ADJUDICATION
-from coordinator.openings.book import default_book_path, load_book
-from worker.referee.process import EngineProcess
-from worker.referee.uci import AtDeadline, GoLimits, UciClient, position_command
-
-TICKS = os.sysconf("SC_CLK_TCK")
-#: The longest one move may take (seconds): a bound, not a synchronisation.
-MOVE_TIMEOUT = 60.0
+from worker.games import pair_limits
+from worker.program_batch import BUILTIN_HASH_MB
+from worker.referee import EnginePlayer, EngineSpec, play_game
+from worker.referee.cpu import one_cpu
 
 
-def engine_cpu(pid: int) -> float:
-    """CPU seconds of process ``pid`` and its threads so far."""
-    fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-    return (int(fields[11]) + int(fields[12])) / TICKS
-
-
-def one_game(
-    binary: str, game: str, opening: str, moves: list[str], nodes: int, times: int
-) -> tuple[float, float]:
-    """(wall s, engine CPU s) per move of ``moves`` replayed ``times`` through one process of
-    ``binary`` (more moves a measurement: /proc counts CPU in 10 ms ticks)."""
-    with EngineProcess.start([binary, "--variant", game]) as process:
-        client = UciClient(process)
-        client.handshake()
-        started, cpu = time.perf_counter(), engine_cpu(process.pid)
-        for _ in range(times):
-            client.new_game()
-            for ply in range(len(moves)):
-                position = position_command(opening, moves[:ply])
-                client.go(GoLimits(nodes=nodes), MOVE_TIMEOUT, AtDeadline.HANG, position)
-        wall, used = time.perf_counter() - started, engine_cpu(process.pid) - cpu
-        client.quit()
-    return wall / (times * len(moves)), used / (times * len(moves))
+def cpu_of(players: dict[str, EnginePlayer]) -> dict[str, int]:
+    """CPU ns each running build's process has used so far."""
+    return {name: process_cpu_ns(p.process.pid) for name, p in players.items() if p.process is not None}
 
 
 def main() -> None:
@@ -61,34 +40,51 @@ def main() -> None:
     parser.add_argument("old", help="one arbiter-engine build")
     parser.add_argument("new", help="the other")
     parser.add_argument("--game", default="congo", choices=engine.GAMES)
-    parser.add_argument("--nodes", type=int, default=2000)
-    parser.add_argument("--reps", type=int, default=4)
-    parser.add_argument("--games", type=int, default=5, help="times the game is replayed per measurement")
+    parser.add_argument("--nodes", type=int, default=2000, help="node limit per move")
+    parser.add_argument("--pairs", type=int, default=8, help="openings per batch")
+    parser.add_argument("--batches", type=int, default=4, help="batches (each with the book's next openings)")
+    parser.add_argument("--hash", type=int, default=BUILTIN_HASH_MB, help="each build's Hash (MiB)")
     args = parser.parse_args()
     for binary in (args.old, args.new):
         if not os.access(binary, os.X_OK):
             parser.error(f"{binary}: expected an executable arbiter-engine")
-    if min(args.nodes, args.reps, args.games) < 1:
-        parser.error("--nodes, --reps and --games must be positive")
-    opening = load_book(default_book_path(args.game), args.game)[0]
-    limits = engine.Limits(nodes=args.nodes)
-    moves = engine.play_game(args.game, None, None, opening, limits, ADJUDICATION, hash_mb=16)["moves"]
-    print(f"{args.game}, a {len(moves)}-ply game at {args.nodes} nodes, load average {os.getloadavg()}")
-    found: dict[str, list[tuple[float, float]]] = {"old": [], "new": []}
-    for rep in range(args.reps):
-        order = ("old", "new") if rep % 2 == 0 else ("new", "old")
-        for name in order:
-            binary = getattr(args, name)
-            found[name].append(one_game(binary, args.game, opening, moves, args.nodes, args.games))
-    print("| build | wall µs/move (median, range) | engine CPU µs/move (median, range) |")
-    print("|---|---|---|")
-    for name, rows in found.items():
-        walls = [w * 1e6 for w, _ in rows]
-        cpus = [c * 1e6 for _, c in rows]
-        print(
-            f"| {name} | {statistics.median(walls):.0f} ({min(walls):.0f} to {max(walls):.0f}) | "
-            f"{statistics.median(cpus):.0f} ({min(cpus):.0f} to {max(cpus):.0f}) |"
-        )
+    if min(args.nodes, args.pairs, args.batches, args.hash) < 1:
+        parser.error("--nodes, --pairs, --batches and --hash must be positive")
+    players = {}
+    for name, binary in (("old", args.old), ("new", args.new)):
+        spec = EngineSpec((binary, "--variant", args.game), name=name, options={"Hash": args.hash})
+        players[name] = EnginePlayer(spec, args.game)
+    cpu_ns = dict.fromkeys(players, 0)
+    moves = dict.fromkeys(players, 0)
+    old, new = players["old"], players["new"]
+    try:
+        with one_cpu():
+            for player in players.values():
+                player.start()
+            for payload in payloads(args.game, args.nodes, args.pairs, args.batches):
+                for pair, opening in enumerate(payload.openings):
+                    limits = pair_limits(payload.limits, payload.seed, pair)
+                    for white, black in ((old, new), (new, old)):
+                        before = cpu_of(players)
+                        played = play_game(white, black, args.game, opening, limits, payload.adjudication)
+                        for name, used in cpu_of(players).items():
+                            cpu_ns[name] += used - before.get(name, used)
+                        if played.white_fault or played.black_fault:
+                            raise SystemExit(f"engine_ab: a build failed: {played.detail}")
+                        plies = len(played.moves)
+                        moves[str(white.spec.name)] += (plies + 1) // 2
+                        moves[str(black.spec.name)] += plies // 2
+    finally:
+        for player in players.values():
+            player.close()
+    per_move = {name: cpu_ns[name] / max(1, moves[name]) / 1e3 for name in players}
+    games = 2 * args.pairs * args.batches
+    print(f"{args.game}, {args.nodes:,} nodes a move, Hash {args.hash} MiB, {games} games")
+    print("| build | moves | engine CPU µs/move | vs old |")
+    print("|---|---|---|---|")
+    for name in players:
+        change = per_move[name] / per_move["old"] - 1
+        print(f"| {name} | {moves[name]:,} | {per_move[name]:.1f} | {change:+.2%} |")
 
 
 if __name__ == "__main__":

@@ -1,12 +1,14 @@
 """benchmarks/protocol_cost.py and protocol_cost_by_game.py run at their smallest setting, and the
 games they play through the referee are the games in-process play gives with the same table (they
-stop if they are not)."""
+stop if they are not); engine_ab.py charges each build the moves it made."""
 
 from __future__ import annotations
 
 import subprocess
 import sys
 from pathlib import Path
+
+from worker.program_batch import builtin_program
 
 BENCHMARKS = Path(__file__).resolve().parents[2] / "benchmarks"
 
@@ -32,3 +34,12 @@ def test_the_game_by_game_benchmark_plays_the_in_process_games() -> None:
     args = ("--games", "congress", "--nodes", "100", "--pairs", "1", "--batches", "2")
     rows = table_rows("protocol_cost_by_game.py", *args, row="| congress | 100 | 4 |")
     assert len(rows) == 1 and rows[0].count("|") == 11, rows
+
+
+def test_the_engine_ab_benchmark_charges_each_build_its_own_moves() -> None:
+    """One build against itself: both play the same games, so each is charged the same moves."""
+    binary = builtin_program()
+    limits = ("--nodes", "100", "--pairs", "1", "--batches", "1", "--hash", "1")
+    rows = table_rows("engine_ab.py", binary, binary, "--game", "congress", *limits, row="| ")
+    builds = {row.split("|")[1].strip(): row.split("|")[2].strip() for row in rows[1:] if "---" not in row}
+    assert set(builds) == {"old", "new"} and builds["old"] == builds["new"] != "0", rows
