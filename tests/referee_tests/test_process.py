@@ -220,3 +220,23 @@ def test_a_missing_program_is_a_configuration_error() -> None:
         EngineProcess.start(["no-such-engine-anywhere"])
     with pytest.raises(EngineConfigError, match="empty"):
         EngineProcess.start([])
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="personality(2) is Linux's")
+def test_engines_run_at_the_same_addresses(processes: list[EngineProcess]) -> None:
+    """Address space randomization is off in an engine's process: two engines of one program
+    map its code at the same addresses (so they train the branch predictor for each other)."""
+    code = (
+        "import sys\n"
+        "persona = int(open('/proc/self/personality').read(), 16)\n"
+        "first = open('/proc/self/maps').readline().split()[0]\n"
+        "print(persona & 0x0040000, first, flush=True)\n"
+        "sys.stdin.readline()"
+    )
+    seen = []
+    for _ in range(2):
+        process = python(code)
+        processes.append(process)
+        seen.append(process.read_line(soon()))
+    assert seen[0] is not None and seen[0].split()[0] == str(0x0040000)
+    assert seen[0] == seen[1]

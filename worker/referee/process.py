@@ -51,6 +51,9 @@ REAP_TIMEOUT_S = 5.0
 
 _PROBE_TIMEOUT_S = 5.0
 _PR_SET_PDEATHSIG = 1
+#: personality(2): read the persona; the flag that turns address space randomization off.
+_PERSONALITY_QUERY = 0xFFFFFFFF
+_ADDR_NO_RANDOMIZE = 0x0040000
 _POLL_S = 0.01
 
 #: ``log(direction, line)``: ``">"`` for a line sent to the engine, ``"<"`` for a line read.
@@ -149,12 +152,12 @@ def _rlimits(limits: ResourceLimits) -> list[tuple[int, int, int]]:
 
 
 @functools.cache
-def _prctl() -> Callable[[int, int], int] | None:
-    """libc's ``prctl`` (Linux), looked up once before any fork; None elsewhere."""
+def _linux_libc(name: str) -> Callable[..., int] | None:
+    """libc's function ``name`` (Linux), looked up once before any fork; None elsewhere."""
     if not sys.platform.startswith("linux"):
         return None
     try:
-        return ctypes.CDLL(None, use_errno=True).prctl
+        return getattr(ctypes.CDLL(None, use_errno=True), name)  # type: ignore[no-any-return]
     except (OSError, AttributeError):
         return None
 
@@ -162,15 +165,23 @@ def _prctl() -> Callable[[int, int], int] | None:
 def _child_setup(rlimits: list[tuple[int, int, int]], unshare_flags: int) -> Callable[[], None]:
     """What the child runs between fork and exec: its limits, its network namespace, and (on
     Linux) SIGKILL when the referee's process dies, so that no engine outlives a killed worker,
-    idle or searching."""
+    idle or searching; and its addresses not randomized, so that two engines of one program
+    (a batch's two sides, often) run their code at the same addresses, as two searchers in one
+    process do, and train the processor's branch predictor for each other (docs/performance.md:
+    3 to 4 points of the protocol's cost). The engine is the sandboxed party, not a victim:
+    its only input is the referee's."""
     unshare = getattr(os, "unshare", None)
-    prctl, parent = _prctl(), os.getpid()
+    prctl, personality, parent = _linux_libc("prctl"), _linux_libc("personality"), os.getpid()
 
     def setup() -> None:
         for which, soft, hard in rlimits:
             resource.setrlimit(which, (soft, hard))
         if unshare_flags and unshare is not None:
             unshare(unshare_flags)
+        if personality is not None:
+            persona = personality(_PERSONALITY_QUERY)
+            if persona != -1:
+                personality(persona | _ADDR_NO_RANDOMIZE)
         if prctl is not None:
             prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
             if os.getppid() != parent:  # the referee died before the signal was asked for
