@@ -183,14 +183,14 @@ def is_builtin_copy(program: EngineProgram) -> bool:
         status = path.stat()
     except (ProgramError, OSError):
         return False
-    identity = (str(path), status.st_ino, status.st_size, status.st_mtime_ns)
+    identity = (str(path), status.st_ino, status.st_size, status.st_mtime_ns, status.st_ctime_ns)
     return program.digest == _builtin_digest("/".join(parts), identity)
 
 
 @functools.lru_cache(maxsize=16)
-def _builtin_digest(name: str, identity: tuple[str, int, int, int]) -> str | None:
+def _builtin_digest(name: str, identity: tuple[str, int, int, int, int]) -> str | None:
     """The digest of a program whose one file is the built-in engine (at ``identity``'s path,
-    hashed again when its inode, size or time changes) named ``name``."""
+    hashed again when its inode, size or times change) named ``name``."""
     try:
         return file_as_program_digest(name, Path(identity[0]))
     except OSError:

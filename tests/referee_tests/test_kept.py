@@ -176,11 +176,12 @@ def congress_batch(program: EngineProgram, limits: engine.Limits | None = None) 
     )
 
 
-def test_kept_engines_play_the_same_games_as_fresh_ones(tmp_path: Path) -> None:
-    """Two batches of one run on a worker: the second takes the first's engines (a shipped copy
-    of arbiter-engine that no check plays again, against the built-in one) and plays what fresh
-    engines play."""
-    cache, program = shipped_copy(tmp_path, deterministic=False)
+@pytest.mark.parametrize("alone", [False, True], ids=["unverifiable-program", "builtin-copy"])
+def test_kept_engines_play_the_same_games_as_fresh_ones(tmp_path: Path, alone: bool) -> None:
+    """Two batches of one run on a worker: the second takes the first's engines (a program no
+    check plays again, or a verifiable shipped copy of arbiter-engine alone, which is the
+    built-in engine; against the built-in one) and plays what fresh engines play."""
+    cache, program = shipped_copy(tmp_path, alone=alone, deterministic=alone)
     sent = congress_batch(program)
     try:
         referee = time.process_time()

@@ -41,5 +41,9 @@ def test_the_engine_ab_benchmark_charges_each_build_its_own_moves() -> None:
     binary = builtin_program()
     limits = ("--nodes", "100", "--pairs", "1", "--batches", "1", "--hash", "1")
     rows = table_rows("engine_ab.py", binary, binary, "--game", "congress", *limits, row="| ")
-    builds = {row.split("|")[1].strip(): row.split("|")[2].strip() for row in rows[1:] if "---" not in row}
-    assert set(builds) == {"old", "new"} and builds["old"] == builds["new"] != "0", rows
+    cells = [[c.strip() for c in row.split("|")[1:4]] for row in rows[1:] if "---" not in row]
+    builds = {name: (moves, float(cpu)) for name, moves, cpu in cells}
+    assert set(builds) == {"old", "new"} and builds["old"][0] == builds["new"][0] != "0", rows
+    # Each build's CPU a move is charged (schedstat ns): the same program, within a wide bound.
+    assert all(cpu > 0 for _, cpu in builds.values())
+    assert 0.25 < builds["new"][1] / builds["old"][1] < 4, rows

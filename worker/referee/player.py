@@ -108,8 +108,9 @@ class EnginePlayer:
         return self._uci is not None
 
     def cpu_seconds(self) -> float:
-        """The CPU time every process of this player has used so far (0 where ``/proc``
-        cannot tell): what a batch's engines cost, besides the referee."""
+        """The CPU time every process of this player has used so far (0 where the system
+        cannot tell, ``EngineProcess.cpu_seconds``): what a batch's engines cost, besides the
+        referee."""
         current = self._process.cpu_seconds() if self._process is not None else None
         return self._ended_cpu + (current or 0.0)
 

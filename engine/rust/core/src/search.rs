@@ -472,7 +472,9 @@ impl<P: Evaluate> Searcher<P> {
             Bound::Upper
         };
         let slot = self.slot(key);
-        let score = to_tt(best, ply).clamp(-INF, INF) as i16;
+        let stored = to_tt(best, ply);
+        debug_assert!((-INF..=INF).contains(&stored), "a table score {stored} out of range");
+        let score = stored.clamp(-INF, INF) as i16;
         self.table[slot] = Some(Entry { key, mv: best_move, score, depth: depth as i8, bound });
         best
     }
