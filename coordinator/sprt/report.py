@@ -79,7 +79,6 @@ def summary_text(run: Run, config: SprtConfig, p: Progress, wall_seconds: float,
     w, d, l = p.wdl  # noqa: E741
     lo, hi = s["sprt_elo_ci"]
     nlo, nhi = s["nelo_ci"]
-    rate = p.games_played_here / wall_seconds if wall_seconds > 0 else 0.0
     return "\n".join(
         [
             f"run {run.id} ({run.kind} {run.game}): {decision_label(p.decision)}",
@@ -90,9 +89,19 @@ def summary_text(run: Run, config: SprtConfig, p: Progress, wall_seconds: float,
             f"Elo: {s['elo']:.2f} +- {s['elo95']:.2f} (95%)  LOS: {100 * s['los']:.2f}%",
             f"SPRT Elo: {s['sprt_elo']:.2f} [{lo:.2f}, {hi:.2f}] (95%)  LOS: {100 * s['sprt_los']:.2f}%",
             f"nElo: {s['nelo']:.2f} [{nlo:.2f}, {nhi:.2f}] (95%)",
-            f"time: {duration(wall_seconds)} wall, {cpu:.1f} s cpu in workers, {rate:.1f} games/s",
+            time_line(run, p, wall_seconds, cpu),
         ]
     )
+
+
+def time_line(run: Run, p: Progress, wall_seconds: float, cpu: float) -> str:
+    """The summary's time: this command's wall time and rate where it played games; for a run
+    it only showed (finished before), the workers' CPU and when it finished, not a 0.0 games/s."""
+    if p.games_played_here > 0:
+        rate = p.games_played_here / wall_seconds if wall_seconds > 0 else 0.0
+        return f"time: {duration(wall_seconds)} wall, {cpu:.1f} s cpu in workers, {rate:.1f} games/s"
+    finished = f", finished {run.finished_at:%Y-%m-%d %H:%M} UTC" if run.finished_at is not None else ""
+    return f"time: {cpu:.1f} s cpu in workers{finished}; no games played by this command"
 
 
 def side_json(source: str, program: EngineProgram | None) -> dict[str, str]:

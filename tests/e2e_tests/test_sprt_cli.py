@@ -388,3 +388,7 @@ def test_same_command_again_after_the_end_shows_the_finished_run(
     assert "run 1 already finished with the same configuration" in again.stderr
     assert Store(store_arg(tmp_path / "done.db")).row_counts() == before
     assert again.stdout.splitlines()[0] == first.stdout.splitlines()[0]  # the same summary
+    # Its time line says what the run cost, not this command's empty play.
+    time_line = again.stdout.splitlines()[-1]
+    assert time_line.startswith("time: ") and "no games played by this command" in time_line, again.stdout
+    assert "games/s" not in time_line and "finished 20" in time_line
