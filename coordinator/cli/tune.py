@@ -160,6 +160,7 @@ def drive(
 
     printer = ProgressPrinter()
     started = time.monotonic()
+    shown_only = run.state is RunState.FINISHED  # finished before: this command plays nothing
     try:
         with executor, graceful_stop() as stop:
             tuner = make_driver(store, run, config, executor, printer, stop)
@@ -188,13 +189,16 @@ def drive(
     target = Path(out or f"{run.id}-champion.json")
     write_atomically(target, champion_text(champions[-1].weights, target))
     elo, half = elo_vs_start(champions, champions[-1].number)
-    seconds = time.monotonic() - started
+    if shown_only and run.finished_at is not None:
+        took = f"(finished {run.finished_at:%Y-%m-%d %H:%M} UTC)"
+    else:
+        took = f"in {time.monotonic() - started:.0f} s"
     if config.method == "spsa":
         iterations = records.iterations(run.id)
         applied = sum(row.theta is not None for row in iterations)
         click.echo(
             f"tuning run {run.id} ({config.game}, spsa): {applied} of {config.iterations} iterations, "
-            f"{records.games(run.id)} games in {seconds:.0f} s"
+            f"{records.games(run.id)} games {took}"
         )
         click.echo(theta_table(config.start, iterations))
     else:
@@ -202,7 +206,7 @@ def drive(
         states = {s: sum(t.state == s for t in trials) for s in ("complete", "pruned", "failed")}
         click.echo(
             f"tuning run {run.id} ({config.game}): {len(trials)} trials ({states['complete']} complete, "
-            f"{states['pruned']} pruned, {states['failed']} failed), {final.games} games in {seconds:.0f} s"
+            f"{states['pruned']} pruned, {states['failed']} failed), {final.games} games {took}"
         )
     click.echo(champions_table(records, run.id, champions))
     verdict = (

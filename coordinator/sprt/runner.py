@@ -438,7 +438,8 @@ class SprtRunner:
         KeyboardInterrupt is raised; a batch refused :data:`MAX_ATTEMPTS` times raises
         :class:`RunFailed`.
         """
-        self.store.update_run(self.run_id, state=RunState.RUNNING, counted_batches=self.prefix.batches)
+        if not self.decided:  # a run decided before is only shown: it keeps its state and time
+            self.store.update_run(self.run_id, state=RunState.RUNNING, counted_batches=self.prefix.batches)
         try:
             while not self.decided:
                 if stop_requested is not None and stop_requested():

@@ -100,7 +100,8 @@ class RunStore(Database):
         error: str | None = None,
         finished: bool = False,
     ) -> None:
-        """Change a run's state / counted prefix / decision in one transaction."""
+        """Change a run's state / counted prefix / decision in one transaction; ``finished``: the
+        run ends here (``finished_at`` set, unless it is set already)."""
         values: dict[str, Any] = {"updated_at": now()}
         if state is not None:
             if state not in set(RunState):
@@ -112,7 +113,9 @@ class RunStore(Database):
             values["decision"] = decision
         if error is not None:
             values["error"] = error
-        values["finished_at"] = values["updated_at"] if finished else None
+        # A run finished already keeps its time (showing it again re-finishes it); any other
+        # change (a resumption) clears it.
+        values["finished_at"] = func.coalesce(runs.c.finished_at, values["updated_at"]) if finished else None
         with self.transaction() as c:
             c.execute(update(runs).where(runs.c.id == run_id).values(**values))
 

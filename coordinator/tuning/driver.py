@@ -133,7 +133,9 @@ class TuningDriver(TuningContext, ABC):
         The time limit stops at once; KeyboardInterrupt does too and marks the run
         ``interrupted``. What each method keeps for a resume is its own (see their modules).
         """
-        self.store.update_run(self.run_id, state=RunState.RUNNING)
+        stored = self.store.get_run(self.run_id)
+        if stored is None or stored.state is not RunState.FINISHED:  # a finished run is only shown
+            self.store.update_run(self.run_id, state=RunState.RUNNING)
         try:
             while not self._finished():
                 if self._out_of_time():

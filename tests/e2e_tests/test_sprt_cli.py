@@ -382,11 +382,15 @@ def test_same_command_again_after_the_end_shows_the_finished_run(
     args = sprt_args(files, tmp_path / "done.db", "--max-games", "8", "--concurrency", "1")
     first = run_cli(*args)
     assert first.returncode == 0, first.stderr
-    before = Store(store_arg(tmp_path / "done.db")).row_counts()
+    store = Store(store_arg(tmp_path / "done.db"))
+    before, finished = store.row_counts(), store.get_run(1)
     again = run_cli(*args)
     assert again.returncode == 0, again.stderr
     assert "run 1 already finished with the same configuration" in again.stderr
-    assert Store(store_arg(tmp_path / "done.db")).row_counts() == before
+    assert store.row_counts() == before
+    shown = store.get_run(1)  # showing it changes nothing of it: its end is when it ended
+    assert finished is not None and shown is not None and shown.finished_at == finished.finished_at
+    assert shown.state == finished.state and shown.decision == finished.decision
     assert again.stdout.splitlines()[0] == first.stdout.splitlines()[0]  # the same summary
     # Its time line says what the run cost, not this command's empty play.
     time_line = again.stdout.splitlines()[-1]

@@ -429,13 +429,18 @@ def test_same_command_again_after_completion_resumes(tmp_path: Path) -> None:
     assert first.returncode == 0, first.stderr
     done = status(db, 1)
     rows = Store(url(db)).row_counts()
+    ended = Store(url(db)).get_run(1)
     out.unlink()
 
     again = arbiter(*args, cwd=tmp_path)
     assert again.returncode == 0, again.stderr
     assert "tuning run 1 already finished" in again.stderr
+    # Its summary says when it finished, not how long this command (which played nothing) took.
+    assert "games (finished 20" in again.stdout and " games in " not in again.stdout, again.stdout
     assert tune_runs(db) == [1]
     assert Store(url(db)).row_counts() == rows  # its budget was used: nothing more is played
+    shown = Store(url(db)).get_run(1)
+    assert ended is not None and shown is not None and shown.finished_at == ended.finished_at
     assert status(db, 1) == done
     assert json.loads(out.read_text()) == done["champions"][-1]["weights"]
     assert "champion" in again.stdout
