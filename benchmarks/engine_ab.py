@@ -3,8 +3,8 @@ engine costs or saves per move, apart from the referee.
 
 The two builds play the game's default book at fixed nodes, each opening twice with colours
 swapped, on one CPU (``worker.referee.cpu``) as a worker plays a batch. Every game charges each
-build exactly the CPU its process used (every thread's run time from
-``/proc/PID/task/TID/schedstat``, nanoseconds), and each build's total is divided by the moves it
+build exactly the CPU its process used (its process CPU clock, every thread's run time to the
+nanosecond: ``EnginePlayer.cpu_seconds``), and each build's total is divided by the moves it
 made. Because the builds take turns move by move, a machine whose speed drifts slows both alike:
 two runs of one build against itself agree within about half a percent, where timing the builds
 one after the other moved by a third on a shared machine. If the builds search differently their
@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import os
 
-from protocol_cost import payloads, process_cpu_ns
+from protocol_cost import payloads
 
 import engine
 from worker.games import pair_limits
@@ -28,9 +28,9 @@ from worker.referee import EnginePlayer, EngineSpec, play_game
 from worker.referee.cpu import one_cpu
 
 
-def cpu_of(players: dict[str, EnginePlayer]) -> dict[str, int]:
-    """CPU ns each running build's process has used so far."""
-    return {name: process_cpu_ns(p.process.pid) for name, p in players.items() if p.process is not None}
+def cpu_of(players: dict[str, EnginePlayer]) -> dict[str, float]:
+    """CPU seconds each build's processes have used so far (their process CPU clocks)."""
+    return {name: p.cpu_seconds() for name, p in players.items()}
 
 
 def main() -> None:
@@ -54,7 +54,7 @@ def main() -> None:
     for name, binary in (("old", args.old), ("new", args.new)):
         spec = EngineSpec((binary, "--variant", args.game), name=name, options={"Hash": args.hash})
         players[name] = EnginePlayer(spec, args.game)
-    cpu_ns = dict.fromkeys(players, 0)
+    cpu = dict.fromkeys(players, 0.0)
     moves = dict.fromkeys(players, 0)
     old, new = players["old"], players["new"]
     try:
@@ -68,7 +68,7 @@ def main() -> None:
                         before = cpu_of(players)
                         played = play_game(white, black, args.game, opening, limits, payload.adjudication)
                         for name, used in cpu_of(players).items():
-                            cpu_ns[name] += used - before.get(name, used)
+                            cpu[name] += used - before[name]
                         if played.white_fault or played.black_fault:
                             raise SystemExit(f"engine_ab: a build failed: {played.detail}")
                         plies = len(played.moves)
@@ -77,7 +77,7 @@ def main() -> None:
     finally:
         for player in players.values():
             player.close()
-    per_move = {name: cpu_ns[name] / max(1, moves[name]) / 1e3 for name in players}
+    per_move = {name: cpu[name] / max(1, moves[name]) * 1e6 for name in players}
     games = 2 * args.pairs * args.batches
     print(f"{args.game}, {args.nodes:,} nodes a move, Hash {args.hash} MiB, {games} games")
     print("| build | moves | engine CPU µs/move | vs old |")

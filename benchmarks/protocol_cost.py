@@ -72,7 +72,7 @@ def cpu_now() -> tuple[float, float]:
     own = resource.getrusage(resource.RUSAGE_SELF)
     children = resource.getrusage(resource.RUSAGE_CHILDREN)
     mine = own.ru_utime + own.ru_stime
-    kept = sum(process_cpu_ns(p.process.pid) for p in KEPT.idle if p.process is not None) / 1e9
+    kept = sum(p.cpu_seconds() for p in KEPT.idle)
     return mine, mine + children.ru_utime + children.ru_stime + kept
 
 
@@ -91,18 +91,6 @@ def steady_heap() -> None:
         libc.mallopt(_M_MMAP_THRESHOLD, 32 << 20)
     except (OSError, AttributeError):
         pass
-
-
-def process_cpu_ns(pid: int) -> int:
-    """The run time of every thread of ``pid`` so far (ns; threads that have ended are not
-    counted, and an engine's threads live as long as it does)."""
-    total = 0
-    for task in Path(f"/proc/{pid}/task").iterdir():
-        try:
-            total += int((task / "schedstat").read_text().split()[0])
-        except (OSError, ValueError, IndexError):
-            continue
-    return total
 
 
 def engine_program(cache: ProgramCache, same_file: bool = False) -> EngineProgram:

@@ -6,7 +6,7 @@ game is played twice in a row, through the protocol and in-process (the order al
 one CPU, and each is charged exactly the CPU it used:
 
 - ``protocol``: the referee's CPU (this process, ``getrusage``) and both engine processes' (every
-  thread's run time from ``/proc/PID/task/TID/schedstat``, nanoseconds) over the game; getting
+  thread's run time from the process CPU clock, ``EnginePlayer.cpu_seconds``) over the game; getting
   each batch's engines is charged too, measured the same way, as a worker gets them: the program's
   files checked against its digest, and the engines started (fork, exec, limits, network
   namespace, handshake) where no engine is kept from the batch before. A worker keeps both, the
@@ -18,7 +18,7 @@ one CPU, and each is charged exactly the CPU it used:
 
 The candidate is a shipped copy of ``arbiter-engine`` from a program cache, the baseline the
 built-in arbiter-engine, as ``protocol_cost.py`` plays them; the referee is the worker's
-(``worker.referee``: untimed games refereed in one call). Linux only (``/proc``).
+(``worker.referee``: untimed games refereed in one call). Linux only (process CPU clocks).
 
     python benchmarks/protocol_cost_by_game.py --games congo,congress --nodes 2000 --pairs 8 --batches 4
 """
@@ -32,7 +32,7 @@ import tempfile
 from dataclasses import dataclass, replace
 from pathlib import Path
 
-from protocol_cost import argument_parser, engine_program, games_of, payloads, process_cpu_ns, steady_heap
+from protocol_cost import argument_parser, engine_program, games_of, payloads, steady_heap
 
 import engine
 from worker.games import pair_limits
@@ -52,7 +52,8 @@ def own_cpu_ns() -> int:
 
 
 def engines_cpu_ns(sides: tuple[EnginePlayer, EnginePlayer]) -> int:
-    return sum(process_cpu_ns(p.process.pid) for p in sides if p.process is not None)
+    """The CPU both engines' processes have used so far (ns, their process CPU clocks)."""
+    return round(sum(p.cpu_seconds() for p in sides) * 1e9)
 
 
 @dataclass
@@ -75,7 +76,7 @@ def play_refereed(
     spent: Spent,
 ) -> list[str]:
     """One game between the running engines (white first), its CPU added to ``spent``."""
-    engines, own = engines_cpu_ns(sides), own_cpu_ns()  # reading /proc is not the referee's
+    engines, own = engines_cpu_ns(sides), own_cpu_ns()
     played = play_game(*sides, payload.game, opening, limits, payload.adjudication)
     referee = own_cpu_ns() - own
     spent.referee += referee
