@@ -22,7 +22,6 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
 from types import TracebackType
 from typing import Any
 
@@ -413,18 +412,14 @@ class EngineProcess:
 
     def cpu_seconds(self) -> float | None:
         """The CPU time the engine's process has used so far, all its threads, ended ones too
-        (what RLIMIT_CPU counts; to its end once killed): its CPU clock, to the nanosecond, else
-        ``/proc``'s clock ticks; None where neither can tell."""
+        (what RLIMIT_CPU counts; to its end once killed): its CPU clock, to the nanosecond; None
+        where the system cannot tell (off Linux)."""
         if self._reaped:
             return self._final_cpu
         if sys.platform.startswith("linux"):
             with contextlib.suppress(OSError, OverflowError):
                 return time.clock_gettime(_process_cpu_clock(self.pid))
-        try:
-            fields = Path(f"/proc/{self.pid}/stat").read_text().rsplit(")", 1)[1].split()
-            return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
-        except (OSError, ValueError, IndexError):
-            return None
+        return None
 
     def follow(self) -> None:
         """Moves every thread of the engine onto the CPUs the calling thread may run on, under
