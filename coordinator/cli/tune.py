@@ -153,6 +153,7 @@ def drive(
 ) -> None:
     """Tune ``run`` with live progress; then write the champion (and, with ``report``, the HTML
     report) and print the champions table."""
+    from coordinator.sprt.report import finished_text
     from coordinator.sprt.runner import RunFailed
     from coordinator.tuning.progress import elo_vs_start
     from coordinator.tuning.records import TuningRecords
@@ -189,10 +190,8 @@ def drive(
     target = Path(out or f"{run.id}-champion.json")
     write_atomically(target, champion_text(champions[-1].weights, target))
     elo, half = elo_vs_start(champions, champions[-1].number)
-    if shown_only and run.finished_at is not None:
-        took = f"(finished {run.finished_at:%Y-%m-%d %H:%M} UTC)"
-    else:
-        took = f"in {time.monotonic() - started:.0f} s"
+    finished = finished_text(run) if shown_only else None
+    took = f"({finished})" if finished else f"in {time.monotonic() - started:.0f} s"
     if config.method == "spsa":
         iterations = records.iterations(run.id)
         applied = sum(row.theta is not None for row in iterations)

@@ -100,8 +100,14 @@ def time_line(run: Run, p: Progress, wall_seconds: float, cpu: float) -> str:
     if p.games_played_here > 0:
         rate = p.games_played_here / wall_seconds if wall_seconds > 0 else 0.0
         return f"time: {duration(wall_seconds)} wall, {cpu:.1f} s cpu in workers, {rate:.1f} games/s"
-    finished = f", finished {run.finished_at:%Y-%m-%d %H:%M} UTC" if run.finished_at is not None else ""
-    return f"time: {cpu:.1f} s cpu in workers{finished}; no games played by this command"
+    parts = [f"time: {cpu:.1f} s cpu in workers", finished_text(run)]
+    return ", ".join(part for part in parts if part) + "; no games played by this command"
+
+
+def finished_text(run: Run) -> str | None:
+    """When ``run`` finished, as summaries say it ("finished 2026-12-03 19:31 UTC"); None if it
+    has not."""
+    return None if run.finished_at is None else f"finished {run.finished_at:%Y-%m-%d %H:%M} UTC"
 
 
 def side_json(source: str, program: EngineProgram | None) -> dict[str, str]:
