@@ -7,13 +7,13 @@ accepts weights as a dict of named numbers or as the path of a JSON file holding
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from engine import _engine
 from engine._engine import (
     BENCH_DEPTH,
     ENGINE_VERSION,
     GAMES,
+    LIMIT_BOUNDS,
     MATE_BOUND,
     MATE_SCORE,
     Adjudication,
@@ -31,6 +31,7 @@ from engine._engine import (
     WeightSpec,
     resignation_score,
 )
+from engine.results import GameRecord, Iteration, ReplayedEnd, SearchResult
 from engine.weights import WeightsSource, read_weights_file, resolve_weights
 
 
@@ -52,7 +53,7 @@ def search(
     nodes: int | None = None,
     movetime_ms: int | None = None,
     hash_mb: int = 16,
-) -> dict[str, Any]:
+) -> SearchResult:
     """Best move, score, depth, nodes, pv, time_ms and per-iteration lines for `position`.
 
     Without any limit it searches to depth 6. With a depth or node limit the answer is the same
@@ -71,7 +72,7 @@ def play_game(
     limits: Limits,
     adjudication: Adjudication | None = None,
     hash_mb: int | None = None,
-) -> dict[str, Any]:
+) -> GameRecord:
     """Plays a whole game in Rust; returns opening, moves, result, reason, plies, nodes per side,
     and per move the node budget that repeats its search (``budgets``) and its milliseconds.
 
@@ -115,7 +116,7 @@ def moves_for_budgets(
 
 def replay_game(
     game: str, opening: str, moves: list[str], adjudication: Adjudication | None = None
-) -> dict[str, Any]:
+) -> ReplayedEnd:
     """How a recorded game ends: ``{"result", "reason", "plies"}``, from its moves replayed through
     the rules under ``adjudication`` (the end conditions of :func:`play_game`, in its order).
 
@@ -144,6 +145,7 @@ __all__ = [
     "BENCH_DEPTH",
     "ENGINE_VERSION",
     "GAMES",
+    "LIMIT_BOUNDS",
     "MATE_BOUND",
     "MATE_SCORE",
     "Adjudication",
@@ -151,12 +153,16 @@ __all__ = [
     "EnginePipeFault",
     "GameClock",
     "GameJudge",
+    "GameRecord",
     "IllegalMoveError",
     "InvalidMoveError",
     "InvalidPositionError",
+    "Iteration",
     "Limits",
     "Outcome",
     "Position",
+    "ReplayedEnd",
+    "SearchResult",
     "TimeControl",
     "WeightSpec",
     "bench",

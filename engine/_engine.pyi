@@ -3,8 +3,13 @@
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from engine.results import GameRecord, ReplayedEnd, SearchResult
+
 ENGINE_VERSION: str
 GAMES: tuple[str, ...]
+#: ``{field: (min, max)}`` of every limit (nodes, depth, movetime_ms, time_margin_ms, and a time
+#: control's base_ms, increment_ms and moves): the bounds the core checks.
+LIMIT_BOUNDS: dict[str, tuple[int, int]]
 
 class InvalidPositionError(ValueError): ...
 class InvalidMoveError(ValueError): ...
@@ -189,7 +194,7 @@ def search(
     weights: Mapping[str, float] | None = None,
     limits: Limits | None = None,
     hash_mb: int = 16,
-) -> dict[str, Any]: ...
+) -> SearchResult: ...
 def play_game(
     game: str,
     white_weights: Mapping[str, float] | None,
@@ -198,7 +203,7 @@ def play_game(
     limits: Limits,
     adjudication: Adjudication | None = None,
     hash_mb: int | None = None,
-) -> dict[str, Any]: ...
+) -> GameRecord: ...
 def moves_for_budgets(
     game: str,
     white_weights: Mapping[str, float] | None,
@@ -211,7 +216,7 @@ def moves_for_budgets(
 def bench(game: str, depth: int | None = None) -> tuple[int, float]: ...
 def replay_game(
     game: str, opening: str, moves: list[str], adjudication: Adjudication | None = None
-) -> dict[str, Any]: ...
+) -> ReplayedEnd: ...
 def replay_games(
     game: str, records: list[tuple[str, str]], adjudication: Adjudication | None = None
 ) -> list[tuple[str | None, str | None, int, str | None]]: ...

@@ -27,7 +27,7 @@ from worker.sealing import WorkerKeys, digest, refusal, seal
 from worker.speed import scaled, time_factor
 from worker.tally import tally
 
-PlayGame = Callable[..., dict[str, Any]]
+PlayGame = Callable[..., engine.GameRecord]
 
 #: Node limits vary by up to this fraction per game pair, derived from the batch seed.
 NODE_JITTER = 0.05

@@ -40,16 +40,20 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 #: The largest run id (the store's ids are 64-bit).
 MAX_RUN_ID = 2**63 - 1
-#: Nodes per move beyond this would take minutes a move: no run finishes a game.
-MAX_NODES = 100_000_000
-#: One minute a move is the longest fixed time a move may have.
-MAX_MOVETIME_MS = 60_000
-#: The search's deepest iteration.
-MAX_DEPTH = 64
-#: The longest grace past a clock's zero (--timemargin).
-MAX_TIME_MARGIN_MS = 60_000
+
+
+def limit_range(field: str) -> click.IntRange:
+    """The range a limit's option takes: the core's own bound for ``field`` (``nodes``,
+    ``depth``, ``movetime_ms``, ``time_margin_ms``), so that the command line refuses exactly
+    what the core would."""
+    low, high = engine.LIMIT_BOUNDS[field]
+    return click.IntRange(low, high)
+
+
+#: The most nodes a move may be given (minutes of search on any machine).
+MAX_NODES = engine.LIMIT_BOUNDS["nodes"][1]
 #: --depth of every command that searches.
-DEPTH_RANGE = click.IntRange(1, MAX_DEPTH)
+DEPTH_RANGE = limit_range("depth")
 
 
 class TimeControlType(click.ParamType[engine.TimeControl, Any]):
@@ -214,7 +218,7 @@ def limit_options(default: str, clock: bool = True) -> Callable[[F], F]:
         if clock:
             f = click.option(
                 "--timemargin",
-                type=click.IntRange(0, MAX_TIME_MARGIN_MS),
+                type=limit_range("time_margin_ms"),
                 metavar="MS",
                 help="With --tc: how far past zero a clock may go before its side loses on time "
                 f"(default: {engine.Limits(nodes=1).time_margin_ms} ms).",
@@ -227,14 +231,14 @@ def limit_options(default: str, clock: bool = True) -> Callable[[F], F]:
             )(f)
         f = click.option(
             "--movetime",
-            type=click.IntRange(1, MAX_MOVETIME_MS),
+            type=limit_range("movetime_ms"),
             metavar="MS",
             help="Milliseconds per move (not deterministic).",
         )(f)
         f = click.option("--depth", type=DEPTH_RANGE, metavar="D", help="Depth per move.")(f)
         return click.option(
             "--nodes",
-            type=click.IntRange(1, MAX_NODES),
+            type=limit_range("nodes"),
             metavar="N",
             help=f"Nodes per move (default: {default}).",
         )(f)

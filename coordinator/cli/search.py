@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from typing import Any
 
 import click
 
@@ -29,7 +28,7 @@ weights_path = click.Path(dir_okay=False, path_type=str)
 
 def search_with(
     pos: engine.Position, weights: dict[str, int], limits: engine.Limits, hash_mb: int = 16
-) -> dict[str, Any]:
+) -> engine.SearchResult:
     """One search of ``pos`` under ``limits`` (no clock: a clock is for games)."""
     return engine.search(
         pos, weights, depth=limits.depth, nodes=limits.nodes, movetime_ms=limits.movetime_ms, hash_mb=hash_mb
@@ -155,6 +154,9 @@ def play(
             note = ""
         else:
             result = search_with(pos, side_weights[pos.turn], limits)
+            if result["best_move"] is None:  # only where the rules' outcome above ends the game
+                click.echo(f"game over: {pos.turn} has no move")
+                return
             move = result["best_move"]
             note = (
                 f"  (score {format_score(result['score'])}, depth {result['depth']}, {result['nodes']} nodes)"

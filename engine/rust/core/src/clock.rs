@@ -27,7 +27,7 @@ pub struct Flagged {
 impl GameClock {
     /// Clocks at the start of a game under `control`, with `margin_ms` of grace past zero.
     pub fn new(control: TimeControl, margin_ms: u64) -> GameClock {
-        GameClock { control, margin_ms, remaining_ms: [control.base_ms; 2], moves: [0; 2] }
+        GameClock { control, margin_ms, remaining_ms: [control.base_ms(); 2], moves: [0; 2] }
     }
 
     pub fn control(&self) -> TimeControl {
@@ -44,8 +44,8 @@ impl GameClock {
         let played = self.moves[side.index()];
         Clock {
             remaining_ms: self.remaining_ms(side),
-            increment_ms: self.control.increment_ms,
-            moves_to_go: self.control.moves.map(|period| period - played % period),
+            increment_ms: self.control.increment_ms(),
+            moves_to_go: self.control.moves().map(|period| period - played % period),
         }
     }
 
@@ -58,10 +58,10 @@ impl GameClock {
         if elapsed_ms > left.saturating_add(self.margin_ms) {
             return Err(Flagged { side, over_ms: elapsed_ms - left });
         }
-        self.remaining_ms[i] = left.saturating_sub(elapsed_ms) + self.control.increment_ms;
+        self.remaining_ms[i] = left.saturating_sub(elapsed_ms) + self.control.increment_ms();
         self.moves[i] += 1;
-        if self.control.moves.is_some_and(|period| self.moves[i].is_multiple_of(period)) {
-            self.remaining_ms[i] += self.control.base_ms;
+        if self.control.moves().is_some_and(|period| self.moves[i].is_multiple_of(period)) {
+            self.remaining_ms[i] += self.control.base_ms();
         }
         Ok(())
     }

@@ -11,6 +11,31 @@ pub const MAX_DEPTH: u32 = 64;
 pub const MAX_MOVETIME_MS: u64 = 60_000;
 pub const MAX_BASE_MS: u64 = 24 * 3_600_000;
 
+/// The inclusive range a limit's value must lie in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Bound {
+    /// The field's name, as in the JSON form of limits and time controls.
+    pub field: &'static str,
+    pub min: u64,
+    pub max: u64,
+}
+
+impl Bound {
+    pub fn contains(&self, value: u64) -> bool {
+        (self.min..=self.max).contains(&value)
+    }
+}
+
+pub const NODES: Bound = Bound { field: "nodes", min: 1, max: MAX_NODES };
+pub const DEPTH: Bound = Bound { field: "depth", min: 1, max: MAX_DEPTH as u64 };
+pub const MOVETIME_MS: Bound = Bound { field: "movetime_ms", min: 1, max: MAX_MOVETIME_MS };
+pub const TIME_MARGIN_MS: Bound = Bound { field: "time_margin_ms", min: 0, max: MAX_TIME_MARGIN_MS };
+pub const BASE_MS: Bound = Bound { field: "base_ms", min: 1, max: MAX_BASE_MS };
+pub const INCREMENT_MS: Bound = Bound { field: "increment_ms", min: 0, max: MAX_MOVETIME_MS };
+pub const PERIOD_MOVES: Bound = Bound { field: "moves", min: 1, max: 1000 };
+/// Every bound, for those who check values before they reach the core (the command line).
+pub const BOUNDS: [Bound; 7] = [NODES, DEPTH, MOVETIME_MS, TIME_MARGIN_MS, BASE_MS, INCREMENT_MS, PERIOD_MOVES];
+
 /// Why a limit cannot be used.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct LimitError {
@@ -30,11 +55,12 @@ impl std::error::Error for LimitError {}
 /// A time control, as cutechess and fastchess write it: `10+0.1` (10 s, then 0.1 s per move),
 /// `40/60+0.5` (60 s for every 40 moves of a side, 0.5 s per move), `60` (60 s, no increment).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+/// Its fields are private: a `TimeControl` is made only by `new` or `parse`, so it always holds a
+/// control within the bounds.
 pub struct TimeControl {
-    /// Moves of a side per period; the base time is added again after each period.
-    pub moves: Option<u32>,
-    pub base_ms: u64,
-    pub increment_ms: u64,
+    moves: Option<u32>,
+    base_ms: u64,
+    increment_ms: u64,
 }
 
 /// Seconds as text (`10`, `0.1`, `1.5`) to whole milliseconds.
@@ -66,16 +92,29 @@ impl TimeControl {
     /// and a period of 1 to 1,000 moves.
     pub fn new(moves: Option<u32>, base_ms: u64, increment_ms: u64) -> Result<TimeControl, LimitError> {
         let bad = |expected: String| Err(LimitError { field: "time_control", expected });
-        if base_ms == 0 || base_ms > MAX_BASE_MS {
+        if !BASE_MS.contains(base_ms) {
             return bad(format!("a base time from 1 ms to {} s, got {base_ms} ms", MAX_BASE_MS / 1000));
         }
-        if increment_ms > MAX_MOVETIME_MS {
+        if !INCREMENT_MS.contains(increment_ms) {
             return bad(format!("an increment of at most {} s, got {increment_ms} ms", MAX_MOVETIME_MS / 1000));
         }
-        if moves.is_some_and(|m| m == 0 || m > 1000) {
-            return bad(format!("1 to 1000 moves per period, got {}", moves.unwrap_or(0)));
+        if moves.is_some_and(|m| !PERIOD_MOVES.contains(u64::from(m))) {
+            return bad(format!("1 to {} moves per period, got {}", PERIOD_MOVES.max, moves.unwrap_or(0)));
         }
         Ok(TimeControl { moves, base_ms, increment_ms })
+    }
+
+    /// Moves of a side per period; the base time is added again after each period.
+    pub fn moves(&self) -> Option<u32> {
+        self.moves
+    }
+
+    pub fn base_ms(&self) -> u64 {
+        self.base_ms
+    }
+
+    pub fn increment_ms(&self) -> u64 {
+        self.increment_ms
     }
 
     /// Parses `[moves/]base[+increment]` with times in seconds (`10+0.1`, `40/60+0.5`, `60`).
@@ -114,26 +153,16 @@ pub const MAX_TIME_MARGIN_MS: u64 = 60_000;
 
 /// The limits of every move of a match. When several are set, a search stops at the first one
 /// reached. Only node and depth limits make a game the same on every machine.
+///
+/// Its fields are private: `Limits` are made only by `new` (or `fixed_nodes`), so they always hold at
+/// least one limit, each within its bound.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
 pub struct Limits {
-    pub nodes: Option<u64>,
-    pub depth: Option<u32>,
-    pub movetime_ms: Option<u64>,
-    pub time_control: Option<TimeControl>,
-    /// With a time control: how far past zero a side's clock may go before it loses on time.
-    pub time_margin_ms: u64,
-}
-
-impl Default for Limits {
-    fn default() -> Limits {
-        Limits {
-            nodes: None,
-            depth: None,
-            movetime_ms: None,
-            time_control: None,
-            time_margin_ms: DEFAULT_TIME_MARGIN_MS,
-        }
-    }
+    nodes: Option<u64>,
+    depth: Option<u32>,
+    movetime_ms: Option<u64>,
+    time_control: Option<TimeControl>,
+    time_margin_ms: u64,
 }
 
 impl Limits {
@@ -145,27 +174,53 @@ impl Limits {
         time_control: Option<TimeControl>,
         time_margin_ms: u64,
     ) -> Result<Limits, LimitError> {
-        let range = |field, value: Option<u64>, max: u64| match value {
-            Some(v) if v == 0 || v > max => Err(LimitError { field, expected: format!("1 to {max}, got {v}") }),
+        let range = |bound: Bound, value: Option<u64>| match value {
+            Some(v) if !bound.contains(v) => {
+                Err(LimitError { field: bound.field, expected: format!("{} to {}, got {v}", bound.min, bound.max) })
+            }
             _ => Ok(()),
         };
-        range("nodes", nodes, MAX_NODES)?;
-        range("depth", depth.map(u64::from), u64::from(MAX_DEPTH))?;
-        range("movetime_ms", movetime_ms, MAX_MOVETIME_MS)?;
-        if let Some(tc) = time_control {
-            TimeControl::new(tc.moves, tc.base_ms, tc.increment_ms)?;
-        }
-        if time_margin_ms > MAX_TIME_MARGIN_MS {
-            return Err(LimitError {
-                field: "time_margin_ms",
-                expected: format!("0 to {MAX_TIME_MARGIN_MS}, got {time_margin_ms}"),
-            });
-        }
+        range(NODES, nodes)?;
+        range(DEPTH, depth.map(u64::from))?;
+        range(MOVETIME_MS, movetime_ms)?;
+        range(TIME_MARGIN_MS, Some(time_margin_ms))?;
         let limits = Limits { nodes, depth, movetime_ms, time_control, time_margin_ms };
         if nodes.is_none() && depth.is_none() && movetime_ms.is_none() && time_control.is_none() {
             return Err(LimitError { field: "limits", expected: "nodes, depth, movetime_ms or a time_control".into() });
         }
         Ok(limits)
+    }
+
+    /// A fixed node count a move, nothing else.
+    pub fn fixed_nodes(nodes: u64) -> Result<Limits, LimitError> {
+        Limits::new(Some(nodes), None, None, None, DEFAULT_TIME_MARGIN_MS)
+    }
+
+    pub fn nodes(&self) -> Option<u64> {
+        self.nodes
+    }
+
+    pub fn depth(&self) -> Option<u32> {
+        self.depth
+    }
+
+    pub fn movetime_ms(&self) -> Option<u64> {
+        self.movetime_ms
+    }
+
+    pub fn time_control(&self) -> Option<TimeControl> {
+        self.time_control
+    }
+
+    /// With a time control: how far past zero a side's clock may go before it loses on time.
+    pub fn time_margin_ms(&self) -> u64 {
+        self.time_margin_ms
+    }
+
+    /// The limits of one move's search without a clock (a match's limits other than its time
+    /// control).
+    pub fn per_move(&self) -> SearchLimits {
+        SearchLimits { nodes: self.nodes, depth: self.depth, movetime_ms: self.movetime_ms, clock: None }
     }
 
     /// True when a move's search depends on nothing but the position and the limits: no time.
@@ -249,6 +304,16 @@ mod tests {
     }
 
     #[test]
+    fn bounds_are_what_the_checks_use() {
+        for bound in BOUNDS {
+            assert!(bound.contains(bound.min) && bound.contains(bound.max), "{bound:?}");
+            assert!(!bound.contains(bound.max + 1), "{bound:?}");
+        }
+        assert!(TimeControl::new(Some(PERIOD_MOVES.max as u32 + 1), 1000, 0).is_err());
+        assert!(TimeControl::new(None, BASE_MS.max, INCREMENT_MS.max).is_ok());
+    }
+
+    #[test]
     fn bad_time_controls_say_what_is_expected() {
         for text in ["", "+", "10+", "a+1", "0+1", "1.2345+0", "0/10+1", "10+-1", "1e3", "40/+1", "99999999999"] {
             let err = TimeControl::parse(text).expect_err(text);
@@ -260,6 +325,8 @@ mod tests {
     fn limits_are_checked() {
         let m = DEFAULT_TIME_MARGIN_MS;
         assert!(Limits::new(None, None, None, None, m).is_err());
+        assert_eq!(Limits::fixed_nodes(MAX_NODES + 1).unwrap_err().field, "nodes");
+        assert_eq!(Limits::fixed_nodes(2000).map(|l| l.nodes()), Ok(Some(2000)));
         assert_eq!(Limits::new(Some(0), None, None, None, m).unwrap_err().field, "nodes");
         assert_eq!(Limits::new(None, Some(65), None, None, m).unwrap_err().field, "depth");
         assert_eq!(Limits::new(None, None, Some(60_001), None, m).unwrap_err().field, "movetime_ms");

@@ -33,7 +33,7 @@ pub fn play_game<P: Evaluate>(
     limits: Limits,
     adjudication: Adjudication,
 ) -> GameRecord<P::Move> {
-    let mut clock = limits.time_control.map(|tc| GameClock::new(tc, limits.time_margin_ms));
+    let mut clock = limits.time_control().map(|tc| GameClock::new(tc, limits.time_margin_ms()));
     let mut pos = *opening;
     let mut history = vec![pos.hash()];
     let mut watch = EndWatch::new(&pos, adjudication);
@@ -52,12 +52,7 @@ pub fn play_game<P: Evaluate>(
             break end;
         }
         let side = pos.turn();
-        let search = SearchLimits {
-            nodes: limits.nodes,
-            depth: limits.depth,
-            movetime_ms: limits.movetime_ms,
-            clock: clock.map(|c| c.for_move(side)),
-        };
+        let search = SearchLimits { clock: clock.map(|c| c.for_move(side)), ..limits.per_move() };
         let started = Instant::now();
         let found = engines[side.index()].search(&pos, search, &history);
         let elapsed_ms = started.elapsed().as_millis() as u64;

@@ -16,7 +16,7 @@ fn played<P: Evaluate>(nodes: u64) -> (P, Vec<String>, GameResult, &'static str)
     let start = P::start();
     let weights = P::WEIGHTS.iter().map(|w| w.default).collect::<Vec<_>>();
     let mut engines = [Searcher::new(weights.clone(), 1), Searcher::new(weights, 1)];
-    let limits = Limits { nodes: Some(nodes), ..Limits::default() };
+    let limits = Limits::fixed_nodes(nodes).expect("a node limit");
     let record = play_game(&start, &mut engines, limits, adjudication());
     let moves = record.moves.iter().map(|m| m.to_string()).collect();
     (start, moves, record.result, record.reason)
@@ -117,7 +117,7 @@ fn timed_games_repeat_move_for_move_under_their_budgets() {
         let weights = P::WEIGHTS.iter().map(|w| w.default).collect::<Vec<_>>();
         let fresh = || [Searcher::new(weights.clone(), 1), Searcher::new(weights.clone(), 1)];
         let time_control = Some(TimeControl::parse(control).expect("a time control"));
-        let limits = Limits { movetime_ms, time_control, time_margin_ms: 1_000, ..Limits::default() };
+        let limits = Limits::new(None, None, movetime_ms, time_control, 1_000).expect("timed limits");
         let record = play_game(&start, &mut fresh(), limits, adjudication());
         assert!(!record.moves.is_empty());
         assert_eq!(record.budgets.len(), record.moves.len());
@@ -141,7 +141,7 @@ fn a_game_over_its_clock_is_lost_on_time() {
     let weights = congress::Position::WEIGHTS.iter().map(|w| w.default).collect::<Vec<_>>();
     let mut engines = [Searcher::new(weights.clone(), 1), Searcher::new(weights, 1)];
     let time_control = Some(TimeControl::new(None, 1, 0).expect("1 ms"));
-    let limits = Limits { depth: Some(64), time_control, time_margin_ms: 0, ..Limits::default() };
+    let limits = Limits::new(None, Some(64), None, time_control, 0).expect("depth and a clock");
     let record = play_game(&start, &mut engines, limits, adjudication());
     if record.reason == "time_forfeit" {
         let loser_is_white = record.moves.len() % 2 == 0;

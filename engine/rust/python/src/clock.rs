@@ -52,7 +52,7 @@ impl GameClock {
     fn go_fields<'py>(&self, py: Python<'py>, side_name: &str) -> PyResult<Bound<'py, PyDict>> {
         let to_move = side(side_name)?;
         let fields = PyDict::new(py);
-        let increment = self.inner.control().increment_ms;
+        let increment = self.inner.control().increment_ms();
         fields.set_item("wtime", self.inner.remaining_ms(Color::White))?;
         fields.set_item("btime", self.inner.remaining_ms(Color::Black))?;
         fields.set_item("winc", increment)?;

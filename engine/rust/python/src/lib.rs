@@ -34,6 +34,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     // The version that gates batches: the core's, with a hash of all that decides a worker's games.
     m.add("ENGINE_VERSION", concat!(env!("CARGO_PKG_VERSION"), "+", env!("ARBITER_BUILD_HASH")))?;
     m.add("GAMES", arbiter_core::GameKind::ALL.map(|g| g.name()))?;
+    m.add("LIMIT_BOUNDS", limits::bounds(py)?)?;
     m.add_class::<position::Position>()?;
     m.add_class::<position::Outcome>()?;
     m.add_class::<judge::GameJudge>()?;

@@ -6,8 +6,8 @@
 
 use arbiter_core::ending::Adjudication as CoreAdjudication;
 use arbiter_core::limits::{
-    LimitError, Limits as CoreLimits, TimeControl as CoreTimeControl, MAX_BASE_MS, MAX_DEPTH, MAX_MOVETIME_MS,
-    MAX_NODES, MAX_TIME_MARGIN_MS,
+    Bound as LimitBound, LimitError, Limits as CoreLimits, TimeControl as CoreTimeControl, BASE_MS, BOUNDS,
+    DEFAULT_TIME_MARGIN_MS, DEPTH, INCREMENT_MS, MOVETIME_MS, NODES, PERIOD_MOVES, TIME_MARGIN_MS,
 };
 use pyo3::exceptions::PyValueError;
 use pyo3::prelude::*;
@@ -15,6 +15,21 @@ use pyo3::types::{PyBool, PyDict, PyInt};
 
 fn limit_error(e: LimitError) -> PyErr {
     PyValueError::new_err(e.to_string())
+}
+
+/// `{field: (min, max)}` of every limit: the one source of the bounds that the command line checks
+/// before a value reaches the core (`engine.LIMIT_BOUNDS`).
+pub fn bounds(py: Python<'_>) -> PyResult<Bound<'_, PyDict>> {
+    let d = PyDict::new(py);
+    for b in BOUNDS {
+        d.set_item(b.field, (b.min, b.max))?;
+    }
+    Ok(d)
+}
+
+/// A value within `bound` from a JSON value (never a bool), or a ValueError naming `name`.
+fn bounded(value: &Bound<'_, PyAny>, name: &str, bound: LimitBound) -> PyResult<u64> {
+    whole(value, name, i128::from(bound.min), i128::from(bound.max)).map(|n| n as u64)
 }
 
 /// A whole number from a JSON value (never a bool), or a ValueError naming `name`.
@@ -100,18 +115,18 @@ impl TimeControl {
 
     #[getter]
     fn base_ms(&self) -> u64 {
-        self.core.base_ms
+        self.core.base_ms()
     }
 
     #[getter]
     fn increment_ms(&self) -> u64 {
-        self.core.increment_ms
+        self.core.increment_ms()
     }
 
     /// Moves of a side per period (None: the whole game).
     #[getter]
     fn moves(&self) -> Option<u32> {
-        self.core.moves
+        self.core.moves()
     }
 
     /// The control scaled by `factor` (base and increment; a worker's speed, say), in whole ms.
@@ -120,7 +135,7 @@ impl TimeControl {
             return Err(PyValueError::new_err(format!("scale factor must be a positive number, got {factor}")));
         }
         let scale = |ms: u64| (ms as f64 * factor).round() as u64;
-        CoreTimeControl::new(self.core.moves, scale(self.core.base_ms).max(1), scale(self.core.increment_ms))
+        CoreTimeControl::new(self.core.moves(), scale(self.core.base_ms()).max(1), scale(self.core.increment_ms()))
             .map(|core| TimeControl { core })
             .map_err(limit_error)
     }
@@ -132,9 +147,9 @@ impl TimeControl {
 
     fn to_json<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
-        d.set_item("moves", self.core.moves)?;
-        d.set_item("base_ms", self.core.base_ms)?;
-        d.set_item("increment_ms", self.core.increment_ms)?;
+        d.set_item("moves", self.core.moves())?;
+        d.set_item("base_ms", self.core.base_ms())?;
+        d.set_item("increment_ms", self.core.increment_ms())?;
         Ok(d)
     }
 
@@ -146,10 +161,10 @@ impl TimeControl {
         for (key, v) in object(value, name, &["moves", "base_ms", "increment_ms"])? {
             let field = format!("{name}.{key}");
             match key.as_str() {
-                "moves" if !v.is_none() => moves = Some(whole(&v, &field, 1, 1000)? as u32),
+                "moves" if !v.is_none() => moves = Some(bounded(&v, &field, PERIOD_MOVES)? as u32),
                 "moves" => {}
-                "base_ms" => base = Some(whole(&v, &field, 1, i128::from(MAX_BASE_MS))? as u64),
-                _ => increment = whole(&v, &field, 0, i128::from(MAX_MOVETIME_MS))? as u64,
+                "base_ms" => base = Some(bounded(&v, &field, BASE_MS)?),
+                _ => increment = bounded(&v, &field, INCREMENT_MS)?,
             }
         }
         let base = base.ok_or_else(|| PyValueError::new_err(format!("{name}: missing base_ms")))?;
@@ -188,27 +203,27 @@ impl Limits {
 
     #[getter]
     fn nodes(&self) -> Option<u64> {
-        self.core.nodes
+        self.core.nodes()
     }
 
     #[getter]
     fn depth(&self) -> Option<u32> {
-        self.core.depth
+        self.core.depth()
     }
 
     #[getter]
     fn movetime_ms(&self) -> Option<u64> {
-        self.core.movetime_ms
+        self.core.movetime_ms()
     }
 
     #[getter]
     fn time_control(&self) -> Option<TimeControl> {
-        self.core.time_control.map(|core| TimeControl { core })
+        self.core.time_control().map(|core| TimeControl { core })
     }
 
     #[getter]
     fn time_margin_ms(&self) -> u64 {
-        self.core.time_margin_ms
+        self.core.time_margin_ms()
     }
 
     /// True when a game under these limits is the same on every machine (no time limit).
@@ -222,7 +237,7 @@ impl Limits {
     #[pyo3(signature = (**changes))]
     fn replace<'py>(&self, py: Python<'py>, changes: Option<&Bound<'py, PyDict>>) -> PyResult<Limits> {
         let merged = self.to_json(py)?;
-        if let Some(tc) = self.core.time_control {
+        if let Some(tc) = self.core.time_control() {
             merged.set_item("time_control", TimeControl { core: tc })?;
         }
         if let Some(changes) = changes {
@@ -241,18 +256,18 @@ impl Limits {
     fn to_json<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let d = PyDict::new(py);
         let c = self.core;
-        if let Some(n) = c.nodes {
+        if let Some(n) = c.nodes() {
             d.set_item("nodes", n)?;
         }
-        if let Some(n) = c.depth {
+        if let Some(n) = c.depth() {
             d.set_item("depth", n)?;
         }
-        if let Some(n) = c.movetime_ms {
+        if let Some(n) = c.movetime_ms() {
             d.set_item("movetime_ms", n)?;
         }
-        if let Some(tc) = c.time_control {
+        if let Some(tc) = c.time_control() {
             d.set_item("time_control", TimeControl { core: tc }.to_json(py)?)?;
-            d.set_item("time_margin_ms", c.time_margin_ms)?;
+            d.set_item("time_margin_ms", c.time_margin_ms())?;
         }
         Ok(d)
     }
@@ -261,27 +276,28 @@ impl Limits {
     #[staticmethod]
     #[pyo3(signature = (value, name="limits"))]
     fn from_json(value: &Bound<'_, PyAny>, name: &str) -> PyResult<Limits> {
-        let mut c = CoreLimits::default();
+        let (mut nodes, mut depth, mut movetime_ms, mut time_control) = (None, None, None, None);
+        let mut time_margin_ms = DEFAULT_TIME_MARGIN_MS;
         for (key, v) in object(value, name, FIELDS)? {
             let field = format!("{name}.{key}");
             if v.is_none() {
                 continue;
             }
             match key.as_str() {
-                "nodes" => c.nodes = Some(whole(&v, &field, 1, i128::from(MAX_NODES))? as u64),
-                "depth" => c.depth = Some(whole(&v, &field, 1, i128::from(MAX_DEPTH))? as u32),
-                "movetime_ms" => c.movetime_ms = Some(whole(&v, &field, 1, i128::from(MAX_MOVETIME_MS))? as u64),
+                "nodes" => nodes = Some(bounded(&v, &field, NODES)?),
+                "depth" => depth = Some(bounded(&v, &field, DEPTH)? as u32),
+                "movetime_ms" => movetime_ms = Some(bounded(&v, &field, MOVETIME_MS)?),
                 "time_control" => {
                     let given = v.extract::<TimeControl>();
-                    c.time_control = Some(match given {
+                    time_control = Some(match given {
                         Ok(tc) => tc.core,
                         Err(_) => TimeControl::from_json(&v, &field)?.core,
                     });
                 }
-                _ => c.time_margin_ms = whole(&v, &field, 0, i128::from(MAX_TIME_MARGIN_MS))? as u64,
+                _ => time_margin_ms = bounded(&v, &field, TIME_MARGIN_MS)?,
             }
         }
-        CoreLimits::new(c.nodes, c.depth, c.movetime_ms, c.time_control, c.time_margin_ms)
+        CoreLimits::new(nodes, depth, movetime_ms, time_control, time_margin_ms)
             .map(|core| Limits { core })
             .map_err(|e| match e.field {
                 "limits" => PyValueError::new_err(format!("{name}: expected {}", e.expected)),
@@ -297,20 +313,20 @@ impl Limits {
     fn __repr__(&self) -> String {
         let c = self.core;
         let mut parts = Vec::new();
-        if let Some(n) = c.nodes {
+        if let Some(n) = c.nodes() {
             parts.push(format!("nodes={n}"));
         }
-        if let Some(n) = c.depth {
+        if let Some(n) = c.depth() {
             parts.push(format!("depth={n}"));
         }
-        if let Some(n) = c.movetime_ms {
+        if let Some(n) = c.movetime_ms() {
             parts.push(format!("movetime_ms={n}"));
         }
-        if let Some(tc) = c.time_control {
+        if let Some(tc) = c.time_control() {
             parts.push(format!(
                 "time_control=TimeControl.parse({:?}), time_margin_ms={}",
                 tc.to_string(),
-                c.time_margin_ms
+                c.time_margin_ms()
             ));
         }
         format!("Limits({})", parts.join(", "))

@@ -128,10 +128,10 @@ pub fn search<'py>(
     let w = resolve(pos.game(), weights)?;
     let limits = match limits.map(|l| l.core) {
         None => SearchLimits::depth(6),
-        Some(CoreLimits { time_control: Some(_), .. }) => {
+        Some(l) if l.time_control().is_some() => {
             return Err(PyValueError::new_err("limits: a time control is for games, not for one search"))
         }
-        Some(l) => SearchLimits { nodes: l.nodes, depth: l.depth, movetime_ms: l.movetime_ms, clock: None },
+        Some(l) => l.per_move(),
     };
     match pos {
         AnyPosition::Congo(p) => result_dict(py, &search_one(py, p, w, limits, hash_mb)),
@@ -142,7 +142,7 @@ pub fn search<'py>(
 /// A searcher for one side of a game: `hash_mb` if given, else a table sized to the node limit
 /// (16 MiB without one).
 fn game_searcher<P: Evaluate>(weights: Vec<i32>, limits: CoreLimits, hash_mb: Option<usize>) -> Searcher<P> {
-    match (hash_mb, limits.nodes) {
+    match (hash_mb, limits.nodes()) {
         (Some(mb), _) => Searcher::new(weights, mb),
         (None, Some(nodes)) => Searcher::with_entries(weights, (nodes as usize).saturating_mul(2).min(1 << 22)),
         (None, None) => Searcher::new(weights, 16),

@@ -42,7 +42,7 @@ fn check_game<P: Evaluate>(opening: &str, sides: [&Side; 2]) {
             Searcher::<P>::with_params(weights, params, HASH_MB)
         }
     });
-    let limits = Limits { nodes: Some(NODES), ..Limits::default() };
+    let limits = Limits::fixed_nodes(NODES).expect("a node limit");
     let adjudication = Adjudication { max_plies: Some(MAX_PLIES), ..Adjudication::default() };
     let record = play_game(&start, &mut engines, limits, adjudication);
     assert!(record.moves.len() >= 10, "{opening}: a game of {} plies tests little", record.moves.len());
