@@ -483,6 +483,7 @@ def create_or_resume(
 ) -> Run:
     """The unfinished run of ``kind`` with this configuration (or, ``finished_too``, the latest
     finished one), else a new one; says which on stderr. A failed run is never taken up again."""
+    from coordinator.registry import kind_of
     from coordinator.store import mask_url
 
     run = store.find_unfinished(kind, fingerprint)
@@ -491,7 +492,7 @@ def create_or_resume(
             r for r in store.list_runs(kind) if r.fingerprint == fingerprint and r.state is RunState.FINISHED
         ]
         run = done[-1] if done else None
-    what = {RunKind.TUNE: "tuning run", RunKind.TOURNAMENT: "tournament"}.get(kind, "run")
+    what = kind_of(kind).noun
     if run is not None and run.state is RunState.FINISHED:
         click.echo(
             f"arbiter: {what} {run.id} already finished with the same configuration; showing it "

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from functools import cached_property
 from typing import Any
 
 from coordinator.runs import RunKind, RunState
@@ -18,7 +19,8 @@ def now() -> datetime:
 
 @dataclass(frozen=True)
 class Run:
-    """One row of ``runs``, with its configuration decoded."""
+    """One row of ``runs``: its configuration as stored (``config``, JSON) and as its kind reads it
+    (:attr:`settings`)."""
 
     id: int
     kind: RunKind
@@ -32,6 +34,14 @@ class Run:
     created_at: datetime
     updated_at: datetime
     finished_at: datetime | None
+
+    @cached_property
+    def settings(self) -> Any:
+        """The run's typed configuration, decoded once by its kind (``SprtConfig``,
+        ``TuneConfig``, ...); a ValueError, TypeError or KeyError when this arbiter cannot read it."""
+        from coordinator.registry import kind_of
+
+        return kind_of(self.kind).decode(self.config)
 
 
 @dataclass(frozen=True)
