@@ -83,7 +83,7 @@ def champion_entrants(store: Store, tune_run_id: int, game: str) -> list[Entrant
         raise click.BadParameter(
             f"tuning run {tune_run_id} tuned {run.game}, not {game}", param_hint="--champions"
         )
-    tune = TuneConfig.from_json(run.config)
+    tune = run.settings_as(TuneConfig)
     found = TuningRecords(store).champions(tune_run_id)
     if len(found) < 2:
         raise click.BadParameter(

@@ -14,14 +14,6 @@ if TYPE_CHECKING:
     from coordinator.store import Run, Store
 
 
-def match_config(run: Run) -> MatchConfig:
-    """The configuration of a match, as the store decoded it."""
-    config = run.settings
-    if not isinstance(config, MatchConfig):
-        raise TypeError(f"run {run.id} is a {run.kind} run, not a match")
-    return config
-
-
 def statistics(pentanomial: list[int]) -> dict[str, Any] | None:
     """Elo with its 95% interval and LOS, and normalized Elo, of the counted game pairs (None
     before the first pair)."""
@@ -47,7 +39,7 @@ def match_summary(store: Store, run: Run) -> dict[str, Any]:
     from coordinator.reports.engines import masked_config
     from coordinator.reports.match import run_info
 
-    config = match_config(run)
+    config = run.settings_as(MatchConfig)
     totals = store.totals(run.id)
     return {
         "type": "match",
@@ -139,7 +131,7 @@ class MatchKind(Kind):
         from coordinator.console import show
         from coordinator.sprt.drive import run_with_progress
 
-        config = match_config(run)
+        config = run.settings_as(MatchConfig)
         run_with_progress(store, run, config, executor, lambda p: progress_line(p, config.max_games), "match")
         show(match_text(match_summary(store, store.get_run(run.id) or run)))
 
@@ -188,13 +180,13 @@ class MatchKind(Kind):
         from coordinator.reports.match import counted_result_rows
 
         rows = counted_result_rows(store, run.id, run.counted_batches)
-        return engines_data(match_config(run), rows, run.config.get("engine_version"))
+        return engines_data(run.settings_as(MatchConfig), rows, run.config.get("engine_version"))
 
     def row(self, store: Store, run: Run) -> dict[str, Any]:
         """Sides, games of the plan's, Elo."""
         from coordinator.reports.engines import side_of
 
-        config = match_config(run)
+        config = run.settings_as(MatchConfig)
         totals = store.totals(run.id)
         s = statistics(totals.pentanomial)
         return {

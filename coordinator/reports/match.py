@@ -329,7 +329,7 @@ def match_report(
 ) -> dict[str, Any]:
     """Everything the report of a match run shows, as JSON data (``parent``: the run it belongs
     to; ``reproduce``: the command that plays it again, and notes on it)."""
-    config: SprtConfig = run.settings
+    config = run.settings_as(SprtConfig)
     rows = counted_result_rows(store, run.id, run.counted_batches)
     totals = store.totals(run.id)
     pairs = sum(totals.pentanomial)

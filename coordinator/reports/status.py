@@ -52,7 +52,7 @@ def tune_status(store: Store, run: Run) -> dict[str, Any]:
     """A tuning run: its trials (or SPSA's path of theta), champions, acceptance SPRTs and games."""
     from coordinator.tuning.report import acceptances_json, status_json
 
-    config = TuneConfig.from_json(run.config)
+    config = run.settings_as(TuneConfig)
     records = TuningRecords(store)
     limits = [config.stage_limits(stage) for stage in range(config.stages)]
     data = status_json(

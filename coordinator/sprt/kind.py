@@ -15,14 +15,6 @@ if TYPE_CHECKING:
     from coordinator.store import Run, Store
 
 
-def sprt_config(run: Run) -> SprtConfig:
-    """The configuration of a run of an SPRT configuration, as the store decoded it."""
-    config = run.settings
-    if not isinstance(config, SprtConfig):
-        raise TypeError(f"run {run.id} is a {run.kind} run, not one of an SPRT configuration")
-    return config
-
-
 def match_columns(store: Store, run: Run, config: SprtConfig) -> dict[str, Any]:
     """Games and statistics of a match run's counted batches, as the store has them."""
     from coordinator.reports.engines import side_of
@@ -65,14 +57,14 @@ class MatchRunKind(Kind):
         """Play the SPRT to its decision, then print its summary."""
         from coordinator.sprt.drive import play
 
-        play(store, run, sprt_config(run), executor)
+        play(store, run, run.settings_as(SprtConfig), executor)
 
     def finished_text(self, store: Store, run: Run) -> str | None:
         """The summary of the finished SPRT."""
         from coordinator.sprt.report import stored_progress, summary_text
 
         cpu = store.totals(run.id).cpu_seconds
-        return summary_text(run, sprt_config(run), stored_progress(store, run), 0.0, cpu)
+        return summary_text(run, run.settings_as(SprtConfig), stored_progress(store, run), 0.0, cpu)
 
     def status_row(self, store: Store, run: Run) -> str:
         """Games, Elo, LLR and decision."""
@@ -123,11 +115,11 @@ class MatchRunKind(Kind):
         from coordinator.reports.match import counted_result_rows
 
         rows = counted_result_rows(store, run.id, run.counted_batches)
-        return engines_data(sprt_config(run), rows, run.config.get("engine_version"))
+        return engines_data(run.settings_as(SprtConfig), rows, run.config.get("engine_version"))
 
     def row(self, store: Store, run: Run) -> dict[str, Any]:
         """Sides, games, Elo and LLR."""
-        return match_columns(store, run, sprt_config(run))
+        return match_columns(store, run, run.settings_as(SprtConfig))
 
     def versus(self, row: dict[str, Any]) -> str:
         """Candidate vs baseline."""

@@ -6,10 +6,13 @@ import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from functools import cached_property
-from typing import Any
+from typing import Any, TypeVar
 
 from coordinator.runs import RunKind, RunState
 from coordinator.store.schema import PENTANOMIAL_COLUMNS, WDL_COLUMNS
+
+#: A kind's configuration type.
+C = TypeVar("C")
 
 
 def now() -> datetime:
@@ -42,6 +45,14 @@ class Run:
         from coordinator.registry import kind_of
 
         return kind_of(self.kind).decode(self.config)
+
+    def settings_as(self, config_type: type[C]) -> C:
+        """:attr:`settings`, which must be a ``config_type`` (a TypeError for a run of another
+        kind)."""
+        config = self.settings
+        if not isinstance(config, config_type):
+            raise TypeError(f"run {self.id} is a {self.kind} run, not one of a {config_type.__name__}")
+        return config
 
 
 @dataclass(frozen=True)

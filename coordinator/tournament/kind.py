@@ -14,14 +14,6 @@ if TYPE_CHECKING:
     from coordinator.store import Run, Store
 
 
-def tournament_config(run: Run) -> TournamentConfig:
-    """The configuration of a tournament, as the store decoded it."""
-    config = run.settings
-    if not isinstance(config, TournamentConfig):
-        raise TypeError(f"run {run.id} is a {run.kind} run, not a tournament")
-    return config
-
-
 class TournamentKind(Kind):
     """``arbiter tournament``."""
 
@@ -42,7 +34,7 @@ class TournamentKind(Kind):
         """Play every batch, then print the rating list."""
         from coordinator.tournament.drive import play
 
-        play(store, run, tournament_config(run), executor)
+        play(store, run, run.settings_as(TournamentConfig), executor)
 
     def finished_text(self, store: Store, run: Run) -> str | None:
         """The rating list."""
@@ -95,11 +87,11 @@ class TournamentKind(Kind):
         """No two fixed sides: only its time control (its engines are named per batch)."""
         from coordinator.reports.engines import pgn_time_control
 
-        return {"sides": {}, "time_control": pgn_time_control(tournament_config(run).limits)}
+        return {"sides": {}, "time_control": pgn_time_control(run.settings_as(TournamentConfig).limits)}
 
     def row(self, store: Store, run: Run) -> dict[str, Any]:
         """Format, engines and counted games of the plan's."""
-        config = tournament_config(run)
+        config = run.settings_as(TournamentConfig)
         return {
             "format": config.format,
             "engines": [e.name for e in config.entrants],

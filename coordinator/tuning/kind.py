@@ -16,14 +16,6 @@ if TYPE_CHECKING:
     from coordinator.store import Run, Store
 
 
-def tune_config(run: Run) -> TuneConfig:
-    """The configuration of a tuning run, as the store decoded it."""
-    config = run.settings
-    if not isinstance(config, TuneConfig):
-        raise TypeError(f"run {run.id} is a {run.kind} run, not a tuning run")
-    return config
-
-
 def tune_status_text(store: Store, run: Run) -> str:
     """A tuning run for people: trials or the path of theta, champions, total games (``arbiter
     status RUN``; ``--json`` prints :func:`coordinator.reports.status.tune_status`)."""
@@ -32,7 +24,7 @@ def tune_status_text(store: Store, run: Run) -> str:
     from coordinator.tuning.records import TuningRecords
     from coordinator.tuning.report import champions_table, theta_table, trials_table
 
-    config = tune_config(run)
+    config = run.settings_as(TuneConfig)
     records = TuningRecords(store)
     champions = records.champions(run.id)
     trials = records.trials(run.id)
@@ -62,7 +54,7 @@ def tune_columns(store: Store, run: Run) -> dict[str, Any]:
     champion = champions[-1].number if champions else 0
     elo, half = elo_vs_start(champions, champion) if champions else (0.0, 0.0)
     return {
-        "start": tune_config(run).start_source or "default",
+        "start": run.settings_as(TuneConfig).start_source or "default",
         "games": records.games(run.id),
         "trials": len(trials),
         "champion": champion,
@@ -112,7 +104,7 @@ class TuneKind(Kind):
         """Tune to the end; write the champion and the report; print the champions."""
         from coordinator.tuning.drive import drive
 
-        drive(store, run, tune_config(run), executor, None)
+        drive(store, run, run.settings_as(TuneConfig), executor, None)
 
     def status_row(self, store: Store, run: Run) -> str:
         """Games only: Elo and LLR belong to its match runs."""
