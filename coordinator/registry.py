@@ -14,7 +14,7 @@ import importlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from coordinator.runs import RunKind
 
@@ -37,6 +37,24 @@ KINDS: dict[RunKind, str] = {
 #: The version of a stored configuration that has none: every configuration stored before
 #: configurations had versions.
 FIRST_VERSION = 1
+
+
+class RunConfig(Protocol):
+    """What every kind's configuration is: of one game, with one JSON form, and a fingerprint
+    equal for runs that would play the same games."""
+
+    @property
+    def game(self) -> str:
+        """The game played."""
+        ...
+
+    def to_json(self) -> dict[str, Any]:
+        """The configuration as a JSON-safe dict."""
+        ...
+
+    def fingerprint(self) -> str:
+        """Equal for runs that would play the same games."""
+        ...
 
 
 @dataclass(frozen=True)
@@ -88,10 +106,10 @@ class Kind(ABC):
             raise ValueError(f"{self.name} configuration version {version}: this arbiter reads {expected}")
         return self.from_json({k: v for k, v in data.items() if k != "version"})
 
-    def encode(self, config: Any) -> dict[str, Any]:
+    def encode(self, config: RunConfig) -> dict[str, Any]:
         """The stored JSON form of ``config`` (the first version carries no ``version`` key, so
         the stores and fingerprints of runs made before versions stay what they were)."""
-        data: dict[str, Any] = config.to_json()
+        data = config.to_json()
         return data if self.config_version == FIRST_VERSION else data | {"version": self.config_version}
 
     @abstractmethod
@@ -213,4 +231,4 @@ def llr_text(row: dict[str, Any]) -> str:
     return f"{row['llr']:.2f} [{row['lower_bound']:.2f}, {row['upper_bound']:.2f}]"
 
 
-__all__ = ["KINDS", "Kind", "LiveItem", "elo_text", "kind_of", "llr_text"]
+__all__ = ["KINDS", "Kind", "LiveItem", "RunConfig", "elo_text", "kind_of", "llr_text"]

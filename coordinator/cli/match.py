@@ -105,7 +105,5 @@ def match(
     executor, store = open_executor_and_store(options, store_url)
     for side in sides:
         side.keep(store)
-    run = create_or_resume(
-        store, RunKind.MATCH, game, config.to_json(), config.fingerprint(), finished_too=True
-    )
+    run = create_or_resume(store, RunKind.MATCH, config, finished_too=True)
     kind_of(run.kind).play(store, run, executor)

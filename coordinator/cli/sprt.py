@@ -135,8 +135,6 @@ def sprt(
     for side in sides:
         side.keep(store)
     warn_if_games_repeat(config)
-    run = create_or_resume(
-        store, RunKind.SPRT, game, config.to_json(), config.fingerprint(), finished_too=True
-    )
+    run = create_or_resume(store, RunKind.SPRT, config, finished_too=True)
     # a run found again keeps its programs' probe findings: it plays its stored configuration
     kind_of(run.kind).play(store, run, executor)

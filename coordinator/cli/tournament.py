@@ -221,7 +221,5 @@ def tournament(
     executor, store = open_executor_and_store(options, store_url)
     for kept in sides:
         kept.keep(store)
-    run = create_or_resume(
-        store, RunKind.TOURNAMENT, game, config.to_json(), config.fingerprint(), finished_too=True
-    )
+    run = create_or_resume(store, RunKind.TOURNAMENT, config, finished_too=True)
     kind_of(run.kind).play(store, run, executor)

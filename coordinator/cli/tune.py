@@ -368,9 +368,7 @@ def tune(
     if side is not None:
         side.keep(store)
     # The same command again continues the run, or only reports it when its budget is used.
-    run = create_or_resume(
-        store, RunKind.TUNE, game, config.to_json(), config.fingerprint(), finished_too=True
-    )
+    run = create_or_resume(store, RunKind.TUNE, config, finished_too=True)
     from coordinator.tuning.drive import drive
 
     # a run found again keeps its program's probe findings: it plays its stored configuration

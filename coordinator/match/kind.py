@@ -42,7 +42,7 @@ def match_summary(store: Store, run: Run) -> dict[str, Any]:
     config = run.settings_as(MatchConfig)
     totals = store.totals(run.id)
     return {
-        "type": "match",
+        "type": "fixed-games",
         "run": run_info(run),
         "totals": {
             "games": totals.games,
