@@ -41,7 +41,7 @@ def list_runs(store: Store, show_all: bool) -> None:
 @click.option("--all", "show_all", is_flag=True, help="Also list tuning trials and acceptance SPRTs.")
 @store_option
 def status(run_id: int | None, as_json: bool, show_all: bool, store_url: str | None) -> None:
-    """List the runs of the store (SPRTs, tuning runs and tournaments), or show one run."""
+    """List the runs of the store (SPRTs, tuning runs, tournaments and matches), or show one run."""
     store = open_existing_store(store_url)
     if run_id is None:
         if as_json:
@@ -69,7 +69,7 @@ def resume(
     priority: int,
     store_url: str | None,
 ) -> None:
-    """Continue an interrupted SPRT, tuning run or tournament where it stopped."""
+    """Continue an interrupted SPRT, tuning run, tournament or match where it stopped."""
     store = open_existing_store(store_url)
     run = load_run(store, run_id)
     kind = kind_of(run.kind)
