@@ -7,7 +7,8 @@ from enum import StrEnum
 
 
 class RunKind(StrEnum):
-    """What a run of the store is."""
+    """What a run of the store is: the names of the kinds of ``coordinator.registry`` (what each
+    kind does is its object there, never a branch on these names)."""
 
     #: An SPRT a user started (``arbiter sprt``).
     SPRT = "sprt"
@@ -22,16 +23,8 @@ class RunKind(StrEnum):
     ITERATION = "iteration"
     #: A tournament of several engines (``arbiter tournament``): each batch plays one pairing.
     TOURNAMENT = "tournament"
-
-    @property
-    def is_match(self) -> bool:
-        """True for runs that play game pairs under an SPRT configuration."""
-        return self not in (RunKind.TUNE, RunKind.TOURNAMENT)
-
-    @property
-    def started_by_user(self) -> bool:
-        """True for the runs people start; trials and acceptance SPRTs belong to a tuning run."""
-        return self in (RunKind.SPRT, RunKind.TUNE, RunKind.TOURNAMENT)
+    #: A fixed number of game pairs of two sides, no SPRT (``arbiter match``).
+    MATCH = "match"
 
 
 class RunState(StrEnum):

@@ -29,6 +29,7 @@ COMMANDS = {
     "sprt": "coordinator.cli.sprt:sprt",
     "tune": "coordinator.cli.tune:tune",
     "tournament": "coordinator.cli.tournament:tournament",
+    "match": "coordinator.cli.match:match",
     "status": "coordinator.cli.runs:status",
     "resume": "coordinator.cli.runs:resume",
     "report": "coordinator.cli.report:report",

@@ -33,6 +33,7 @@ from worker.celeryconfig import BROKER_ENV, DEFAULT_PRIORITY, PRIORITIES, RESULT
 
 if TYPE_CHECKING:  # the store, executors and books load only in the commands that use them
     from coordinator.executors.base import Executor
+    from coordinator.registry import RunConfig
     from coordinator.store import Run, Store
     from worker.programs import EngineProgram
 
@@ -477,25 +478,21 @@ def load_run(store: Store, run_id: int) -> Run:
     return run
 
 
-def create_or_resume(
-    store: Store,
-    kind: RunKind,
-    game: str,
-    config: dict[str, Any],
-    fingerprint: str,
-    finished_too: bool = False,
-) -> Run:
+def create_or_resume(store: Store, kind: RunKind, config: RunConfig, finished_too: bool = False) -> Run:
     """The unfinished run of ``kind`` with this configuration (or, ``finished_too``, the latest
-    finished one), else a new one; says which on stderr. A failed run is never taken up again."""
+    finished one), else a new one (its configuration stored in its kind's form); says which on
+    stderr. A failed run is never taken up again."""
+    from coordinator.registry import kind_of
     from coordinator.store import mask_url
 
+    fingerprint = config.fingerprint()
     run = store.find_unfinished(kind, fingerprint)
     if run is None and finished_too:
         done = [
             r for r in store.list_runs(kind) if r.fingerprint == fingerprint and r.state is RunState.FINISHED
         ]
         run = done[-1] if done else None
-    what = {RunKind.TUNE: "tuning run", RunKind.TOURNAMENT: "tournament"}.get(kind, "run")
+    what = kind_of(kind).noun
     if run is not None and run.state is RunState.FINISHED:
         click.echo(
             f"arbiter: {what} {run.id} already finished with the same configuration; showing it "
@@ -506,7 +503,7 @@ def create_or_resume(
     if run is not None:
         click.echo(f"arbiter: resuming {what} {run.id} with the same configuration", err=True)
         return run
-    run = store.get_run(store.create_run(kind, game, config, fingerprint))
+    run = store.get_run(store.create_run(kind, config.game, kind_of(kind).encode(config), fingerprint))
     assert run is not None
     click.echo(f"arbiter: {what} {run.id} started (store {mask_url(store.url)})", err=True)
     return run

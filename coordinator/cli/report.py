@@ -14,7 +14,7 @@ from pathlib import Path
 import click
 
 from coordinator.cli.options import load_run, open_existing_store, run_argument, store_option
-from coordinator.runs import RunKind
+from coordinator.registry import kind_of
 
 
 def size_text(path: Path) -> str:
@@ -53,7 +53,7 @@ def report(run_id: int, output: str | None, as_json: bool, anchor: str | None, s
 
     store = open_existing_store(store_url)
     run = load_run(store, run_id)
-    if anchor is not None and run.kind is not RunKind.TOURNAMENT:
+    if anchor is not None and not kind_of(run.kind).anchored:
         raise click.UsageError(f"--anchor is for tournaments; run {run.id} is a {run.kind} run")
     if as_json and output is None:
         click.echo(json.dumps(json_safe(gather(store, run, anchor)), sort_keys=True))

@@ -19,19 +19,12 @@ from coordinator.cli.options import (
     MAX_RUN_ID,
     Side,
     batch_pairs_for,
-    batch_pairs_option,
-    batch_seconds_option,
-    book_option,
-    broker_option,
     check_batch_time,
     check_programs_can_go,
-    concurrency_option,
     create_or_resume,
     game_argument,
-    limit_options,
     open_executor_and_store,
     open_existing_store,
-    priority_option,
     probed,
     read_book,
     read_ref_side,
@@ -39,18 +32,16 @@ from coordinator.cli.options import (
     search_limits,
     seed_option,
     store_option,
-    verify_option,
 )
-from coordinator.cli.sprt import run_with_progress
+from coordinator.cli.stacks import fleet_options, games_options
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS, TOURNAMENT_PAIRS
 from coordinator.executors.options import ExecutorOptions
+from coordinator.registry import kind_of
 from coordinator.runs import RunKind
 from coordinator.tournament.config import FORMATS, Entrant, TournamentConfig
 
 if TYPE_CHECKING:  # the store (SQLAlchemy) loads only once the inputs are good
-    from coordinator.executors.base import Executor
-    from coordinator.sprt.runner import Progress
-    from coordinator.store import Run, Store
+    from coordinator.store import Store
 
 #: ``--engine ref:REF`` names a commit of ``--repo``.
 REF_PREFIX = "ref:"
@@ -92,7 +83,7 @@ def champion_entrants(store: Store, tune_run_id: int, game: str) -> list[Entrant
         raise click.BadParameter(
             f"tuning run {tune_run_id} tuned {run.game}, not {game}", param_hint="--champions"
         )
-    tune = TuneConfig.from_json(run.config)
+    tune = run.settings_as(TuneConfig)
     found = TuningRecords(store).champions(tune_run_id)
     if len(found) < 2:
         raise click.BadParameter(
@@ -108,28 +99,6 @@ def champion_entrants(store: Store, tune_run_id: int, game: str) -> list[Entrant
         Entrant(f"champion #{c.number}", source, default, replace(tune.program, options=base | c.weights))
         for c in found
     ]
-
-
-def progress_line(p: Progress, total: int) -> str:
-    """One line: batches and games counted of the plan, games per second here."""
-    rate = p.games_played_here / p.elapsed if p.elapsed > 0 else 0.0
-    return (
-        f"tournament {p.run_id}: {p.counted_batches}/{total} batches, {p.games} games counted, "
-        f"{rate:.1f}/s, {p.in_flight} in flight"
-    )
-
-
-def play(store: Store, run: Run, config: TournamentConfig, executor: Executor) -> None:
-    """Play every batch of ``run`` with live progress, then print its rating list on stdout.
-
-    Ctrl-C or SIGTERM stop it between two steps; ``arbiter resume`` continues it."""
-    from coordinator.reports import gather, terminal_summary
-
-    store.record_pairings(run.id, config.batch_names())
-    total = config.max_batches
-    run_with_progress(store, run, config, executor, lambda p: progress_line(p, total), "tournament")
-    finished = store.get_run(run.id) or run
-    click.echo(terminal_summary(gather(store, finished)))
 
 
 @click.command()
@@ -172,14 +141,8 @@ def play(store: Store, run: Run, config: TournamentConfig, executor: Executor) -
 @click.option(
     "--repo", metavar="URL", help="The repository of ref:REF engines (default: arbiter's own checkout)."
 )
-@limit_options(f"{SPRT_LIMITS.nodes}")
-@book_option
-@batch_pairs_option(SPRT_BATCH_PAIRS)
-@batch_seconds_option
-@concurrency_option
-@broker_option
-@verify_option
-@priority_option
+@games_options(SPRT_LIMITS, SPRT_BATCH_PAIRS)
+@fleet_options
 @seed_option
 @store_option
 def tournament(
@@ -258,7 +221,5 @@ def tournament(
     executor, store = open_executor_and_store(options, store_url)
     for kept in sides:
         kept.keep(store)
-    run = create_or_resume(
-        store, RunKind.TOURNAMENT, game, config.to_json(), config.fingerprint(), finished_too=True
-    )
-    play(store, run, config, executor)
+    run = create_or_resume(store, RunKind.TOURNAMENT, config, finished_too=True)
+    kind_of(run.kind).play(store, run, executor)

@@ -2,14 +2,10 @@
 
 from __future__ import annotations
 
-import json
 import re
-import sys
-import time
 from collections.abc import Callable
 from dataclasses import replace
-from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -20,16 +16,13 @@ from coordinator.cli.options import (
     Side,
     batch_pairs_option,
     book_option,
-    broker_option,
     check_batch_time,
     check_programs_can_go,
-    concurrency_option,
     create_or_resume,
     game_argument,
     limit_options,
     open_executor_and_store,
     output_file_option,
-    priority_option,
     probed,
     read_book,
     read_ref_side,
@@ -38,24 +31,17 @@ from coordinator.cli.options import (
     search_limits,
     seed_option,
     store_option,
-    verify_option,
 )
-from coordinator.cli.progress import ProgressPrinter
-from coordinator.cli.signals import graceful_stop
+from coordinator.cli.stacks import fleet_options
 from coordinator.defaults import ADJUDICATION, SPSA_GAMES, TUNE_BATCH_PAIRS, TUNE_LIMITS
-from coordinator.escape import terminal
 from coordinator.executors.options import ExecutorOptions
-from coordinator.files import write_atomically
-from coordinator.runs import RunKind, RunState
-from coordinator.trust.verifiable import unverifiable_note
+from coordinator.runs import RunKind
 from coordinator.tuning.config import METHODS, ROUNDINGS, SAMPLERS, TuneConfig, tuned_names
 from coordinator.tuning.spsa import A_RATIO, C_END_FRACTION, R_END
 from coordinator.tuning.spsa_params import SpsaParam, read_spsa_params
 
 if TYPE_CHECKING:  # the store and the tuners (SQLAlchemy, Optuna) load only once the inputs are good
-    from coordinator.executors.base import Executor
-    from coordinator.store import Run, Store
-    from coordinator.tuning.driver import TuningDriver
+    pass
 
 #: Options that only one method reads: giving one to the other method is an error.
 OPTUNA_ONLY = (
@@ -117,128 +103,6 @@ def check_method_options(method: str) -> None:
             implied = ctx.get_parameter_source("method") is click.core.ParameterSource.DEFAULT
             hint = f": add --method {other} (the default method is {method})" if implied else ""
             raise click.UsageError(f"{flag} is an option of --method {other}{hint}")
-
-
-def make_driver(
-    store: Store, run: Run, config: TuneConfig, executor: Executor, printer: ProgressPrinter, stop: Any
-) -> TuningDriver:
-    """The method's driver of ``run``, drawing its progress with ``printer``."""
-    from coordinator.tuning.report import progress_line, spsa_progress_line
-
-    if config.method == "spsa":
-        from coordinator.tuning.spsa_tuner import SpsaTuner
-
-        return SpsaTuner(
-            store,
-            run.id,
-            config,
-            executor,
-            on_progress=lambda p: printer.show(spsa_progress_line(p)),
-            stop_requested=stop,
-        )
-    from coordinator.tuning.tuner import Tuner
-
-    return Tuner(
-        store,
-        run.id,
-        config,
-        executor,
-        on_progress=lambda p: printer.show(progress_line(p, config.max_trials)),
-        stop_requested=stop,
-    )
-
-
-def drive(
-    store: Store, run: Run, config: TuneConfig, executor: Executor, out: str | None, report: bool = True
-) -> None:
-    """Tune ``run`` with live progress; then write the champion (and, with ``report``, the HTML
-    report) and print the champions table."""
-    from coordinator.sprt.report import finished_text
-    from coordinator.sprt.runner import RunFailed
-    from coordinator.tuning.progress import elo_vs_start
-    from coordinator.tuning.records import TuningRecords
-    from coordinator.tuning.report import champions_table, theta_table
-
-    printer = ProgressPrinter()
-    started = time.monotonic()
-    shown_only = run.state is RunState.FINISHED  # finished before: this command plays nothing
-    try:
-        with executor, graceful_stop() as stop:
-            tuner = make_driver(store, run, config, executor, printer, stop)
-            busy = config.method == "spsa" and run.state is not RunState.FINISHED
-            if busy and executor.slots > config.spsa_lag + 1:
-                click.echo(
-                    f"arbiter: warning: --spsa-lag {config.spsa_lag} keeps at most {config.spsa_lag + 1} "
-                    f"iterations in flight, fewer than the {executor.slots} batches the workers take",
-                    err=True,
-                )
-            final = tuner.run()
-    except KeyboardInterrupt:
-        printer.finish()
-        click.echo(
-            f"arbiter: tuning run {run.id} interrupted; continue it with: arbiter resume {run.id}", err=True
-        )
-        sys.exit(130)
-    except RunFailed as e:
-        printer.finish()
-        store.update_run(run.id, state=RunState.FAILED, error=str(e), finished=True)
-        click.echo(f"arbiter: tuning run {run.id} failed: {e}", err=True)
-        sys.exit(1)
-    printer.finish()
-    records = TuningRecords(store)
-    champions = records.champions(run.id)
-    target = Path(out or f"{run.id}-champion.json")
-    write_atomically(target, champion_text(champions[-1].weights, target))
-    elo, half = elo_vs_start(champions, champions[-1].number)
-    finished = finished_text(run) if shown_only else None
-    took = f"({finished})" if finished else f"in {time.monotonic() - started:.0f} s"
-    if config.method == "spsa":
-        iterations = records.iterations(run.id)
-        applied = sum(row.theta is not None for row in iterations)
-        click.echo(
-            f"tuning run {run.id} ({config.game}, spsa): {applied} of {config.iterations} iterations, "
-            f"{records.games(run.id)} games {took}"
-        )
-        click.echo(theta_table(config.start, iterations))
-    else:
-        trials = records.trials(run.id)
-        states = {s: sum(t.state == s for t in trials) for s in ("complete", "pruned", "failed")}
-        click.echo(
-            f"tuning run {run.id} ({config.game}): {len(trials)} trials ({states['complete']} complete, "
-            f"{states['pruned']} pruned, {states['failed']} failed), {final.games} games {took}"
-        )
-    click.echo(champions_table(records, run.id, champions))
-    verdict = (
-        f"champion #{champions[-1].number} is {elo:+.1f} +- {half:.1f} Elo above the start weights"
-        if len(champions) > 1
-        else "no candidate passed its SPRT: the start weights remain the champion"
-    )
-    page = write_report(store, run) if report else None
-    click.echo(f"{verdict}; weights written to {target}" + (f"; report: {page}" if page else ""))
-
-
-def champion_text(values: dict[str, int], target: Path) -> str:
-    """The champion as a weights file (JSON), or, for a ``.toml`` target, as an option file an
-    engine file includes (``include = "champion.toml"``)."""
-    if target.suffix.lower() != ".toml":
-        return json.dumps(values, indent=2, sort_keys=True) + "\n"
-    lines = [f"{json.dumps(name)} = {value}" for name, value in sorted(values.items())]
-    return "# a tuning run's champion: include it from an engine file\n[options]\n" + "\n".join(lines) + "\n"
-
-
-def write_report(store: Store, run: Run) -> Path | None:
-    """Write the run's HTML report (``RUN-report.html``); where it is, or None (with a warning)
-    when it cannot be written: a report is never worth failing a finished run for."""
-    from coordinator.reports import build, default_report_path, html_page
-
-    target = Path(default_report_path(run.id))
-    try:
-        finished = store.get_run(run.id) or run
-        write_atomically(target, html_page(build(store, finished)))
-    except (OSError, ValueError) as e:
-        click.echo(f"arbiter: warning: the report could not be written: {e}", err=True)
-        return None
-    return target
 
 
 @click.command()
@@ -373,10 +237,7 @@ def write_report(store: Store, run: Run) -> Path | None:
     show_default=True,
     help="Write the run's HTML report (RUN-report.html) at the end; `arbiter report` writes it any time.",
 )
-@concurrency_option
-@broker_option
-@verify_option
-@priority_option
+@fleet_options
 @store_option
 def tune(
     game: str,
@@ -507,11 +368,11 @@ def tune(
     if side is not None:
         side.keep(store)
     # The same command again continues the run, or only reports it when its budget is used.
-    run = create_or_resume(
-        store, RunKind.TUNE, game, config.to_json(), config.fingerprint(), finished_too=True
-    )
-    config = TuneConfig.from_json(run.config)  # a run found again keeps its program's probe findings
-    drive(store, run, config, executor, output, report)
+    run = create_or_resume(store, RunKind.TUNE, config, finished_too=True)
+    from coordinator.tuning.drive import drive
+
+    # a run found again keeps its program's probe findings: it plays its stored configuration
+    drive(store, run, run.settings, executor, output, report)
 
 
 def read_param_list(path: str | None, params: str | None, method: str) -> list[SpsaParam]:
@@ -579,26 +440,3 @@ def program_tunables(
         start[name] = min(max(int(value), low), high) if not isinstance(value, str) else default
     ranges = {name: [low, high] for name, (low, high, _) in spins.items()}
     return side, wanted, start, ranges
-
-
-def tune_status(store: Store, run: Run) -> None:
-    """Show a tuning run for people: trials or the path of theta, champions, total games (called
-    by `arbiter status RUN`; ``--json`` prints :func:`coordinator.reports.status.tune_status`)."""
-    from coordinator.tuning.records import TuningRecords
-    from coordinator.tuning.report import champions_table, theta_table, trials_table
-
-    config = TuneConfig.from_json(run.config)
-    records = TuningRecords(store)
-    champions = records.champions(run.id)
-    trials = records.trials(run.id)
-    games = records.games(run.id)
-    iterations = records.iterations(run.id) if config.method == "spsa" else None
-    if (note := unverifiable_note(run.config)) is not None:
-        click.echo(terminal(note))
-    if iterations is not None:
-        click.echo(f"tuning run {run.id} ({run.game}, spsa): {run.state}, {games} games")
-        click.echo(theta_table(config.start, iterations))
-    else:
-        click.echo(f"tuning run {run.id} ({run.game}): {run.state}, {len(trials)} trials, {games} games")
-        click.echo(trials_table(trials))
-    click.echo(champions_table(records, run.id, champions))

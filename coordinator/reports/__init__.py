@@ -11,7 +11,7 @@ import math
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from coordinator.runs import RunKind
+from coordinator.registry import kind_of
 from coordinator.store import Run, Store
 
 if TYPE_CHECKING:
@@ -31,56 +31,21 @@ def gather(store: Store, run: Run, anchor: str | None = None) -> dict[str, Any]:
     tournament's ratings relative to engine ``anchor`` (None: to the mean of all)."""
     from coordinator.trust.verifiable import unverifiable_note
 
-    if run.kind is RunKind.TUNE:
-        from coordinator.reports.tuning import tune_report
-
-        data = tune_report(store, run)
-    elif run.kind is RunKind.TOURNAMENT:
-        from coordinator.reports.tournament import tournament_report
-
-        data = tournament_report(store, run, anchor)
-    else:
-        from coordinator.reports.match import match_report
-
-        data = match_report(store, run)
+    data = kind_of(run.kind).report_data(store, run, anchor)
     return data | {"unverifiable": unverifiable_note(run.config)}
-
-
-def _study(store: Store, run: Run) -> Any:
-    """The Optuna study of a tuning run, or None if it has none yet."""
-    import optuna
-
-    from coordinator.tuning.tuner import optuna_storage, study_name
-
-    try:
-        return optuna.load_study(study_name=study_name(run.id), storage=optuna_storage(store.url))
-    except KeyError:
-        return None
 
 
 def build(store: Store, run: Run, anchor: str | None = None) -> Report:
     """The full report of ``run``: its data and every plot (``anchor``: see :func:`gather`)."""
-    from coordinator.reports import plots
-
     data = gather(store, run, anchor)
-    if data["type"] == "tune":
-        return Report(data, plots.tune_plots(data, _study(store, run)))
-    if data["type"] == "tournament":
-        from coordinator.reports.tournament_plots import tournament_plots
-
-        return Report(data, tournament_plots(data))
-    return Report(data, plots.match_plots(data))
+    return Report(data, kind_of(run.kind).report_plots(store, run, data))
 
 
 def html_page(report: Report) -> ReportPage:
     """The self-contained HTML page of a report (a string that also keeps its sections)."""
-    from coordinator.reports.html import noted, render
+    from coordinator.reports.html import noted
 
-    if report.data["type"] == "tournament":
-        from coordinator.reports.tournament_html import tournament_html
-
-        return noted(tournament_html(report.data, report.plots), report.data)
-    return render(report.data, report.plots)
+    return noted(kind_of(report.data["run"]["kind"]).report_html(report.data, report.plots), report.data)
 
 
 def json_safe(value: Any) -> Any:
@@ -96,9 +61,10 @@ def json_safe(value: Any) -> Any:
 
 def terminal_summary(report: Report | dict[str, Any]) -> str:
     """The 80-column terminal summary of a report (or of its data)."""
-    from coordinator.reports.text import summary
+    from coordinator.reports.text import noted
 
-    return summary(report.data if isinstance(report, Report) else report)
+    data = report.data if isinstance(report, Report) else report
+    return noted(kind_of(data["run"]["kind"]).report_text(data), data)
 
 
 def default_report_path(run_id: int) -> str:

@@ -16,11 +16,10 @@ import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Protocol
 
 import engine
 from coordinator.refs import short_name
-from coordinator.sprt.config import SprtConfig
 from worker.masking import mask_url, scrub
 from worker.programs import EngineProgram
 from worker.protocol import SIDES, number_list
@@ -43,6 +42,25 @@ IDS_SHOWN = 4
 STDERR_SHOWN = 8
 #: Plies the time-per-move series covers (later moves are counted in the means only).
 SERIES_PLIES = 200
+
+
+class TwoSides(Protocol):
+    """A configuration of two fixed sides (an SPRT's, a match's): what their report shows of them.
+    (``side_of`` reads the ``candidate_*`` and ``baseline_*`` fields by name.)"""
+
+    @property
+    def limits(self) -> engine.Limits:
+        """The search limits of every move."""
+        ...
+
+    @property
+    def scale_time(self) -> bool:
+        """Whether workers scale time limits by their speed."""
+        ...
+
+    def programs(self) -> list[EngineProgram]:
+        """The engine programs of the run."""
+        ...
 
 
 def pgn_time_control(limits: engine.Limits) -> str:
@@ -81,7 +99,7 @@ def _secrets_masked(text: str, repos: Iterable[str]) -> str:
     return text
 
 
-def side_of(config: SprtConfig, side: str) -> dict[str, Any]:
+def side_of(config: TwoSides, side: str) -> dict[str, Any]:
     """One side as the configuration has it: its name, what it is (the built-in engine, a
     program, or a commit), where it came from, the options it is set to, and its commit."""
     program: EngineProgram | None = getattr(config, f"{side}_program")
@@ -113,7 +131,7 @@ def side_of(config: SprtConfig, side: str) -> dict[str, Any]:
     }
 
 
-def repos_of(config: SprtConfig) -> list[str]:
+def repos_of(config: TwoSides) -> list[str]:
     """The repositories of a run's commits (whose secrets are masked wherever text is shown)."""
     return [p.build.repo for p in config.programs() if p.build is not None]
 
@@ -221,7 +239,7 @@ def version_of(reported: list[dict[str, Any]]) -> str | None:
     return str(first["name"]) + (f" by {first['author']}" if first["author"] else "")
 
 
-def engines_data(config: SprtConfig, rows: Iterable[Any], engine_version: str | None) -> dict[str, Any]:
+def engines_data(config: TwoSides, rows: Iterable[Any], engine_version: str | None) -> dict[str, Any]:
     """The engines part of a run's status and report (without the time per move, which needs
     the records: :class:`MoveTimes`)."""
     found = from_results(rows, repos_of(config))

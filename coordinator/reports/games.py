@@ -22,11 +22,10 @@ from datetime import datetime
 from typing import Any, TextIO
 
 from coordinator.escape import pgn_tag
+from coordinator.registry import kind_of
 from coordinator.reports.engines import emt
 from coordinator.reports.match import ADJUDICATION_REASONS, REASONS, engines_of
-from coordinator.runs import RunKind
 from coordinator.store import Run, Store
-from coordinator.tournament.config import stored_sides
 from worker.protocol import move_list, number_list, ply_count
 from worker.tally import candidate_score
 
@@ -84,12 +83,7 @@ class ExportedGame:
 def match_runs(store: Store, run: Run) -> list[Run]:
     """The match runs whose games make up ``run``'s: itself, or a tuning run's trials, SPRTs and
     SPSA iterations."""
-    if run.kind is not RunKind.TUNE:
-        return [run]
-    from coordinator.tuning.records import TuningRecords
-
-    children = TuningRecords(store).children(run.id)
-    return [r for r in (store.get_run(i) for i in children) if r is not None]
+    return kind_of(run.kind).match_runs(store, run)
 
 
 def iter_games(
@@ -135,10 +129,7 @@ def iter_games(
 def sides(run: Run, batch_index: int) -> tuple[tuple[str, str], tuple[str, str]]:
     """The (name, source) of the candidate and the baseline side of batch ``batch_index``: a
     tournament's engines by their names, else ``candidate`` and ``baseline``."""
-    if run.kind is RunKind.TOURNAMENT:
-        return stored_sides(run.config, batch_index)
-    config = run.config
-    return ("candidate", config.get("candidate_source", "")), ("baseline", config.get("baseline_source", ""))
+    return kind_of(run.kind).sides(run, batch_index)
 
 
 def _tag(name: str, value: Any) -> str:
@@ -213,7 +204,7 @@ def _side_tags(side: str, shown: dict[str, Any]) -> list[str]:
 def _shown_sides(game: ExportedGame, engines: dict[str, Any]) -> dict[str, Any]:
     """The two sides of ``game`` as PGN names them: a tournament's engines of its batch by name and
     source, else ``engines``' candidate and baseline."""
-    if game.run.kind is not RunKind.TOURNAMENT:
+    if not kind_of(game.run.kind).sides_per_batch:
         return dict(engines["sides"])
     pairing = sides(game.run, game.batch_index)
     return {

@@ -841,11 +841,6 @@ def tune_html(data: dict[str, Any], plots: dict[str, str]) -> ReportPage:
     )
 
 
-def render(data: dict[str, Any], plots: dict[str, str]) -> ReportPage:
-    """The page of a match or tuning report."""
-    return noted(tune_html(data, plots) if data["type"] == "tune" else match_html(data, plots), data)
-
-
 def noted(document: str, data: dict[str, Any]) -> ReportPage:
     """``document`` (made by ``page()``) with the report's "unverifiable" note, if it has one."""
     if not isinstance(document, ReportPage):

@@ -16,16 +16,15 @@ from typing import Any
 
 from sqlalchemy import select
 
-from coordinator.reports.command import sprt_command, tune_command
+from coordinator.registry import kind_of
 from coordinator.reports.engines import (
     FAULT_KINDS,
     MoveTimes,
     engines_data,
     from_results,
     masked_config,
-    pgn_time_control,
 )
-from coordinator.runs import RunKind, decision_label
+from coordinator.runs import decision_label
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.report import summary_of
 from coordinator.sprt.runner import PrefixCounter
@@ -68,7 +67,7 @@ def run_info(run: Run, parent: int | None = None) -> dict[str, Any]:
         "game": run.game,
         "state": str(run.state),
         "decision": run.decision,
-        "decision_label": decision_label(run.decision) if run.kind.is_match else None,
+        "decision_label": decision_label(run.decision) if kind_of(run.kind).decides else None,
         "error": run.error,
         "created_at": iso(run.created_at),
         "updated_at": iso(run.updated_at),
@@ -301,15 +300,9 @@ def workers_of(store: Store, run: Run) -> dict[str, Any]:
 
 
 def engines_of(store: Store, run: Run) -> dict[str, Any]:
-    """The engines part of a match run's report without the time per move (what ``arbiter
-    status`` shows: no game record is read). A tournament has no two fixed sides: only its time
-    control (its engines are named per batch)."""
-    if run.kind is RunKind.TOURNAMENT:
-        from coordinator.tournament.config import TournamentConfig
-
-        return {"sides": {}, "time_control": pgn_time_control(TournamentConfig.from_json(run.config).limits)}
-    rows = counted_result_rows(store, run.id, run.counted_batches)
-    return engines_data(SprtConfig.from_json(run.config), rows, run.config.get("engine_version"))
+    """The engines part of a run's report without the time per move (what ``arbiter status``
+    shows: no game record is read), as its kind has them."""
+    return kind_of(run.kind).engines(store, run)
 
 
 def _throughput(rows: list[Any]) -> dict[str, Any]:
@@ -331,34 +324,19 @@ def _throughput(rows: list[Any]) -> dict[str, Any]:
     }
 
 
-def parent_of(store: Store, run: Run) -> int | None:
-    """The tuning run a trial, acceptance SPRT or SPSA iteration belongs to."""
-    if run.kind not in (RunKind.TRIAL, RunKind.ACCEPTANCE, RunKind.ITERATION):
-        return None
-    from coordinator.tuning.records import TuningRecords
-
-    return TuningRecords(store).parents().get(run.id)
-
-
-def match_report(store: Store, run: Run) -> dict[str, Any]:
-    """Everything the report of a match run shows, as JSON data."""
-    config = SprtConfig.from_json(run.config)
-    parent = parent_of(store, run)
+def match_report(
+    store: Store, run: Run, parent: int | None, reproduce: tuple[str, list[str]]
+) -> dict[str, Any]:
+    """Everything the report of a match run shows, as JSON data (``parent``: the run it belongs
+    to; ``reproduce``: the command that plays it again, and notes on it)."""
+    config = run.settings_as(SprtConfig)
     rows = counted_result_rows(store, run.id, run.counted_batches)
     totals = store.totals(run.id)
     pairs = sum(totals.pentanomial)
     facts = _games_facts(stream_records(store, run.id, run.counted_batches))
     lower, upper = config.sprt_params.bounds
     stats = dict(summary_of(config, totals.pentanomial, totals.wdl)) if pairs else None
-    if run.kind is RunKind.SPRT:
-        command, notes = sprt_command(run.config, store.url)
-    else:
-        parent_run = store.get_run(parent) if parent is not None else None
-        if parent_run is not None:
-            command, notes = tune_command(parent_run.config, store.url)
-            notes = [f"this {run.kind} run is part of tuning run {parent}, which this command plays", *notes]
-        else:
-            command, notes = sprt_command(run.config, store.url)
+    command, notes = reproduce
     stored = len(store.results(run.id))
     engines = engines_data(config, rows, run.config.get("engine_version"))
     return {

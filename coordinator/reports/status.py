@@ -8,10 +8,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from coordinator.runs import RunKind
+from coordinator.escape import terminal
+from coordinator.registry import kind_of
+from coordinator.runs import decision_label
 from coordinator.sprt.report import STATS_ERRORS, stored_status
 from coordinator.store import Run, Store
-from coordinator.trust.verifiable import unverifiable_engines
+from coordinator.trust.verifiable import unverifiable_engines, unverifiable_note
 from coordinator.tuning.config import TuneConfig
 from coordinator.tuning.records import TuningRecords
 
@@ -50,7 +52,7 @@ def tune_status(store: Store, run: Run) -> dict[str, Any]:
     """A tuning run: its trials (or SPSA's path of theta), champions, acceptance SPRTs and games."""
     from coordinator.tuning.report import acceptances_json, status_json
 
-    config = TuneConfig.from_json(run.config)
+    config = run.settings_as(TuneConfig)
     records = TuningRecords(store)
     limits = [config.stage_limits(stage) for stage in range(config.stages)]
     data = status_json(
@@ -68,12 +70,55 @@ def tune_status(store: Store, run: Run) -> dict[str, Any]:
     return data
 
 
+def match_status_text(store: Store, run: Run) -> str:
+    """One SPRT, trial or acceptance run, for people (``arbiter status RUN``)."""
+    from coordinator.reports.text import engines_lines
+
+    data = match_status(store, run)
+    lines = []
+    for key in ("id", "kind", "game", "state", "decision", "games", "pentanomial", "wdl"):
+        if key in data:
+            value = decision_label(data[key]) if key == "decision" else data[key]
+            lines.append(f"{key}: {terminal(value)}")
+    for side in ("candidate", "baseline"):
+        if side in data:
+            where = f" from {data[side]['repo']}" if "repo" in data[side] else ""
+            lines.append(f"{side}: {terminal(data[side]['name'] + where)}")
+    if "statistics_error" in data:
+        lines.append(f"statistics: {terminal(data['statistics_error'])}")
+    else:
+        lines.append(
+            f"llr: {data['llr']:.2f} [{data['lower_bound']:.2f}, {data['upper_bound']:.2f}]\n"
+            f"elo: {data['elo']:.2f} +- {data['elo95']:.2f} (95%)  los: {100 * data['los']:.1f}%\n"
+            f"batches: {data['counted_batches']} counted, {data['stored_batches']} stored"
+        )
+    if "engines" in data:
+        lines += engines_lines(data["engines"])
+    if run.error:
+        lines.append(f"error: {terminal(run.error)}")
+    if (note := unverifiable_note(run.config)) is not None:
+        lines.append(terminal(note))
+    for q in data["quarantined"]:
+        lines.append(
+            f"quarantined worker {terminal(q['worker'])}: {terminal(q['reason'])} "
+            f"({q['discarded_batches']} batches discarded)"
+        )
+    for refusal in data["refused"]:
+        lines.append(
+            f"refused batch {refusal['batch']} ({refusal['attempts']} attempts, {refusal['state']}): "
+            f"{terminal(refusal['reason'])}"
+        )
+    check = data["worker_check"]
+    for w in check["workers"]:
+        if w["flagged"]:
+            lines.append(
+                f"outlier worker {terminal(w['worker'])}: residual {w['residual']:+.2f} "
+                f"over {w['games']} games "
+                f"(chi² p = {check['chi2']['p']:.3g}; a warning, not a proof)"
+            )
+    return "\n".join(lines)
+
+
 def status_data(store: Store, run: Run) -> dict[str, Any]:
     """``run`` as ``arbiter status RUN --json`` prints it."""
-    if run.kind is RunKind.TUNE:
-        return tune_status(store, run)
-    if run.kind is RunKind.TOURNAMENT:
-        from coordinator.reports import gather, json_safe
-
-        return dict(json_safe(gather(store, run)))
-    return match_status(store, run)
+    return kind_of(run.kind).status_json(store, run)

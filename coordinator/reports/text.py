@@ -260,12 +260,9 @@ def tournament_text(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def summary(data: dict[str, Any]) -> str:
-    """The terminal summary of any report (an unverifiable run says so under its first line)."""
-    if data["type"] == "tournament":
-        text = tournament_text(data)
-    else:
-        text = tune_text(data) if data["type"] == "tune" else match_text(data)
+def noted(text: str, data: dict[str, Any]) -> str:
+    """The terminal summary ``text`` of a report (its kind's), with the "unverifiable" line of an
+    unverifiable run under its first line."""
     if data.get("unverifiable"):
         first, _, rest = text.partition("\n")
         return f"{first}\n{terminal(data['unverifiable'])}\n{rest}"

@@ -79,7 +79,7 @@ def chain_check(ratings: RatingList) -> dict[str, Any]:
 def tournament_report(store: Store, run: Run, anchor: str | None = None) -> dict[str, Any]:
     """The report data of tournament ``run``, its ratings relative to engine ``anchor`` (None: to
     their mean); ValueError for an anchor that is not one of its engines."""
-    config = TournamentConfig.from_json(run.config)
+    config = run.settings_as(TournamentConfig)
     names = [e.name for e in config.entrants]
     if anchor is not None and anchor not in names:
         raise ValueError(

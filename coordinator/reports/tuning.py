@@ -58,7 +58,7 @@ def _games_until(times: list[tuple[datetime, int]], moment: datetime | None) -> 
 
 def _acceptance(store: Store, run: Run, row: AcceptanceRow, crowned: set[int]) -> dict[str, Any]:
     """One acceptance SPRT: its stage and limits, LLR curve, bounds, decision and SPRT Elo."""
-    config = SprtConfig.from_json(run.config)
+    config = run.settings_as(SprtConfig)
     rows = counted_result_rows(store, run.id, run.counted_batches)
     totals = store.totals(run.id)
     lower, upper = config.sprt_params.bounds
@@ -205,7 +205,7 @@ def _stage_chains(
                     dataclasses.replace(c, elo_vs_parent=0.0, elo_vs_parent_low=0.0, elo_vs_parent_high=0.0)
                 )
                 continue
-            sprt = SprtConfig.from_json(run.config)
+            sprt = run.settings_as(SprtConfig)
             totals = store.totals(run.id, run.counted_batches)
             e = sprt_elo(totals.pentanomial, sprt.elo0, sprt.elo1, sprt.elo_model, sprt.alpha, sprt.beta)
             staged.append(
@@ -224,7 +224,7 @@ def _stage_chains(
 
 def tune_report(store: Store, run: Run) -> dict[str, Any]:
     """Everything the report of a tuning run shows, as JSON data."""
-    config = TuneConfig.from_json(run.config)
+    config = run.settings_as(TuneConfig)
     records = TuningRecords(store)
     champions: list[Champion] = records.champions(run.id)
     trials = records.trials(run.id)

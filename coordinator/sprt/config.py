@@ -12,9 +12,10 @@ import hashlib
 import json
 import math
 import random
+from abc import ABC, abstractmethod
 from dataclasses import dataclass, fields
 from functools import cached_property
-from typing import Any
+from typing import Any, Protocol
 
 import engine
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS
@@ -196,7 +197,79 @@ class OpeningWalk:
         return chosen
 
 
-class BatchPlan(OpeningWalk):
+class GameSettings(Protocol):
+    """What every game of a run shares, whatever its kind."""
+
+    @property
+    def game(self) -> str:
+        """The game played."""
+        ...
+
+    @property
+    def engine_version(self) -> str:
+        """The rules and search core every worker must have."""
+        ...
+
+    @property
+    def limits(self) -> engine.Limits:
+        """The search limits of every move."""
+        ...
+
+    @property
+    def adjudication(self) -> engine.Adjudication:
+        """When a game is adjudicated."""
+        ...
+
+    @property
+    def scale_time(self) -> bool:
+        """Whether workers scale time limits by their speed."""
+        ...
+
+
+#: A side as a batch plays it: the built-in engine's weights, or the program that plays instead.
+PlayedSide = tuple[dict[str, int], EngineProgram | None]
+
+
+class PairsPlan(ABC):
+    """A batch plan of game pairs between two sides: which sides, openings and seed batch ``i``
+    has (each kind's own), and the payload that sends them (one for every kind)."""
+
+    settings: GameSettings
+
+    @abstractmethod
+    def sides_for(self, batch_index: int) -> tuple[PlayedSide, PlayedSide]:
+        """The candidate and the baseline side of batch ``batch_index``."""
+
+    @abstractmethod
+    def openings_for(self, batch_index: int) -> list[str]:
+        """The openings of batch ``batch_index``, one per game pair."""
+
+    @abstractmethod
+    def seed_for(self, batch_index: int) -> int:
+        """The seed sent with batch ``batch_index``."""
+
+    def payload(self, run_id: int, batch_index: int) -> BatchPayload:
+        """Everything a worker needs to play batch ``batch_index`` of run ``run_id``."""
+        c = self.settings
+        (candidate, candidate_program), (baseline, baseline_program) = self.sides_for(batch_index)
+        return BatchPayload(
+            run_id=run_id,
+            batch_index=batch_index,
+            game=c.game,
+            candidate=dict(candidate),
+            baseline=dict(baseline),
+            openings=self.openings_for(batch_index),
+            limits=c.limits,
+            adjudication=c.adjudication,
+            seed=self.seed_for(batch_index),
+            engine_version=c.engine_version,
+            candidate_program=candidate_program,
+            baseline_program=baseline_program,
+            scale_time=c.scale_time,
+        )
+
+
+class BatchPlan(OpeningWalk, PairsPlan):
     """Which openings batch ``i`` plays (slice ``i`` of the :class:`OpeningWalk`) and with which
     seed, from the run's seed alone."""
 
@@ -204,26 +277,13 @@ class BatchPlan(OpeningWalk):
         """Plan for ``config``'s openings, seed and batch size."""
         super().__init__(config.openings, config.seed, config.batch_pairs)
         self.config = config
+        self.settings = config
+
+    def sides_for(self, batch_index: int) -> tuple[PlayedSide, PlayedSide]:
+        """The run's candidate and baseline, in every batch."""
+        c = self.config
+        return (c.candidate, c.candidate_program), (c.baseline, c.baseline_program)
 
     def seed_for(self, batch_index: int) -> int:
         """The seed sent with batch ``batch_index``."""
         return derive_seed(self.seed, "batch", batch_index)
-
-    def payload(self, run_id: int, batch_index: int) -> BatchPayload:
-        """Everything a worker needs to play batch ``batch_index`` of run ``run_id``."""
-        c = self.config
-        return BatchPayload(
-            run_id=run_id,
-            batch_index=batch_index,
-            game=c.game,
-            candidate=dict(c.candidate),
-            baseline=dict(c.baseline),
-            openings=self.openings_for(batch_index),
-            limits=c.limits,
-            adjudication=c.adjudication,
-            seed=self.seed_for(batch_index),
-            engine_version=c.engine_version,
-            candidate_program=c.candidate_program,
-            baseline_program=c.baseline_program,
-            scale_time=c.scale_time,
-        )

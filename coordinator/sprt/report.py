@@ -162,7 +162,7 @@ def status_json(
         "unverifiable": unverifiable_engines(run.config),
     }
     if p is not None:
-        config = SprtConfig.from_json(run.config)
+        config = run.settings_as(SprtConfig)
         data["candidate"] = side_json(config.candidate_source, config.candidate_program)
         data["baseline"] = side_json(config.baseline_source, config.baseline_program)
         s = summary_of(config, p.pentanomial, p.wdl)
@@ -198,7 +198,7 @@ STATS_ERRORS = (ValueError, TypeError, ArithmeticError)
 def stored_progress(store: Store, run: Run) -> Progress:
     """Counts and LLR of a match run's counted batches, as the store has them (raises one of
     :data:`STATS_ERRORS` when they cannot be computed)."""
-    config = SprtConfig.from_json(run.config)
+    config = run.settings_as(SprtConfig)
     totals = store.totals(run.id)
     s = summary_of(config, totals.pentanomial, totals.wdl)
     return Progress(
@@ -234,7 +234,7 @@ def stored_row(store: Store, run: Run) -> str:
     computed (see :func:`stored_status`)."""
     totals = store.totals(run.id)
     try:
-        s = summary_of(SprtConfig.from_json(run.config), totals.pentanomial, totals.wdl)
+        s = summary_of(run.settings_as(SprtConfig), totals.pentanomial, totals.wdl)
     except STATS_ERRORS:
         return status_row(run, totals.games, "?", "?")
     elo = f"{s['elo']:+.1f} +- {s['elo95']:.1f}" if totals.games else "-"

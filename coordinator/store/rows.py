@@ -5,10 +5,14 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any
+from functools import cached_property
+from typing import Any, TypeVar
 
 from coordinator.runs import RunKind, RunState
 from coordinator.store.schema import PENTANOMIAL_COLUMNS, WDL_COLUMNS
+
+#: A kind's configuration type.
+C = TypeVar("C")
 
 
 def now() -> datetime:
@@ -18,7 +22,8 @@ def now() -> datetime:
 
 @dataclass(frozen=True)
 class Run:
-    """One row of ``runs``, with its configuration decoded."""
+    """One row of ``runs``: its configuration as stored (``config``, JSON) and as its kind reads it
+    (:attr:`settings`)."""
 
     id: int
     kind: RunKind
@@ -32,6 +37,22 @@ class Run:
     created_at: datetime
     updated_at: datetime
     finished_at: datetime | None
+
+    @cached_property
+    def settings(self) -> Any:
+        """The run's typed configuration, decoded once by its kind (``SprtConfig``,
+        ``TuneConfig``, ...); a ValueError, TypeError or KeyError when this arbiter cannot read it."""
+        from coordinator.registry import kind_of
+
+        return kind_of(self.kind).decode(self.config)
+
+    def settings_as(self, config_type: type[C]) -> C:
+        """:attr:`settings`, which must be a ``config_type`` (a TypeError for a run of another
+        kind)."""
+        config = self.settings
+        if not isinstance(config, config_type):
+            raise TypeError(f"run {self.id} is a {self.kind} run, not one of a {config_type.__name__}")
+        return config
 
 
 @dataclass(frozen=True)

@@ -15,9 +15,8 @@ from typing import Any
 
 import engine
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS, TOURNAMENT_PAIRS
-from coordinator.sprt.config import OpeningWalk, derive_seed, fingerprint
+from coordinator.sprt.config import OpeningWalk, PairsPlan, PlayedSide, derive_seed, fingerprint
 from worker.programs import EngineProgram
-from worker.protocol import BatchPayload
 
 FORMATS = ("round-robin", "gauntlet")
 #: The longest engine name (the store's column of a batch's engines).
@@ -191,12 +190,13 @@ class TournamentConfig:
         return fingerprint(self.to_json())
 
 
-class TournamentPlan:
+class TournamentPlan(PairsPlan):
     """Which pairing, openings and seed batch ``i`` of a tournament has, from its configuration."""
 
     def __init__(self, config: TournamentConfig) -> None:
         """Plan for ``config``."""
         self.config = config
+        self.settings = config
         self.walk = OpeningWalk(config.openings, config.seed, config.batch_pairs)
 
     def round_of(self, batch_index: int) -> int:
@@ -213,22 +213,7 @@ class TournamentPlan:
         """The seed of batch ``batch_index``: its round's (equal node budgets in every pairing)."""
         return derive_seed(self.config.seed, "round", self.round_of(batch_index))
 
-    def payload(self, run_id: int, batch_index: int) -> BatchPayload:
-        """Everything a worker needs to play batch ``batch_index`` of run ``run_id``."""
-        c = self.config
-        first, second = c.pairing(batch_index)
-        return BatchPayload(
-            run_id=run_id,
-            batch_index=batch_index,
-            game=c.game,
-            candidate=dict(first.weights),
-            baseline=dict(second.weights),
-            openings=self.openings_for(batch_index),
-            limits=c.limits,
-            adjudication=c.adjudication,
-            seed=self.seed_for(batch_index),
-            engine_version=c.engine_version,
-            candidate_program=first.program,
-            baseline_program=second.program,
-            scale_time=c.scale_time,
-        )
+    def sides_for(self, batch_index: int) -> tuple[PlayedSide, PlayedSide]:
+        """The two engines of the batch's pairing."""
+        first, second = self.config.pairing(batch_index)
+        return (first.weights, first.program), (second.weights, second.program)

@@ -140,7 +140,7 @@ class AcceptanceQueue:
         else:
             stored = context.store.get_run(run_id)
             assert stored is not None
-            config = SprtConfig.from_json(stored.config)
+            config = stored.settings_as(SprtConfig)
         context.store.update_run(run_id, state=RunState.RUNNING)
         runner = SprtRunner(context.store, run_id, config, context.executor)
         self.active = ActiveStage(candidate, stage, runner, champion.number)
@@ -154,7 +154,7 @@ class AcceptanceQueue:
         assert first.run_id is not None
         run = context.store.get_run(first.run_id)
         assert run is not None
-        config = SprtConfig.from_json(run.config)
+        config = run.settings_as(SprtConfig)
         totals = context.store.totals(run.id, run.counted_batches)
         estimate = sprt_elo(
             totals.pentanomial, config.elo0, config.elo1, config.elo_model, config.alpha, config.beta
@@ -186,7 +186,7 @@ class AcceptanceQueue:
         run = context.store.get_run(last.run_id)  # type: ignore[arg-type]
         if run is None or last.champion_number != context.champion.number:
             return
-        candidate = Candidate(last.candidate, SprtConfig.from_json(run.config).candidate)
+        candidate = Candidate(last.candidate, run.settings_as(SprtConfig).candidate)
         if run.state.unfinished:
             self._start(candidate, last.stage, existing_run=run.id)
         elif run.decision == Decision.ACCEPTED:  # and not crowned: that would have changed the champion

@@ -5,6 +5,7 @@ to on each crowning, read by everyone)."""
 from __future__ import annotations
 
 from coordinator.executors.base import Executor
+from coordinator.registry import kind_of
 from coordinator.runs import RunKind
 from coordinator.sprt.config import SprtConfig
 from coordinator.store import Store
@@ -41,4 +42,6 @@ class TuningContext:
         orphan = self.store.find_unfinished(kind, config.fingerprint())
         if orphan is not None:
             return orphan.id
-        return self.store.create_run(kind, self.config.game, config.to_json(), config.fingerprint())
+        return self.store.create_run(
+            kind, self.config.game, kind_of(kind).encode(config), config.fingerprint()
+        )

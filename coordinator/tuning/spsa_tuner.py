@@ -131,7 +131,7 @@ class SpsaTuner(TuningDriver):
         for row in unapplied:
             run = self.store.get_run(row.run_id)
             assert run is not None
-            config = SprtConfig.from_json(run.config)
+            config = run.settings_as(SprtConfig)
             runner = SprtRunner(self.store, run.id, config, self.executor)
             if runner.decided:
                 self._close_counted(runner)

@@ -12,10 +12,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 import engine
+from coordinator.registry import LiveItem, elo_text, kind_of, llr_text
 from coordinator.reports.games import RESULT_CHOICES, ExportedGame, GameFilter, pgn, sides, termination
 from coordinator.reports.html import Markup, contents_nav, esc, fmt, pairs_table, table, unverifiable_html
 from coordinator.reports.match import REASONS, engines_of, iso, workers_of
-from coordinator.runs import RunKind
 from coordinator.sprt.report import duration
 from coordinator.store import Run, Store
 from coordinator.web.board import game_svg, legend
@@ -80,35 +80,27 @@ def runs_rows(store: Store, wanted: RunFilter) -> list[dict[str, Any]]:
 
 
 def _versus(row: dict[str, Any]) -> str:
-    """Candidate vs baseline, a tuning run's start, or a tournament's engines."""
-    if row["kind"] == "tune":
-        return f"start: {row['start']}"
-    if row["kind"] == "tournament":
-        return f"{row['format']}: {', '.join(row['engines'])}"
-    return f"{row.get('candidate', '?')} vs {row.get('baseline', '?')}"
-
-
-def _elo(row: dict[str, Any]) -> str:
-    """Elo ± 95%, or a dash."""
-    if row.get("elo") is None:
-        return "-"
-    return f"{row['elo']:+.1f} ± {row['elo95']:.1f}"
-
-
-def _llr(row: dict[str, Any]) -> str:
-    """LLR [bounds], or a dash."""
-    if row.get("llr") is None:
-        return "-"
-    return f"{row['llr']:.2f} [{row['lower_bound']:.2f}, {row['upper_bound']:.2f}]"
+    """Who plays, as the run's kind says it ("?" when its row lacks them: see ``run_row``)."""
+    try:
+        return kind_of(row["kind"]).versus(row)
+    except KeyError:
+        return "?"
 
 
 def _decision(row: dict[str, Any]) -> str:
-    """The decision of a match run, the champion of a tuning run, a tournament's progress."""
-    if row["kind"] == "tune":
-        return f"champion #{row['champion']}"
-    if row["kind"] == "tournament":
-        return "complete" if row["state"] == "finished" else f"{row['games']} of {row['planned_games']} games"
-    return str(row["decision_label"] if row["decision"] else "-")
+    """Where the run ended or stands, as the run's kind says it."""
+    try:
+        return kind_of(row["kind"]).outcome(row)
+    except KeyError:
+        return "-"
+
+
+def _live_items(row: dict[str, Any]) -> list[LiveItem]:
+    """The live line's items after the state, as the run's kind says them."""
+    try:
+        return kind_of(row["kind"]).live(row)
+    except KeyError:
+        return [LiveItem("games", row.get("games"), "games")]
 
 
 def _kind(row: dict[str, Any]) -> Any:
@@ -133,8 +125,8 @@ def runs_table(rows: list[dict[str, Any]]) -> str:
                 Markup(f'<span class="{esc(row["state"])}">{esc(row["state"])}</span>'),
                 _versus(row),
                 row["games"],
-                _elo(row),
-                _llr(row),
+                elo_text(row),
+                llr_text(row),
                 _decision(row),
                 row["created_at"],
                 duration(row["seconds"]),
@@ -209,31 +201,18 @@ def runs_page(request: Request) -> Response:
 # --- one run --------------------------------------------------------------------------------------
 
 
+def _live_item(item: LiveItem) -> str:
+    """One item of the live line: its label, its value (in bold, named for the page's script)."""
+    named = f' data-field="{esc(item.field)}"' if item.field else ""
+    value = f"<b{named}>{esc(item.value)}</b>" if item.bold else esc(item.value)
+    return f'<span><span class="k">{esc(item.label)}</span> {value}{esc(item.after)}</span>'
+
+
 def live_html(row: dict[str, Any]) -> str:
     """The live line of a run page: where the run stands now."""
     state = f'<span class="{esc(row["state"])}" data-field="state">{esc(row["state"])}</span>'
     items = [state]
-    if row["kind"] == "tune":
-        items += [
-            f'<span><span class="k">trials</span> <b data-field="trials">{row["trials"]}</b></span>',
-            f'<span><span class="k">games</span> <b data-field="games">{row["games"]}</b></span>',
-            f'<span><span class="k">champion</span> <b data-field="champion">#{row["champion"]}</b> '
-            f"{esc(_elo(row))} Elo vs start</span>",
-        ]
-    elif row["kind"] == "tournament":
-        items += [
-            f'<span><span class="k">engines</span> <b>{len(row["engines"])}</b></span>',
-            f'<span><span class="k">games</span> <b data-field="games">{row["games"]}</b> of '
-            f"{row['planned_games']}</span>",
-        ]
-    else:
-        items += [
-            f'<span><span class="k">games</span> <b data-field="games">{esc(row.get("games"))}</b></span>',
-            f'<span><span class="k">LLR</span> <b data-field="llr">{esc(_llr(row))}</b></span>',
-            f'<span><span class="k">Elo</span> {esc(_elo(row))}</span>',
-            f'<span><span class="k">decision</span> <b data-field="decision">{esc(_decision(row))}</b>'
-            "</span>",
-        ]
+    items += [_live_item(item) for item in _live_items(row)]
     items.append(
         f'<span class="muted">{esc(duration(row["seconds"]))}, updated {esc(row["updated_at"])}</span>'
     )
@@ -252,8 +231,8 @@ def _run_links(run: Run, data: dict[str, Any]) -> str:
     parent = data["run"].get("parent")
     if parent is not None:
         links.append(link(f"/runs/{parent}", f"tuning run {parent}"))
-    if run.kind is RunKind.TUNE:
-        links.append(link(f"/?parent={run.id}", "its trials and acceptance SPRTs"))
+    if (children := kind_of(run.kind).children) is not None:
+        links.append(link(f"/?parent={run.id}", children))
     workers = [w["worker"] for w in data.get("workers", {}).get("workers", [])]
     if workers:
         links.append(Markup(f"<span>workers: {', '.join(link(worker_url(w), w) for w in workers)}</span>"))
@@ -512,7 +491,7 @@ def _worker_runs(store: Store, name: str) -> str:
     rows, classes = [], []
     for run_id in store.worker_runs(name)[:WORKER_RUNS]:
         run = store.get_run(run_id)
-        if run is None or not run.kind.is_match:
+        if run is None or not kind_of(run.kind).worker_check:
             continue
         mine = next((w for w in workers_of(store, run)["workers"] if w["worker"] == name), None)
         if mine is None:  # it only handled batches that another worker's answer settled

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
 
-from coordinator.runs import RunKind
+from coordinator.registry import kind_of
 from coordinator.store import Run, Store
 from coordinator.web.live import ReportCache
 from coordinator.web.throttle import Throttle
@@ -54,8 +54,7 @@ def find_run(request: Request) -> Run:
 def find_match_run(request: Request) -> Run:
     """The run the path names, which must play games itself (not a tuning run), or a 404 answer."""
     run = find_run(request)
-    if run.kind is RunKind.TUNE:
-        raise HTTPException(
-            404, f"run {run.id} is a tuning run: its games belong to its trials and acceptance SPRTs"
-        )
+    kind = kind_of(run.kind)
+    if kind.children is not None:
+        raise HTTPException(404, f"run {run.id} is a {kind.noun}: its games belong to {kind.children}")
     return run

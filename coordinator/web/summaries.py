@@ -8,18 +8,14 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from coordinator.reports.engines import side_of
-from coordinator.reports.games import match_runs
+from coordinator.registry import KINDS, kind_of
 from coordinator.reports.match import iso, run_info
-from coordinator.runs import RunKind, RunState
-from coordinator.sprt.config import SprtConfig
-from coordinator.sprt.report import summary_of
+from coordinator.runs import RunState
 from coordinator.store import Run, Store, now
-from coordinator.tuning.progress import elo_vs_start
 from coordinator.tuning.records import TuningRecords
 
 #: ``kind`` filter values: a kind, or every run (the list shows the runs people start by default).
-KIND_CHOICES = (*(str(k) for k in RunKind), "all")
+KIND_CHOICES = (*(str(k) for k in KINDS), "all")
 STATE_CHOICES = tuple(str(s) for s in RunState)
 
 
@@ -38,7 +34,7 @@ class RunFilter:
         if self.parent is not None and parents.get(run.id) != self.parent:
             return False
         if self.kind is None:
-            if self.parent is None and not run.kind.started_by_user:
+            if self.parent is None and not kind_of(run.kind).started_by_user:
                 return False
         elif self.kind != "all" and run.kind != self.kind:
             return False
@@ -50,7 +46,7 @@ class RunFilter:
 def parents_of(store: Store, runs: list[Run]) -> dict[int, int]:
     """The tuning run of every child run (a store that never tuned may lack the tuning tables, and
     a reader creates none, so they are read only when a run needs them)."""
-    if all(r.kind is RunKind.SPRT for r in runs):
+    if not any(kind_of(r.kind).related for r in runs):
         return {}
     return TuningRecords(store).parents()
 
@@ -69,71 +65,12 @@ def _seconds(run: Run) -> float:
     return ((run.finished_at or now()) - run.created_at).total_seconds()
 
 
-def _match_columns(store: Store, run: Run) -> dict[str, Any]:
-    """Games and statistics of a match run's counted batches, as the store has them."""
-    config = SprtConfig.from_json(run.config)
-    totals = store.totals(run.id)
-    s = summary_of(config, totals.pentanomial, totals.wdl)
-    played = totals.games > 0
-    return {
-        "candidate": side_of(config, "candidate")["name"],
-        "baseline": side_of(config, "baseline")["name"],
-        "games": totals.games,
-        "pentanomial": totals.pentanomial,
-        "wdl": totals.wdl,
-        "elo": s["elo"] if played else None,
-        "elo95": s["elo95"] if played else None,
-        "llr": s["llr"],
-        "lower_bound": s["lower_bound"],
-        "upper_bound": s["upper_bound"],
-    }
-
-
-def _tune_columns(store: Store, run: Run) -> dict[str, Any]:
-    """Trials, games and the current champion of a tuning run."""
-    records = TuningRecords(store)
-    champions = records.champions(run.id)
-    trials = records.trials(run.id)
-    champion = champions[-1].number if champions else 0
-    elo, half = elo_vs_start(champions, champion) if champions else (0.0, 0.0)
-    return {
-        "start": run.config.get("start_source") or "default",
-        "games": records.games(run.id),
-        "trials": len(trials),
-        "champion": champion,
-        "elo": elo if champion else None,
-        "elo95": half if champion else None,
-    }
-
-
-def _tournament_columns(store: Store, run: Run) -> dict[str, Any]:
-    """Format, engines and counted games of a tournament."""
-    entrants = run.config.get("entrants") or []
-    return {
-        "format": run.config.get("format"),
-        "engines": [str(e.get("name")) for e in entrants],
-        "games": store.totals(run.id).games,
-        "planned_games": 2
-        * int(run.config.get("pairs", 0))
-        * _pairings(len(entrants), run.config.get("format")),
-    }
-
-
-def _pairings(engines: int, format_: Any) -> int:
-    """Pairings of a tournament of ``engines`` engines in ``format_``."""
-    return engines - 1 if format_ == "gauntlet" else engines * (engines - 1) // 2
-
-
 def run_row(store: Store, run: Run, parent: int | None) -> dict[str, Any]:
     """One run as the list and the live part of its page show it (JSON data); ``parent``: the
     tuning run it belongs to."""
     row: dict[str, Any] = run_info(run, parent) | {"seconds": _seconds(run), "url": f"/runs/{run.id}"}
-    if run.kind is RunKind.TUNE:
-        return row | _tune_columns(store, run)
-    if run.kind is RunKind.TOURNAMENT:
-        return row | _tournament_columns(store, run)
     try:
-        return row | _match_columns(store, run)
+        return row | kind_of(run.kind).row(store, run)
     except (KeyError, TypeError, ValueError) as e:  # a configuration this arbiter cannot read
         return row | {"games": None, "problem": f"cannot read the run's configuration: {e}"}
 
@@ -141,7 +78,7 @@ def run_row(store: Store, run: Run, parent: int | None) -> dict[str, Any]:
 def run_version(store: Store, run: Run) -> str:
     """A mark of everything ``run``'s report is made of: its state, and the stored results,
     counted batches and latest change of it and (a tuning run) of every one of its match runs."""
-    ids = [run.id] + ([m.id for m in match_runs(store, run)] if run.kind is RunKind.TUNE else [])
+    ids = [run.id] + [m.id for m in kind_of(run.kind).match_runs(store, run) if m.id != run.id]
     a = store.activity(ids)
     mark = f"{run.state}|{run.decision}|{len(ids)}|{a.results}|{a.counted_batches}|{iso(a.updated_at)}"
     return hashlib.sha256(mark.encode()).hexdigest()[:16]

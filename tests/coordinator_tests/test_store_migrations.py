@@ -76,16 +76,17 @@ def test_a_store_of_0_1_0_upgrades_in_place_and_keeps_everything(tmp_path: Path)
         1,
     )
     runs = {r.id: r for r in store.list_runs()}
-    # Every stored configuration reads with this code, and the counted prefixes add up as before.
+    # Every stored configuration (none has a version: they read as the first) is decoded by its
+    # kind with this code, and the counted prefixes add up as before.
     for run in runs.values():
-        if run.kind.is_match:
-            config = SprtConfig.from_json(run.config)
+        config = run.settings
+        if isinstance(config, SprtConfig):
             prefix = PrefixCounter(config)
             prefix.advance({r.batch_index: r for r in store.results(run.id)})
             assert prefix.batches >= run.counted_batches
             assert store.totals(run.id).games == sum(store.totals(run.id).wdl)
         else:
-            TuneConfig.from_json(run.config)
+            assert isinstance(config, TuneConfig)
     assert str(runs[18].state) == "interrupted" and store.quarantines(18)[0].worker == "forger:1"
     records = TuningRecords(store)
     assert len(records.trials(2)) == 3 and len(records.iterations(8)) == 8

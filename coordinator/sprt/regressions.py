@@ -27,7 +27,7 @@ def _row(store: Store, run: Run) -> dict[str, Any] | None:
     if run.kind is not RunKind.SPRT or run.state is not RunState.FINISHED or not isinstance(recorded, dict):
         return None
     try:
-        config = SprtConfig.from_json(run.config)
+        config = run.settings_as(SprtConfig)
     except STATS_ERRORS:  # a configuration this version cannot read
         return None
     program = config.candidate_program

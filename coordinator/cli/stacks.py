@@ -1,0 +1,111 @@
+"""The option stacks the commands that play runs share, each defined once: who plays (the two sides
+of an SPRT or a match), how the games are played (limits, book, batch size), and where (the
+executor's options); and reading the two sides the options name."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+import click
+
+import engine
+from coordinator.cli.options import (
+    F,
+    Side,
+    batch_pairs_option,
+    batch_seconds_option,
+    book_option,
+    broker_option,
+    concurrency_option,
+    limit_options,
+    priority_option,
+    read_ref_side,
+    read_side,
+    verify_option,
+)
+from coordinator.refs import DEFAULT_BASE
+
+
+def stack(*decorators: Callable[[F], F]) -> Callable[[F], F]:
+    """One decorator applying ``decorators`` as if written one above the other, in that order
+    (the first option first in the help)."""
+
+    def apply(f: F) -> F:
+        for decorator in reversed(decorators):
+            f = decorator(f)
+        return f
+
+    return apply
+
+
+#: The two sides of an SPRT or a match: weights or engine files, or commits of a repository.
+side_options = stack(
+    click.option(
+        "--candidate",
+        metavar="FILE",
+        help="The engine under test: weights (JSON) of the built-in engine, or an engine file (.toml).",
+    ),
+    click.option(
+        "--baseline",
+        default="default",
+        show_default=True,
+        metavar="FILE|default",
+        help="The engine to beat: weights (JSON), default, or an engine file (.toml).",
+    ),
+    click.option(
+        "--candidate-ref", metavar="REF", help="Test a commit of --repo (a branch, tag or SHA) instead."
+    ),
+    click.option(
+        "--baseline-ref",
+        metavar="REF",
+        help=f"The commit to beat (with --candidate-ref: default {DEFAULT_BASE}).",
+    ),
+    click.option(
+        "--repo", metavar="URL", help="The repository of the refs (default: arbiter's own checkout)."
+    ),
+)
+
+
+def games_options(limits: engine.Limits, batch_pairs: int) -> Callable[[F], F]:
+    """How every game is played and batched: the search limits (default ``limits``' nodes), the
+    book, and the pairs per batch (default ``batch_pairs``) or the seconds a batch should take."""
+    return stack(
+        limit_options(f"{limits.nodes}"),
+        book_option,
+        batch_pairs_option(batch_pairs),
+        batch_seconds_option,
+    )
+
+
+#: Where the games are played: the local pool's size or the broker, spot checks, priority.
+fleet_options = stack(concurrency_option, broker_option, verify_option, priority_option)
+
+
+def match_sides(
+    game: str,
+    candidate: str | None,
+    baseline: str,
+    candidate_ref: str | None,
+    baseline_ref: str | None,
+    repo: str | None,
+) -> tuple[Side, Side]:
+    """The two sides the options name: weights, engine files or commits of ``repo``. A commit
+    under test plays its base (``--baseline-ref``, default main) unless ``--baseline`` is given."""
+    ctx = click.get_current_context()
+    baseline_given = ctx.get_parameter_source("baseline") is not click.core.ParameterSource.DEFAULT
+    if (candidate is None) == (candidate_ref is None):
+        raise click.UsageError("give the engine under test with --candidate or --candidate-ref (one of them)")
+    if baseline_ref is not None and baseline_given:
+        raise click.UsageError("give the engine to beat with --baseline or --baseline-ref (one of them)")
+    if repo is not None and candidate_ref is None and baseline_ref is None:
+        raise click.UsageError("--repo names the repository of --candidate-ref or --baseline-ref")
+    if candidate_ref is not None:
+        first = read_ref_side(game, repo, candidate_ref, "'--candidate-ref'")
+    else:
+        assert candidate is not None
+        first = read_side(game, candidate, "'--candidate'")
+    if baseline_ref is not None or (candidate_ref is not None and not baseline_given):
+        second = read_ref_side(game, repo, baseline_ref or DEFAULT_BASE, "'--baseline-ref'")
+    else:
+        second = read_side(game, baseline, "'--baseline'")
+    return first, second

@@ -1,0 +1,129 @@
+"""A match's full configuration and its deterministic batch plan: a fixed number of game pairs of a
+candidate against a baseline, no SPRT (cutechess's plain mode).
+
+Batch ``i`` plays slice ``i`` of the run's :class:`~coordinator.sprt.config.OpeningWalk` (the last
+batch cut at ``pairs``) with the seed an SPRT's batch ``i`` has, so a match and an SPRT of the same
+sides, book and seed play the same games.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass, fields
+from typing import Any
+
+import engine
+from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS, TOURNAMENT_PAIRS
+from coordinator.sprt.config import OpeningWalk, PairsPlan, PlayedSide, derive_seed, fingerprint
+from worker.programs import EngineProgram
+
+
+@dataclass(frozen=True)
+class MatchConfig:
+    """Everything that defines a match (JSON round-trips through :meth:`to_json`)."""
+
+    game: str
+    candidate: dict[str, int]
+    baseline: dict[str, int]
+    openings: list[str]
+    engine_version: str
+    pairs: int = TOURNAMENT_PAIRS
+    limits: engine.Limits = SPRT_LIMITS
+    adjudication: engine.Adjudication = ADJUDICATION
+    batch_pairs: int = SPRT_BATCH_PAIRS
+    seed: int = 0
+    book: str = ""
+    candidate_source: str = ""
+    baseline_source: str = "default"
+    candidate_program: EngineProgram | None = None
+    baseline_program: EngineProgram | None = None
+    scale_time: bool = False
+    candidate_commit: dict[str, Any] | None = None
+    baseline_commit: dict[str, Any] | None = None
+
+    def __post_init__(self) -> None:
+        """Reject settings no match could use."""
+        if self.pairs < 1 or self.batch_pairs < 1:
+            raise ValueError("pairs and batch_pairs: expected positive numbers of game pairs")
+        if not self.openings:
+            raise ValueError("openings: the match needs at least one opening")
+
+    @property
+    def sprt_params(self) -> None:
+        """A match has no SPRT: it plays every batch of its plan."""
+        return None
+
+    @property
+    def max_batches(self) -> int:
+        """Every batch of the plan."""
+        return math.ceil(self.pairs / self.batch_pairs)
+
+    @property
+    def max_games(self) -> int:
+        """Every game of the plan."""
+        return 2 * self.pairs
+
+    def programs(self) -> list[EngineProgram]:
+        """The engine programs of the match."""
+        return [p for p in (self.candidate_program, self.baseline_program) if p is not None]
+
+    def batch_plan(self) -> MatchPlan:
+        """The match's batch plan."""
+        return MatchPlan(self)
+
+    def to_json(self) -> dict[str, Any]:
+        """The configuration as a JSON-safe dict."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        return data | {
+            "candidate": dict(self.candidate),
+            "baseline": dict(self.baseline),
+            "openings": list(self.openings),
+            "limits": self.limits.to_json(),
+            "adjudication": self.adjudication.to_json(),
+            "candidate_program": None if self.candidate_program is None else self.candidate_program.to_json(),
+            "baseline_program": None if self.baseline_program is None else self.baseline_program.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> MatchConfig:
+        """Inverse of :meth:`to_json` (unknown keys are an error)."""
+        programs = {
+            key: None if data.get(key) is None else EngineProgram.from_json(data[key])
+            for key in ("candidate_program", "baseline_program")
+        }
+        return cls(
+            **{
+                **data,
+                **programs,
+                "limits": engine.Limits.from_json(data.get("limits")),
+                "adjudication": engine.Adjudication.from_json(data.get("adjudication")),
+            }
+        )
+
+    def fingerprint(self) -> str:
+        """Equal for matches that would play the same games."""
+        return fingerprint(self.to_json())
+
+
+class MatchPlan(OpeningWalk, PairsPlan):
+    """Which openings batch ``i`` of a match plays and with which seed, from its seed alone."""
+
+    def __init__(self, config: MatchConfig) -> None:
+        """Plan for ``config``'s openings, seed, batch size and pairs."""
+        super().__init__(config.openings, config.seed, config.batch_pairs)
+        self.config = config
+        self.settings = config
+
+    def sides_for(self, batch_index: int) -> tuple[PlayedSide, PlayedSide]:
+        """The match's candidate and baseline, in every batch."""
+        c = self.config
+        return (c.candidate, c.candidate_program), (c.baseline, c.baseline_program)
+
+    def openings_for(self, batch_index: int) -> list[str]:
+        """Slice ``batch_index`` of the walk, the last one cut at ``pairs``."""
+        left = self.config.pairs - batch_index * self.batch_pairs
+        return super().openings_for(batch_index)[:left]
+
+    def seed_for(self, batch_index: int) -> int:
+        """The seed sent with batch ``batch_index``."""
+        return derive_seed(self.seed, "batch", batch_index)

@@ -1,0 +1,149 @@
+"""The SPRT as a kind of run (``arbiter sprt``): game pairs of a candidate against a baseline until
+the SPRT decides. :class:`MatchRunKind` is what every run that plays two sides under an SPRT
+configuration shares (a tuning run's trials, acceptance SPRTs and SPSA iterations are such runs)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from coordinator.registry import Kind, LiveItem, elo_text, llr_text
+from coordinator.runs import RunKind
+from coordinator.sprt.config import SprtConfig
+
+if TYPE_CHECKING:
+    from coordinator.executors.base import Executor
+    from coordinator.store import Run, Store
+
+
+def match_columns(store: Store, run: Run, config: SprtConfig) -> dict[str, Any]:
+    """Games and statistics of a match run's counted batches, as the store has them."""
+    from coordinator.reports.engines import side_of
+    from coordinator.sprt.report import summary_of
+
+    totals = store.totals(run.id)
+    s = summary_of(config, totals.pentanomial, totals.wdl)
+    played = totals.games > 0
+    return {
+        "candidate": side_of(config, "candidate")["name"],
+        "baseline": side_of(config, "baseline")["name"],
+        "games": totals.games,
+        "pentanomial": totals.pentanomial,
+        "wdl": totals.wdl,
+        "elo": s["elo"] if played else None,
+        "elo95": s["elo95"] if played else None,
+        "llr": s["llr"],
+        "lower_bound": s["lower_bound"],
+        "upper_bound": s["upper_bound"],
+    }
+
+
+class MatchRunKind(Kind):
+    """A run of two sides under an SPRT configuration: its status, report and dashboard row."""
+
+    decides = True
+    worker_check = True
+
+    def from_json(self, data: dict[str, Any]) -> SprtConfig:
+        """The configuration of its JSON form."""
+        return SprtConfig.from_json(data)
+
+    def command(self, store: Store, run: Run) -> tuple[str, list[str]]:
+        """The command that plays the run again, and notes on it."""
+        from coordinator.reports.command import sprt_command
+
+        return sprt_command(run.config, store.url)
+
+    def play(self, store: Store, run: Run, executor: Executor) -> None:
+        """Play the SPRT to its decision, then print its summary."""
+        from coordinator.sprt.drive import play
+
+        play(store, run, run.settings_as(SprtConfig), executor)
+
+    def finished_text(self, store: Store, run: Run) -> str | None:
+        """The summary of the finished SPRT."""
+        from coordinator.sprt.report import stored_progress, summary_text
+
+        cpu = store.totals(run.id).cpu_seconds
+        return summary_text(run, run.settings_as(SprtConfig), stored_progress(store, run), 0.0, cpu)
+
+    def status_row(self, store: Store, run: Run) -> str:
+        """Games, Elo, LLR and decision."""
+        from coordinator.sprt.report import stored_row
+
+        return stored_row(store, run)
+
+    def status_text(self, store: Store, run: Run) -> str:
+        """Counts, statistics, sides, refusals and the workers' check."""
+        from coordinator.reports.status import match_status_text
+
+        return match_status_text(store, run)
+
+    def status_json(self, store: Store, run: Run) -> dict[str, Any]:
+        """:func:`coordinator.reports.status.match_status`."""
+        from coordinator.reports.status import match_status
+
+        return match_status(store, run)
+
+    def report_data(self, store: Store, run: Run, anchor: str | None) -> dict[str, Any]:
+        """:func:`coordinator.reports.match.match_report`."""
+        from coordinator.reports.match import match_report
+
+        parent = self.parent_of(store, run)
+        return match_report(store, run, parent, self.command(store, run))
+
+    def report_plots(self, store: Store, run: Run, data: dict[str, Any]) -> dict[str, str]:
+        """The match plots (LLR and Elo, pentanomial, ...)."""
+        from coordinator.reports.plots import match_plots
+
+        return match_plots(data)
+
+    def report_html(self, data: dict[str, Any], plots: dict[str, str]) -> str:
+        """The match report page."""
+        from coordinator.reports.html import match_html
+
+        return match_html(data, plots)
+
+    def report_text(self, data: dict[str, Any]) -> str:
+        """The match summary."""
+        from coordinator.reports.text import match_text
+
+        return match_text(data)
+
+    def engines(self, store: Store, run: Run) -> dict[str, Any]:
+        """The two sides, from the configuration and the counted results."""
+        from coordinator.reports.engines import engines_data
+        from coordinator.reports.match import counted_result_rows
+
+        rows = counted_result_rows(store, run.id, run.counted_batches)
+        return engines_data(run.settings_as(SprtConfig), rows, run.config.get("engine_version"))
+
+    def row(self, store: Store, run: Run) -> dict[str, Any]:
+        """Sides, games, Elo and LLR."""
+        return match_columns(store, run, run.settings_as(SprtConfig))
+
+    def versus(self, row: dict[str, Any]) -> str:
+        """Candidate vs baseline."""
+        return f"{row.get('candidate', '?')} vs {row.get('baseline', '?')}"
+
+    def outcome(self, row: dict[str, Any]) -> str:
+        """The decision, or a dash."""
+        return str(row["decision_label"] if row["decision"] else "-")
+
+    def live(self, row: dict[str, Any]) -> list[LiveItem]:
+        """Games, LLR, Elo and decision."""
+        return [
+            LiveItem("games", row.get("games"), "games"),
+            LiveItem("LLR", llr_text(row), "llr"),
+            LiveItem("Elo", elo_text(row), bold=False),
+            LiveItem("decision", self.outcome(row), "decision"),
+        ]
+
+
+class SprtKind(MatchRunKind):
+    """``arbiter sprt``."""
+
+    name = RunKind.SPRT
+
+
+#: The SPRT kind of the registry.
+SPRT = SprtKind()

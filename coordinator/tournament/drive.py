@@ -1,0 +1,36 @@
+"""Playing a tournament to its end with live progress, then its rating list on stdout."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from coordinator.console import show
+
+if TYPE_CHECKING:
+    from coordinator.executors.base import Executor
+    from coordinator.sprt.runner import Progress
+    from coordinator.store import Run, Store
+    from coordinator.tournament.config import TournamentConfig
+
+
+def progress_line(p: Progress, total: int) -> str:
+    """One line: batches and games counted of the plan, games per second here."""
+    rate = p.games_played_here / p.elapsed if p.elapsed > 0 else 0.0
+    return (
+        f"tournament {p.run_id}: {p.counted_batches}/{total} batches, {p.games} games counted, "
+        f"{rate:.1f}/s, {p.in_flight} in flight"
+    )
+
+
+def play(store: Store, run: Run, config: TournamentConfig, executor: Executor) -> None:
+    """Play every batch of ``run`` with live progress, then print its rating list on stdout.
+
+    Ctrl-C or SIGTERM stop it between two steps; ``arbiter resume`` continues it."""
+    from coordinator.reports import gather, terminal_summary
+    from coordinator.sprt.drive import run_with_progress
+
+    store.record_pairings(run.id, config.batch_names())
+    total = config.max_batches
+    run_with_progress(store, run, config, executor, lambda p: progress_line(p, total), "tournament")
+    finished = store.get_run(run.id) or run
+    show(terminal_summary(gather(store, finished)))
