@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 import click
 
 import engine
+from coordinator.cli.hints import resume_hint
 from coordinator.cli.options import (
     Side,
     batch_pairs_for,
@@ -99,7 +100,7 @@ def run_with_progress(
         printer.finish()
         click.echo(
             f"arbiter: {noun} {run.id} interrupted after {store.totals(run.id).games} counted games; "
-            f"continue with: arbiter resume {run.id}",
+            f"continue with: {resume_hint(run.id, store.url)}",
             err=True,
         )
         sys.exit(INTERRUPTED_EXIT)

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 import engine
+from coordinator.cli.hints import resume_hint
 from coordinator.cli.options import (
     MAX_NODES,
     F,
@@ -176,7 +177,8 @@ def drive(
     except KeyboardInterrupt:
         printer.finish()
         click.echo(
-            f"arbiter: tuning run {run.id} interrupted; continue it with: arbiter resume {run.id}", err=True
+            f"arbiter: tuning run {run.id} interrupted; continue it with: {resume_hint(run.id, store.url)}",
+            err=True,
         )
         sys.exit(130)
     except RunFailed as e:

@@ -8,6 +8,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import shlex
 import signal
 import subprocess
 from pathlib import Path
@@ -239,9 +240,10 @@ def test_sigint_stops_cleanly_and_resume_finishes(files: dict[str, Path], tmp_pa
             process.kill()
             process.wait(timeout=30)
     assert process.returncode == 130, stderr
-    assert "arbiter resume 1" in stderr
+    hint = stderr.rpartition("continue with: ")[2].strip()
+    assert hint == f"arbiter resume 1 --store {shlex.quote(store_arg(db))}", stderr
     assert status(db, 1)["state"] == "interrupted"
-    resumed = run_cli("resume", "1", "--store", store_arg(db))
+    resumed = run_cli(*shlex.split(hint)[1:])  # typed as shown, it opens the same store
     assert resumed.returncode == 0, resumed.stderr
     final = status(db, 1)
     assert final["state"] == "finished"

@@ -1,0 +1,33 @@
+"""What a stopped run tells its user to type next: the resume command, with the store and broker
+the run was started with."""
+
+from __future__ import annotations
+
+import os
+import shlex
+
+import click
+
+from worker.celeryconfig import BROKER_ENV
+from worker.masking import mask_url
+
+
+def resume_command(run_id: int, store: str, broker: str) -> str:
+    """``arbiter resume RUN`` with the ``--store`` and ``--broker`` (masked) that the environment
+    would not supply by itself, so that it opens the same store and fleet when typed as shown."""
+    from coordinator.store.urls import store_url  # the store package loads SQLAlchemy
+
+    words = ["arbiter", "resume", str(run_id)]
+    if store != store_url(None):
+        words += ["--store", mask_url(store)]
+    if broker and broker != os.environ.get(BROKER_ENV, "").strip():
+        words += ["--broker", mask_url(broker)]
+    return shlex.join(words)
+
+
+def resume_hint(run_id: int, store: str) -> str:
+    """:func:`resume_command` for the command running now (its ``--broker`` read from its
+    parameters)."""
+    ctx = click.get_current_context(silent=True)
+    broker = ctx.params.get("broker") if ctx is not None else None
+    return resume_command(run_id, store, (broker or "").strip())
