@@ -65,6 +65,10 @@ def show_match_run(store: Store, run: Run) -> None:
     from coordinator.reports.text import engines_lines
 
     data = match_status(store, run)
+    if "headline" in data:
+        click.echo(terminal(data["headline"]))
+        if data["ending"]:
+            click.echo(data["ending"])
     for key in ("id", "kind", "game", "state", "decision", "games", "pentanomial", "wdl"):
         if key in data:
             value = decision_label(data[key]) if key == "decision" else data[key]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 import click
@@ -114,13 +115,14 @@ def run_with_progress(
 
 def play(store: Store, run: Run, config: SprtConfig, executor: Executor) -> None:
     """Run ``run`` to its decision with live progress, then print the summary on stdout."""
-    from coordinator.sprt.report import progress_line, summary_text
+    from coordinator.sprt.report import progress_line, stored_progress, summary_text
 
     started = time.monotonic()
     progress = run_with_progress(store, run, config, executor, progress_line)
     finished = store.get_run(run.id) or run
     cpu = store.totals(run.id).cpu_seconds
-    click.echo(summary_text(finished, config, progress, time.monotonic() - started, cpu))
+    stored = replace(stored_progress(store, finished), games_played_here=progress.games_played_here)
+    click.echo(summary_text(finished, config, stored, time.monotonic() - started, cpu))
 
 
 def match_sides(

@@ -156,6 +156,7 @@ def drive(
     report) and print the champions table."""
     from coordinator.sprt.report import finished_text
     from coordinator.sprt.runner import RunFailed
+    from coordinator.tuning.outcomes import tally, tally_text, trial_outcomes
     from coordinator.tuning.progress import elo_vs_start
     from coordinator.tuning.records import TuningRecords
     from coordinator.tuning.report import champions_table, theta_table
@@ -173,7 +174,7 @@ def drive(
                     f"iterations in flight, fewer than the {executor.slots} batches the workers take",
                     err=True,
                 )
-            final = tuner.run()
+            tuner.run()
     except KeyboardInterrupt:
         printer.finish()
         click.echo(
@@ -203,12 +204,8 @@ def drive(
         )
         click.echo(theta_table(config.start, iterations))
     else:
-        trials = records.trials(run.id)
-        states = {s: sum(t.state == s for t in trials) for s in ("complete", "pruned", "failed")}
-        click.echo(
-            f"tuning run {run.id} ({config.game}): {len(trials)} trials ({states['complete']} complete, "
-            f"{states['pruned']} pruned, {states['failed']} failed), {final.games} games {took}"
-        )
+        trials = tally_text(tally(trial_outcomes(store, run.id).values()))
+        click.echo(f"tuning run {run.id} ({config.game}): {trials}, {records.games(run.id)} games {took}")
     click.echo(champions_table(records, run.id, champions))
     verdict = (
         f"champion #{champions[-1].number} is {elo:+.1f} +- {half:.1f} Elo above the start weights"
@@ -586,6 +583,7 @@ def program_tunables(
 def tune_status(store: Store, run: Run) -> None:
     """Show a tuning run for people: trials or the path of theta, champions, total games (called
     by `arbiter status RUN`; ``--json`` prints :func:`coordinator.reports.status.tune_status`)."""
+    from coordinator.tuning.outcomes import tally, tally_text, trial_outcomes
     from coordinator.tuning.records import TuningRecords
     from coordinator.tuning.report import champions_table, theta_table, trials_table
 
@@ -601,6 +599,7 @@ def tune_status(store: Store, run: Run) -> None:
         click.echo(f"tuning run {run.id} ({run.game}, spsa): {run.state}, {games} games")
         click.echo(theta_table(config.start, iterations))
     else:
-        click.echo(f"tuning run {run.id} ({run.game}): {run.state}, {len(trials)} trials, {games} games")
+        tallied = tally_text(tally(trial_outcomes(store, run.id).values()))
+        click.echo(f"tuning run {run.id} ({run.game}): {run.state}, {tallied}, {games} games")
         click.echo(trials_table(trials))
     click.echo(champions_table(records, run.id, champions))

@@ -27,7 +27,7 @@ from coordinator.reports.engines import (
 )
 from coordinator.runs import RunKind, decision_label
 from coordinator.sprt.config import SprtConfig
-from coordinator.sprt.report import summary_of
+from coordinator.sprt.report import ending_text, match_headline, summary_of
 from coordinator.sprt.runner import PrefixCounter
 from coordinator.stats import fixed_elo
 from coordinator.stats.residuals import worker_chi2
@@ -345,11 +345,12 @@ def match_report(store: Store, run: Run) -> dict[str, Any]:
     config = SprtConfig.from_json(run.config)
     parent = parent_of(store, run)
     rows = counted_result_rows(store, run.id, run.counted_batches)
-    totals = store.totals(run.id)
+    totals = store.totals(run.id, run.counted_batches)  # the prefix of ``rows``, however far it went since
     pairs = sum(totals.pentanomial)
     facts = _games_facts(stream_records(store, run.id, run.counted_batches))
     lower, upper = config.sprt_params.bounds
-    stats = dict(summary_of(config, totals.pentanomial, totals.wdl)) if pairs else None
+    figures = summary_of(config, totals.pentanomial, totals.wdl)
+    stats = dict(figures) if pairs else None
     if run.kind is RunKind.SPRT:
         command, notes = sprt_command(run.config, store.url)
     else:
@@ -364,6 +365,10 @@ def match_report(store: Store, run: Run) -> dict[str, Any]:
     return {
         "type": "match",
         "run": run_info(run, parent),
+        "headline": match_headline(run, config, totals, "±"),
+        "ending": ending_text(
+            run.decision, (figures["llr"], figures["lower_bound"], figures["upper_bound"]), config.max_games
+        ),
         "hypothesis": {
             "elo0": config.elo0,
             "elo1": config.elo1,
@@ -384,6 +389,7 @@ def match_report(store: Store, run: Run) -> dict[str, Any]:
             "stored_batches": stored,
             "cpu_seconds": totals.cpu_seconds,
             "records": facts["games"],
+            "llr": figures["llr"],
         },
         "stats": stats,
         "series": series(config, rows),

@@ -31,6 +31,7 @@ from coordinator.web.summaries import (
     RunFilter,
     is_final,
     listed_runs,
+    report_row,
     run_row,
     run_version,
 )
@@ -215,7 +216,7 @@ def live_html(row: dict[str, Any]) -> str:
     items = [state]
     if row["kind"] == "tune":
         items += [
-            f'<span><span class="k">trials</span> <b data-field="trials">{row["trials"]}</b></span>',
+            f'<span><span class="k">trials</span> <b data-field="trials">{esc(row["tally"])}</b></span>',
             f'<span><span class="k">games</span> <b data-field="games">{row["games"]}</b></span>',
             f'<span><span class="k">champion</span> <b data-field="champion">#{row["champion"]}</b> '
             f"{esc(_elo(row))} Elo vs start</span>",
@@ -267,7 +268,7 @@ def run_page(request: Request) -> Response:
     run = find_run(request)
     version = run_version(state.store, run)
     rendered = state.reports.get(state.store, run, version)
-    row = run_row(state.store, run, rendered.data["run"].get("parent"))
+    row = report_row(run, rendered.data)
     final = " data-final" if is_final(run) and rendered.version == version else ""
     title = f"Run {run.id}: {run.kind} {run.game}"
     body = (

@@ -80,7 +80,15 @@ from worker.celeryconfig import (
 from worker.connectivity import check_reachable, safe_url
 from worker.programs import PROGRAM_TTL, program_key
 from worker.protocol import MAX_WORKER_NAME, TASK_NAME, BatchPayload
-from worker.sealing import digest, fleet_keys, refusal_reason, sealed_by, task_message, unseal
+from worker.sealing import (
+    SECRET_ENV,
+    digest,
+    fleet_keys,
+    refusal_reason,
+    sealed_by,
+    task_message,
+    unseal,
+)
 
 log = logging.getLogger(__name__)
 
@@ -525,6 +533,8 @@ class CeleryExecutor(Executor):
         name = answer.worker[:MAX_WORKER_NAME] if answer.worker else None
         refused = refusal_reason(answer.body)
         reason, kind = refused if refused is not None else (None, None)
+        if kind == "unsigned" and self.keys is None:  # what a coordinator without the secret can do
+            reason = f"workers want signed payloads: set ${SECRET_ENV}"
         return BatchOutcome(
             run_id,
             index,
