@@ -64,13 +64,11 @@ def champions_table(records: TuningRecords, run_id: int, champions: list[Champio
     for c in champions:
         elo, half = elo_vs_start(champions, c.number)
         games = records.games(run_id, champion=c.number)
-        if c.number == 0:
-            lines.append(f"{'#0':>8}  {'start':>5}  {'+0':>18}  {'-':>24}  {games:>7}")
-            continue
         vs_parent = f"{c.elo_vs_parent:+.1f} [{c.elo_vs_parent_low:+.1f}, {c.elo_vs_parent_high:+.1f}]"
+        trial = "start" if c.number == 0 else str(c.trial_number)
         lines.append(
-            f"{'#' + str(c.number):>8}  {c.trial_number!s:>5}  {f'{elo:+.1f} +- {half:.1f}':>18}  "
-            f"{vs_parent:>24}  {games:>7}"
+            f"{'#' + str(c.number):>8}  {trial:>5}  {f'{elo:+.1f} +- {half:.1f}':>18}  "
+            f"{'-' if c.number == 0 else vs_parent:>24}  {games:>7}"
         )
     return "\n".join(lines)
 
