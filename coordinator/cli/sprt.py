@@ -183,7 +183,11 @@ def match_sides(
 @book_option
 @batch_pairs_option(SPRT_BATCH_PAIRS)
 @batch_seconds_option
-@click.option("--max-games", type=click.IntRange(1, 10**9), help="Game budget (default: none).")
+@click.option(
+    "--max-games",
+    type=click.IntRange(2, 10**9),
+    help="Play at most this many games (the last batch is cut to fit; default: no cap).",
+)
 @concurrency_option
 @broker_option
 @verify_option

@@ -319,3 +319,17 @@ def test_answers_all_refused_for_one_reason_are_on_the_progress_line(
     runner.receive(next(o for o in executor.completed() if o.result is not None))
     assert runner.progress().refused is None
     assert "refused" not in progress_line(runner.progress())
+
+
+@pytest.mark.parametrize(("max_games", "played"), [(20, 20), (21, 20), (16, 16), (2, 2)])
+def test_a_game_cap_is_never_exceeded(
+    tmp_path: Path, openings: list[str], max_games: int, played: int
+) -> None:
+    """``--max-games N`` plays at most N games: the last batch is cut to the pairs left (an odd cap
+    leaves its last game unplayed, games come in pairs)."""
+    cfg = config(openings, batch_pairs=4, max_games=max_games)
+    plan = cfg.batch_plan()
+    assert sum(2 * len(plan.openings_for(i)) for i in range(cfg.max_batches or 0)) == played
+    store, run_id = fresh_run(tmp_path, f"cap-{max_games}.db", cfg)
+    progress = run_with(store, run_id, cfg, ShuffledExecutor(3))
+    assert progress.games <= played and (progress.decision != "budget" or progress.games == played)
