@@ -40,7 +40,8 @@ from worker.tally import candidate_score
 
 RULES_REASONS = ("lion_captured", "kings_captured", "no_legal_move")
 ADJUDICATION_REASONS = ("ply_limit", "repetition", "bare_lions", "resign")
-REASONS = RULES_REASONS + ADJUDICATION_REASONS
+#: Every reason a game record can end with: the rules', an adjudication's, an engine's fault.
+REASONS = RULES_REASONS + ADJUDICATION_REASONS + FAULT_KINDS
 #: Openings listed at each end of the table of pair scores.
 OPENINGS_SHOWN = 8
 
