@@ -66,6 +66,8 @@ class CheckReport:
     games: list[GameCheck] = field(default_factory=list)
     bench: int | None = None
     problems: list[str] = field(default_factory=list)
+    #: What the engine wrote on stderr before its last fault (a crash's traceback, say).
+    stderr: list[str] = field(default_factory=list)
 
     @property
     def usable(self) -> bool:
@@ -87,6 +89,7 @@ class CheckReport:
             "games": [g.to_json() for g in self.games],
             "bench": self.bench,
             "problems": self.problems,
+            "stderr": self.stderr,
             "usable": self.usable,
         }
 
@@ -109,6 +112,7 @@ class CheckReport:
         out.append(f"bench         {self.bench if self.bench is not None else 'none'}")
         if self.problems:
             out += [f"problem: {terminal(p)}" for p in self.problems]
+            out += [f"  stderr: {terminal(line)}" for line in self.stderr]
         elif self.unverifiable:
             out.append(f"usable, but unverifiable in {', '.join(self.unverifiable)}: runs rely on replay")
         else:
@@ -179,12 +183,22 @@ def played_games(info: EngineInfo, wanted: str | None) -> tuple[list[str], list[
     return offered, []
 
 
+class StartFault(Exception):
+    """The engine failed its handshake; ``stderr``: what it wrote there (a crash's traceback)."""
+
+    def __init__(self, fault: EngineFault, stderr: list[str]) -> None:
+        super().__init__(str(fault))
+        self.stderr = stderr
+
+
 def handshake(spec: EngineSpec, timeouts: Timeouts) -> EngineInfo:
-    """The engine's handshake alone (no options set)."""
+    """The engine's handshake alone (no options set); :class:`StartFault` when it fails."""
     process = EngineProcess.start(spec.argv, cwd=spec.cwd, limits=spec.process_limits(), name=spec.name)
     client = UciClient(process, timeouts)
     try:
         return client.handshake(spec.command)
+    except EngineFault as e:
+        raise StartFault(e, process.stderr_tail()) from None
     finally:
         client.quit()
 
@@ -230,7 +244,11 @@ def check_engine_file(
         cache.install(program.digest, archive)
         spec = program_spec(program, cache, None)
         info = handshake(spec, timeouts)
-    except (EngineFault, EngineConfigError, ProgramError) as e:
+    except StartFault as e:
+        report.problems.append(str(e))
+        report.stderr = e.stderr
+        return report
+    except (EngineConfigError, ProgramError) as e:
         report.problems.append(str(e))
         return report
     report.id_name, report.id_author = info.name, info.author
@@ -242,13 +260,15 @@ def check_engine_file(
     if unplayable:
         return report
     for name in games:
+        player = EnginePlayer(spec, name, timeouts)
         try:
-            with EnginePlayer(spec, name, timeouts) as player:
+            with player:
                 found = probe(player, name, nodes, timed=True, movetime_ms=PROBE_MOVETIME_MS)
             report.games.append(GameCheck(name, probe=found))
         except (EngineFault, EngineConfigError) as e:
             report.games.append(GameCheck(name, fault=str(e)))
             report.problems.append(f"{name}: {e}")
+            report.stderr = player.stderr_tail()
     try:
         report.bench = run_bench(spec)
     except EngineConfigError as e:

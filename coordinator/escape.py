@@ -25,3 +25,8 @@ def terminal(value: Any) -> str:
 def pgn_tag(value: Any) -> str:
     """``value`` as the inside of a PGN tag's quotes: one line, backslash and quote escaped."""
     return terminal(value).replace("\\", "\\\\").replace('"', '\\"')
+
+
+def pgn_comment(value: Any) -> str:
+    """``value`` as the inside of a PGN ``{comment}``: one line, no closing brace to end it early."""
+    return terminal(value).replace("}", ")")

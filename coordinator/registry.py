@@ -192,6 +192,12 @@ class Kind(ABC):
         """The run's columns of the dashboard's runs list (games, Elo, ...), JSON data."""
 
     @abstractmethod
+    def report_row(self, data: dict[str, Any]) -> dict[str, Any]:
+        """The columns of :meth:`row` as the report ``data`` has them: a run page's live line is
+        read from the report shown below it (not from the store again, which may have moved on
+        since), so that the two never disagree."""
+
+    @abstractmethod
     def versus(self, row: dict[str, Any]) -> str:
         """Who plays, in the runs list, from :meth:`row`."""
 

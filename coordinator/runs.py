@@ -63,7 +63,7 @@ class Decision(StrEnum):
         return {
             Decision.ACCEPTED: "H1 accepted",
             Decision.REJECTED: "H0 accepted (H1 rejected)",
-            Decision.BUDGET: "budget reached",
+            Decision.BUDGET: "undecided at its game cap",
         }[self]
 
 

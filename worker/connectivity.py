@@ -10,6 +10,7 @@ from __future__ import annotations
 import ipaddress
 from urllib.parse import urlsplit
 
+import redis
 from celery import Celery
 
 from worker.celeryconfig import CONNECT_TIMEOUT
@@ -18,7 +19,31 @@ from worker.sealing import SECRET_ENV
 
 
 class Unreachable(ValueError):
-    """The broker or the result backend did not answer."""
+    """The broker or the result backend did not answer, or refused the credentials of its URL."""
+
+
+def _refused_credentials(error: BaseException) -> bool:
+    """True when ``error`` (or what caused it, however wrapped) is a server refusing the URL's user
+    or password, not a server that cannot be reached."""
+    seen: BaseException | None = error
+    for _ in range(8):  # kombu and Celery wrap redis-py's errors; bounded against a cycle
+        if seen is None:
+            return False
+        if isinstance(seen, redis.exceptions.AuthenticationError):
+            return True
+        seen = seen.__cause__ or seen.__context__
+    return False
+
+
+def _failure(what: str, url: str, error: BaseException) -> Unreachable:
+    """The one line that says why ``what`` at ``url`` did not answer: its credentials refused
+    (a wrong password), or not reached."""
+    reason = scrub(_reason(error), url)
+    if _refused_credentials(error):
+        return Unreachable(
+            f"{what} {safe_url(url)} refused the password of its URL (authentication failed: {reason})"
+        )
+    return Unreachable(f"{what} {safe_url(url)} is unreachable: {reason}")
 
 
 def safe_url(url: object) -> str:
@@ -46,16 +71,13 @@ def check_reachable(app: Celery, timeout: float = CONNECT_TIMEOUT) -> None:
                 max_retries=1, interval_start=0, interval_step=0.2, interval_max=0.2, timeout=timeout
             )
     except Exception as e:  # kombu, redis-py and the socket layer all raise their own types
-        raise Unreachable(f"broker {safe_url(broker)} is unreachable: {scrub(_reason(e), broker)}") from None
+        raise _failure("broker", broker, e) from None
     try:
         client = getattr(app.backend, "client", None)
         if client is not None and hasattr(client, "ping"):
             client.ping()
     except Exception as e:
-        raise Unreachable(
-            f"result backend {safe_url(app.conf.result_backend)} is unreachable: "
-            f"{scrub(_reason(e), app.conf.result_backend)}"
-        ) from None
+        raise _failure("result backend", app.conf.result_backend, e) from None
 
 
 def exposure_warning(url: str, sealed: bool) -> str | None:

@@ -43,8 +43,11 @@ WORKER_KEY_ENV = "ARBITER_WORKER_KEY"
 MAX_SEALED_BODY = 200_000_000
 #: The longest reason of a worker's refusal kept.
 MAX_REASON_TEXT = 300
-#: The prefix of a worker credential's text.
-CREDENTIAL_PREFIX = "arbiter-worker-1:"
+#: The prefix of a worker credential's text (no number in it: a credential's text must not read
+#: as the key of a worker numbered so).
+CREDENTIAL_PREFIX = "arbiter-worker-key:"
+#: The prefix credentials printed by earlier versions have, still read.
+OLD_CREDENTIAL_PREFIXES = ("arbiter-worker-1:",)
 #: A node name a key can be made for: Celery's ``name@host``, nothing expanded later.
 NODE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}@[A-Za-z0-9_.-]{1,150}$")
 
@@ -156,10 +159,11 @@ def worker_keys(environ: Mapping[str, str] | None = None) -> WorkerKeys | None:
 def read_credential(text: str) -> WorkerKeys:
     """A worker's keys from its credential line; ValueError naming what is wrong (never the key)."""
     bad = ValueError(f"{WORKER_KEY_ENV}: not a worker credential (make one with: arbiter worker-key NODE)")
-    if not text.startswith(CREDENTIAL_PREFIX):
+    prefix = next((p for p in (CREDENTIAL_PREFIX, *OLD_CREDENTIAL_PREFIXES) if text.startswith(p)), None)
+    if prefix is None:
         raise bad
     try:
-        data = orjson.loads(base64.urlsafe_b64decode(text[len(CREDENTIAL_PREFIX) :].encode()))
+        data = orjson.loads(base64.urlsafe_b64decode(text[len(prefix) :].encode()))
         d = check_object(data, "credential", ("node", "key", "coordinator"))
         node = check_node_name(check_str(d["node"], "node", max_length=300))
         key, public = bytes.fromhex(d["key"]), bytes.fromhex(d["coordinator"])

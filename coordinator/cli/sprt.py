@@ -61,7 +61,11 @@ def warn_if_games_repeat(config: SprtConfig) -> None:
 @side_options
 @hypothesis_options
 @games_options(SPRT_LIMITS, SPRT_BATCH_PAIRS)
-@click.option("--max-games", type=click.IntRange(1, 10**9), help="Game budget (default: none).")
+@click.option(
+    "--max-games",
+    type=click.IntRange(2, 10**9),
+    help="Play at most this many games (the last batch is cut to fit; default: no cap).",
+)
 @fleet_options
 @seed_option
 @store_option

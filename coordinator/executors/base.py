@@ -104,6 +104,11 @@ class Executor(ABC):
         failures are the same every time)."""
         return None
 
+    def broker_url(self) -> str | None:
+        """The URL of the broker that batches go through (None for this machine's own pool): a
+        stopped run's resume command names it."""
+        return None
+
     def describe(self) -> str | None:
         """One line saying where batches are played, worth announcing at the start of a run (None
         for this machine's own pool)."""

@@ -178,6 +178,10 @@ class CheckingExecutor(Executor):
         if self.peers is not None:
             self.peers.close()
 
+    def broker_url(self) -> str | None:
+        """The broker of the executor it checks."""
+        return self.inner.broker_url()
+
     def describe(self) -> str | None:
         """The workers' line, and the share of batches checked."""
         where = self.inner.describe()

@@ -40,7 +40,7 @@ def match_summary(store: Store, run: Run) -> dict[str, Any]:
     from coordinator.reports.match import run_info
 
     config = run.settings_as(MatchConfig)
-    totals = store.totals(run.id)
+    totals = store.totals(run.id, run.counted_batches)
     return {
         "type": "fixed-games",
         "run": run_info(run),
@@ -187,7 +187,7 @@ class MatchKind(Kind):
         from coordinator.reports.engines import side_of
 
         config = run.settings_as(MatchConfig)
-        totals = store.totals(run.id)
+        totals = store.totals(run.id, run.counted_batches)
         s = statistics(totals.pentanomial)
         return {
             "candidate": side_of(config, "candidate")["name"],
@@ -196,6 +196,21 @@ class MatchKind(Kind):
             "planned_games": config.max_games,
             "pentanomial": totals.pentanomial,
             "wdl": totals.wdl,
+            "elo": s["elo"] if s else None,
+            "elo95": s["elo95"] if s else None,
+        }
+
+    def report_row(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Sides, games of the plan's, Elo of the match summary."""
+        t, s = data["totals"], data["stats"]
+        sides = data["engines"]["sides"]
+        return {
+            "candidate": sides["candidate"]["name"],
+            "baseline": sides["baseline"]["name"],
+            "games": t["games"],
+            "planned_games": t["planned_games"],
+            "pentanomial": t["pentanomial"],
+            "wdl": t["wdl"],
             "elo": s["elo"] if s else None,
             "elo95": s["elo95"] if s else None,
         }

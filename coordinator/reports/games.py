@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TextIO
 
-from coordinator.escape import pgn_tag
+from coordinator.escape import pgn_comment, pgn_tag
 from coordinator.registry import kind_of
 from coordinator.reports.engines import emt
 from coordinator.reports.match import ADJUDICATION_REASONS, REASONS, engines_of
@@ -78,6 +78,8 @@ class ExportedGame:
     worker: str | None
     stored_at: datetime
     record: dict[str, Any]
+    #: The full reason of a game lost by an engine's fault (``crashed: exit status 11``), or None.
+    fault: str | None = None
 
 
 def match_runs(store: Store, run: Run) -> list[Run]:
@@ -119,7 +121,15 @@ def iter_games(
                 if skip > 0:
                     skip -= 1
                     continue
-                yield ExportedGame(match, batch.batch_index, number, batch.worker, batch.stored_at, record)
+                yield ExportedGame(
+                    match,
+                    batch.batch_index,
+                    number,
+                    batch.worker,
+                    batch.stored_at,
+                    record,
+                    batch.faults.get(number),
+                )
                 if left is not None:
                     left -= 1
         if left is not None and left <= 0:
@@ -236,6 +246,7 @@ def pgn(game: ExportedGame, engines: dict[str, Any]) -> str:
         _tag("Termination", termination(reason)),
         _tag("PlyCount", ply_count(r["moves"])),
         _tag("Reason", reason),
+        *([_tag("Fault", game.fault)] if game.fault else []),
         _tag("Run", run.id),
         _tag("Batch", game.batch_index),
         _tag("Worker", game.worker or "?"),
@@ -244,7 +255,7 @@ def pgn(game: ExportedGame, engines: dict[str, Any]) -> str:
         *_side_tags("candidate", shown["candidate"]),
         *_side_tags("baseline", shown["baseline"]),
     ]
-    comment = f"{winner}: {reason.replace('_', ' ')}"
+    comment = f"{winner}: {pgn_comment(game.fault or reason.replace('_', ' '))}"
     times = number_list(r["times"]) or None
     return (
         "\n".join(tags)
@@ -264,6 +275,7 @@ def jsonl(game: ExportedGame) -> str:
                 "game": game.game_number,
                 "worker": game.worker,
                 "record": game.record,
+                "fault": game.fault,
             },
             sort_keys=True,
         )

@@ -15,6 +15,7 @@ from typing import Any
 from coordinator.escape import terminal
 from coordinator.reports.engines import FAULT_KINDS, FAULT_LABELS
 from coordinator.sprt.report import duration
+from coordinator.tuning.outcomes import tally_text
 
 #: The report's style sheet (the dashboard's pages use it too).
 CSS = """
@@ -271,10 +272,8 @@ def engines_html(data: dict[str, Any], plots: dict[str, str]) -> str:
 def match_html(data: dict[str, Any], plots: dict[str, str]) -> str:
     """The page of a match report."""
     r, h, t, s = data["run"], data["hypothesis"], data["totals"], data["stats"]
-    llr = data["series"]["llr"][-1] if data["series"]["llr"] else 0.0
-    headline = (
-        f'<p class="big">{esc(r["decision_label"])}: LLR {llr:.2f} '
-        f"[{h['lower_bound']:.2f}, {h['upper_bound']:.2f}] after {t['games']} games</p>"
+    headline = f'<p class="big">{esc(data["headline"])}</p>' + (
+        f"<p>{esc(data['ending'])}</p>" if data["ending"] else ""
     )
     hypothesis = pairs_table(
         [
@@ -757,10 +756,9 @@ def tune_html(data: dict[str, Any], plots: dict[str, str]) -> ReportPage:
     if data.get("method") == "spsa":
         return spsa_html(data, plots)
     r, t = data["run"], data["totals"]
-    outcomes = ", ".join(f"{n} {o}" for o, n in t["outcomes"].items() if n) or "none yet"
     summary = pairs_table(
         [
-            ("trials", f"{t['trials']} ({outcomes})"),
+            ("trials", tally_text(t["outcomes"])),
             ("games", t["games"]),
             ("time", duration(t["seconds"])),
             ("games/s", fmt(t["games_per_second"])),

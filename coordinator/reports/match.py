@@ -26,7 +26,7 @@ from coordinator.reports.engines import (
 )
 from coordinator.runs import decision_label
 from coordinator.sprt.config import SprtConfig
-from coordinator.sprt.report import summary_of
+from coordinator.sprt.report import ending_text, match_headline, summary_of
 from coordinator.sprt.runner import PrefixCounter
 from coordinator.stats import fixed_elo
 from coordinator.stats.residuals import worker_chi2
@@ -39,7 +39,8 @@ from worker.tally import candidate_score
 
 RULES_REASONS = ("lion_captured", "kings_captured", "no_legal_move")
 ADJUDICATION_REASONS = ("ply_limit", "repetition", "bare_lions", "resign")
-REASONS = RULES_REASONS + ADJUDICATION_REASONS
+#: Every reason a game record can end with: the rules', an adjudication's, an engine's fault.
+REASONS = RULES_REASONS + ADJUDICATION_REASONS + FAULT_KINDS
 #: Openings listed at each end of the table of pair scores.
 OPENINGS_SHOWN = 8
 
@@ -331,17 +332,22 @@ def match_report(
     to; ``reproduce``: the command that plays it again, and notes on it)."""
     config = run.settings_as(SprtConfig)
     rows = counted_result_rows(store, run.id, run.counted_batches)
-    totals = store.totals(run.id)
+    totals = store.totals(run.id, run.counted_batches)  # the prefix of ``rows``, however far it went since
     pairs = sum(totals.pentanomial)
     facts = _games_facts(stream_records(store, run.id, run.counted_batches))
     lower, upper = config.sprt_params.bounds
-    stats = dict(summary_of(config, totals.pentanomial, totals.wdl)) if pairs else None
+    figures = summary_of(config, totals.pentanomial, totals.wdl)
+    stats = dict(figures) if pairs else None
     command, notes = reproduce
     stored = len(store.results(run.id))
     engines = engines_data(config, rows, run.config.get("engine_version"))
     return {
         "type": "match",
         "run": run_info(run, parent),
+        "headline": match_headline(run, config, totals, "±"),
+        "ending": ending_text(
+            run.decision, (figures["llr"], figures["lower_bound"], figures["upper_bound"]), config.max_games
+        ),
         "hypothesis": {
             "elo0": config.elo0,
             "elo1": config.elo1,
@@ -362,6 +368,7 @@ def match_report(
             "stored_batches": stored,
             "cpu_seconds": totals.cpu_seconds,
             "records": facts["games"],
+            "llr": figures["llr"],
         },
         "stats": stats,
         "series": series(config, rows),

@@ -76,6 +76,10 @@ def match_status_text(store: Store, run: Run) -> str:
 
     data = match_status(store, run)
     lines = []
+    if "headline" in data:
+        lines.append(terminal(data["headline"]))
+        if data["ending"]:
+            lines.append(data["ending"])
     for key in ("id", "kind", "game", "state", "decision", "games", "pentanomial", "wdl"):
         if key in data:
             value = decision_label(data[key]) if key == "decision" else data[key]

@@ -9,6 +9,7 @@ from typing import Any
 from coordinator.escape import terminal
 from coordinator.reports.engines import FAULT_KINDS, FAULT_LABELS
 from coordinator.sprt.report import duration
+from coordinator.tuning.outcomes import tally_text
 
 #: The width every line of the summary fits in.
 WIDTH = 80
@@ -85,12 +86,11 @@ def match_text(data: dict[str, Any]) -> str:
     r, h, t, s = data["run"], data["hypothesis"], data["totals"], data["stats"]
     parent = f", part of tuning run {r['parent']}" if r["parent"] else ""
     lines = [
-        f"run {r['id']} ({r['kind']} {r['game']}{parent}): {r['state']}, {r['decision_label']}",
+        f"run {r['id']} ({r['kind']} {r['game']}{parent}): {r['state']}, {terminal(data['headline'])}",
+        *([data["ending"]] if data["ending"] else []),
         f"SPRT: H0 {h['elo0']:g}, H1 {h['elo1']:g} ({h['elo_model']} Elo), alpha {h['alpha']:g}, "
         f"beta {h['beta']:g}",
     ]
-    llr = data["series"]["llr"][-1] if data["series"]["llr"] else 0.0
-    lines.append(f"LLR: {llr:.2f} [{h['lower_bound']:.2f}, {h['upper_bound']:.2f}]")
     w, d, l = t["wdl"]  # noqa: E741
     lines.append(
         f"games: {t['games']}  W {w}  D {d}  L {l}  pairs {t['pairs']}  pentanomial {t['pentanomial']}"
@@ -163,8 +163,7 @@ def tune_text(data: dict[str, Any]) -> str:
     if spsa is not None:
         work = f"SPSA, {spsa['applied']} of {spsa['iterations']} iterations applied"
     else:
-        outcomes = ", ".join(f"{n} {o}" for o, n in t["outcomes"].items() if n)
-        work = f"{t['trials']} trials ({outcomes or 'none yet'})"
+        work = tally_text(t["outcomes"])
     lines = [
         f"tuning run {r['id']} ({r['game']}): {r['state']}, {work}",
         f"{t['games']} games in {duration(t['seconds'])}, {_num(t['games_per_second'])} games/s; champion "

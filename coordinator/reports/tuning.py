@@ -21,32 +21,16 @@ from coordinator.sprt.config import SprtConfig
 from coordinator.stats import sprt_elo
 from coordinator.store import Run, Store
 from coordinator.tuning.config import TuneConfig
+from coordinator.tuning.outcomes import tally, trial_outcomes
 from coordinator.tuning.progress import elo_vs_start
-from coordinator.tuning.records import AcceptanceRow, Champion, IterationRow, TrialRow, TuningRecords
+from coordinator.tuning.records import AcceptanceRow, Champion, IterationRow, TuningRecords
 from coordinator.tuning.spsa_tuner import plan_of
 from coordinator.tuning.tuner import optuna_storage, study_name
 
-#: Trial outcomes, in the order a legend lists them.
-OUTCOMES = ("pruned", "complete", "in acceptance", "accepted", "rejected", "running", "failed")
 #: Parameters shown in the optimizer's view (the most important ones).
 SLICE_PARAMS = 4
 #: Points of the path of theta a report keeps at most (evenly thinned, the last one kept).
 PATH_POINTS = 600
-
-
-def _outcome(
-    trial: TrialRow, stages: list[AcceptanceRow], accept_runs: dict[int, Run], crowned: set[int]
-) -> str:
-    """What became of a trial: pruned, complete, in acceptance, accepted, rejected, running, failed."""
-    played = [s for s in stages if s.run_id is not None]
-    if not played:
-        return trial.state
-    if trial.trial_number in crowned:
-        return "accepted"
-    runs = [accept_runs.get(s.run_id) for s in played if s.run_id is not None]
-    if any(run is None or run.decision is None for run in runs):
-        return "in acceptance"
-    return "rejected"
 
 
 def _games_until(times: list[tuple[datetime, int]], moment: datetime | None) -> int:
@@ -235,6 +219,7 @@ def tune_report(store: Store, run: Run) -> dict[str, Any]:
         for row in stages
         if row.run_id is not None and (r := store.get_run(row.run_id)) is not None
     }
+    outcomes = trial_outcomes(store, run.id)
     times = records.result_times(run.id)
     crowned_at = records.crowned_at(run.id)
     end = run.finished_at or (times[-1][0] if times else None)
@@ -278,9 +263,7 @@ def tune_report(store: Store, run: Run) -> dict[str, Any]:
             "run_id": t.trial_run_id,
             "champion": t.champion_number,
             "state": t.state,
-            "outcome": _outcome(
-                t, [r for r in stages if r.candidate == t.trial_number], accept_runs, crowned
-            ),
+            "outcome": outcomes[t.trial_number],
             "elo": t.elo,
             "elo95": t.elo95,
             "games": t.games,
@@ -297,7 +280,7 @@ def tune_report(store: Store, run: Run) -> dict[str, Any]:
     final = champions[-1].weights if champions else dict(config.start)
     elo, half = elo_vs_start(champions, champions[-1].number) if champions else (0.0, 0.0)
     command, notes = tune_command(run.config, store.url)
-    counts = {o: sum(t["outcome"] == o for t in trial_rows) for o in OUTCOMES}
+    counts = tally(outcomes.values())
     total_games = sum(g for _, g in times)
     seconds = (end - run.created_at).total_seconds() if end is not None else None
     data: dict[str, Any] = {

@@ -91,8 +91,8 @@ class SprtConfig:
         """Reject settings no run could use (the SPRT settings are checked by ``SprtParams``)."""
         if self.batch_pairs < 1:
             raise ValueError(f"batch_pairs: expected a positive number of pairs, got {self.batch_pairs}")
-        if self.max_games is not None and self.max_games < 1:
-            raise ValueError(f"max_games: expected a positive number of games, got {self.max_games}")
+        if self.max_games is not None and self.max_games < 2:
+            raise ValueError(f"max_games: expected at least 2 games (one pair), got {self.max_games}")
         if not self.openings:
             raise ValueError("openings: the run needs at least one opening")
         self.sprt_params  # noqa: B018 - validates elo0 < elo1, alpha, beta and the model
@@ -110,11 +110,18 @@ class SprtConfig:
         )
 
     @property
+    def max_pairs(self) -> int | None:
+        """Game pairs the game budget allows (an odd budget leaves its last game unplayed), or None
+        without a budget."""
+        return None if self.max_games is None else self.max_games // 2
+
+    @property
     def max_batches(self) -> int | None:
-        """Batches the game budget allows (rounded up to whole batches), or None without a budget."""
-        if self.max_games is None:
+        """Batches the game budget allows (the last one cut to the pairs left), or None without a
+        budget."""
+        if self.max_pairs is None:
             return None
-        return math.ceil(self.max_games / (2 * self.batch_pairs))
+        return math.ceil(self.max_pairs / self.batch_pairs)
 
     def to_json(self) -> dict[str, Any]:
         """The configuration as a JSON-safe dict."""
@@ -283,6 +290,13 @@ class BatchPlan(OpeningWalk, PairsPlan):
         """The run's candidate and baseline, in every batch."""
         c = self.config
         return (c.candidate, c.candidate_program), (c.baseline, c.baseline_program)
+
+    def openings_for(self, batch_index: int) -> list[str]:
+        """The openings of batch ``batch_index``: the last batch a game budget allows plays only
+        the pairs left of it, so that a run never plays more games than its budget."""
+        chosen = super().openings_for(batch_index)
+        cap = self.config.max_pairs
+        return chosen if cap is None else chosen[: max(cap - batch_index * self.batch_pairs, 0)]
 
     def seed_for(self, batch_index: int) -> int:
         """The seed sent with batch ``batch_index``."""

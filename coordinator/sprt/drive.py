@@ -6,9 +6,11 @@ from __future__ import annotations
 import sys
 import time
 from collections.abc import Callable
+from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from coordinator.console import say, show
+from coordinator.console.hints import resume_command
 from coordinator.console.progress import ProgressPrinter
 from coordinator.console.signals import graceful_stop
 
@@ -44,7 +46,7 @@ def run_with_progress(
         printer.finish()
         say(
             f"arbiter: {noun} {run.id} interrupted after {store.totals(run.id).games} counted games; "
-            f"continue with: arbiter resume {run.id}"
+            f"continue with: {resume_command(run.id, store.url, executor.broker_url())}"
         )
         sys.exit(INTERRUPTED_EXIT)
     except RunFailed as e:
@@ -57,10 +59,11 @@ def run_with_progress(
 
 def play(store: Store, run: Run, config: SprtConfig, executor: Executor) -> None:
     """Run ``run`` to its decision with live progress, then print the summary on stdout."""
-    from coordinator.sprt.report import progress_line, summary_text
+    from coordinator.sprt.report import progress_line, stored_progress, summary_text
 
     started = time.monotonic()
     progress = run_with_progress(store, run, config, executor, progress_line)
     finished = store.get_run(run.id) or run
     cpu = store.totals(run.id).cpu_seconds
-    show(summary_text(finished, config, progress, time.monotonic() - started, cpu))
+    stored = replace(stored_progress(store, finished), games_played_here=progress.games_played_here)
+    show(summary_text(finished, config, stored, time.monotonic() - started, cpu))

@@ -20,7 +20,7 @@ def match_columns(store: Store, run: Run, config: SprtConfig) -> dict[str, Any]:
     from coordinator.reports.engines import side_of
     from coordinator.sprt.report import summary_of
 
-    totals = store.totals(run.id)
+    totals = store.totals(run.id, run.counted_batches)
     s = summary_of(config, totals.pentanomial, totals.wdl)
     played = totals.games > 0
     return {
@@ -128,6 +128,24 @@ class MatchRunKind(Kind):
     def outcome(self, row: dict[str, Any]) -> str:
         """The decision, or a dash."""
         return str(row["decision_label"] if row["decision"] else "-")
+
+    def report_row(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Sides, games, Elo and LLR of the match report."""
+        t, h, stats = data["totals"], data["hypothesis"], data["stats"]
+        sides = data["engines"]["sides"]
+        return {
+            "candidate": sides["candidate"]["name"],
+            "baseline": sides["baseline"]["name"],
+            "games": t["games"],
+            "pentanomial": t["pentanomial"],
+            "wdl": t["wdl"],
+            "elo": stats["elo"] if stats else None,
+            "elo95": stats["elo95"] if stats else None,
+            "llr": t["llr"],
+            "lower_bound": h["lower_bound"],
+            "upper_bound": h["upper_bound"],
+            "headline": data["headline"],
+        }
 
     def live(self, row: dict[str, Any]) -> list[LiveItem]:
         """Games, LLR, Elo and decision."""

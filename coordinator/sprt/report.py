@@ -9,6 +9,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from coordinator.refs import short_name
 from coordinator.runs import Decision, decision_label
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.runner import Progress
@@ -47,17 +48,83 @@ def eta_seconds(p: Progress) -> float | None:
     return None if remaining is None else max(remaining, 0.0) / rate
 
 
+#: The columns a progress line fits in (an 80-column terminal, its last column left free).
+PROGRESS_WIDTH = 79
+
+
+def fit_line(parts: list[tuple[int, str]], width: int = PROGRESS_WIDTH) -> str:
+    """The ``parts`` (rank, text) of a progress line joined by two spaces, in their order, the
+    least important (highest rank) left out first until the line fits ``width`` columns; the
+    rank-0 parts always stay (and a line of them alone is cut at ``width``)."""
+    kept = [(rank, text) for rank, text in parts if text]
+    while len("  ".join(text for _, text in kept)) > width and any(rank for rank, _ in kept):
+        worst = max(rank for rank, _ in kept)
+        drop = max(i for i, (rank, _) in enumerate(kept) if rank == worst)
+        del kept[drop]
+    return "  ".join(text for _, text in kept)[:width]
+
+
 def progress_line(p: Progress) -> str:
-    """One line: games, games/s, Elo +- 95%, LLR [bounds], ETA in the first 80 columns, then the
-    pentanomial counts (a terminal cuts the line at its width)."""
+    """One line of at most 80 columns: games, the refusals when every answer is refused, LLR
+    [bounds], Elo +- 95%, ETA, games/s, batches in flight (before the first game counts: right
+    after the LLR), the pentanomial counts (the last ones left out first when they do not fit)."""
     elo = fixed_elo(p.pentanomial) if p.games else None
     rate = p.games_played_here / p.elapsed if p.elapsed > 0 else 0.0
     elo_text = f"{elo.elo:+.1f}+-{elo.elo95:.1f}" if elo is not None else "-"
-    return (
-        f"run {p.run_id}: {p.games} games {rate:.1f}/s  Elo {elo_text}  "
-        f"LLR {p.llr:+.2f} [{p.lower_bound:.2f},{p.upper_bound:.2f}]  ETA {duration(eta_seconds(p))}"
-        f"  penta {p.pentanomial}"
+    return fit_line(
+        [
+            (0, f"run {p.run_id}: {p.games} games"),
+            (0, p.refused or ""),
+            (1, f"LLR {p.llr:+.2f} [{p.lower_bound:.2f},{p.upper_bound:.2f}]"),
+            (2, f"Elo {elo_text}"),
+            (2, f"ETA {duration(eta_seconds(p))}"),
+            (3, f"{rate:.1f}/s"),
+            (1 if p.games == 0 else 4, f"{p.in_flight} in flight"),  # what moves before any game counts
+            (5, f"penta {p.pentanomial}"),
+        ]
     )
+
+
+def headline(
+    decision: str | None,
+    candidate: str,
+    baseline: str,
+    games: int,
+    elo: tuple[float, float] | None,
+    llr: tuple[float, float, float],
+    plus_minus: str = "+-",
+) -> str:
+    """A match run in one sentence, the way fishtest readers look for it: the decision, both
+    sides, the Elo (fixed sample, 95%) and the games, then the LLR and its bounds (``llr``: value,
+    lower, upper). Every view of the run (end summary, status, report, dashboard) says it so."""
+    elo_text = f"Elo {elo[0]:+.1f} {plus_minus} {elo[1]:.1f}" if elo is not None else "no Elo yet"
+    value, lower, upper = llr
+    return (
+        f"{decision_label(decision)}: {candidate} vs {baseline}, {elo_text} after {games} games "
+        f"(LLR {value:.2f} [{lower:.2f}, {upper:.2f}])"
+    )
+
+
+def ending_text(decision: str | None, llr: tuple[float, float, float], max_games: int | None) -> str | None:
+    """Why the run ended where it did, in words, when the numbers alone could puzzle: a decision
+    with the LLR inside its printed bounds (Siegmund's correction), or a stop at the game cap
+    before either bound. None when there is nothing to explain."""
+    value, lower, upper = llr
+    if decision == Decision.BUDGET:
+        cap = f" of {max_games} games" if max_games is not None else ""
+        return (
+            f"The test stopped at its game cap{cap} with the LLR between its bounds: neither "
+            "hypothesis was accepted. More games (a larger --max-games) would be needed to decide."
+        )
+    accepted_inside = decision == Decision.ACCEPTED and value < upper
+    if accepted_inside or (decision == Decision.REJECTED and value > lower):
+        return (
+            f"The LLR ({value:.2f}) ended inside its printed bounds [{lower:.2f}, {upper:.2f}]: it is "
+            "looked at only after each batch, so, as in fishtest, the bounds are moved inward by the "
+            "overshoot expected from the LLR's past jumps (Siegmund's correction), and the test "
+            "crossed the moved bound."
+        )
+    return None
 
 
 def summary_of(config: SprtConfig, pentanomial: list[int], wdl: list[int]) -> StatsSummary:
@@ -74,14 +141,26 @@ def summary_of(config: SprtConfig, pentanomial: list[int], wdl: list[int]) -> St
 
 
 def summary_text(run: Run, config: SprtConfig, p: Progress, wall_seconds: float, cpu: float) -> str:
-    """The end-of-run report: decision, LLR, counts, Elo estimates, time."""
+    """The end-of-run report: the headline (decision, sides, Elo, games, LLR), why it ended
+    there when that needs words, counts, Elo estimates, time."""
     s = summary_of(config, p.pentanomial, p.wdl)
     w, d, l = p.wdl  # noqa: E741
     lo, hi = s["sprt_elo_ci"]
     nlo, nhi = s["nelo_ci"]
+    llr = (s["llr"], s["lower_bound"], s["upper_bound"])
+    line = headline(
+        p.decision,
+        side_name(config.candidate_source, config.candidate_program),
+        side_name(config.baseline_source, config.baseline_program),
+        p.games,
+        (s["elo"], s["elo95"]) if sum(p.pentanomial) else None,
+        llr,
+    )
+    ending = ending_text(p.decision, llr, config.max_games)
     return "\n".join(
         [
-            f"run {run.id} ({run.kind} {run.game}): {decision_label(p.decision)}",
+            f"run {run.id} ({run.kind} {run.game}): {line}",
+            *([ending] if ending else []),
             f"LLR: {s['llr']:.2f} [{s['lower_bound']:.2f}, {s['upper_bound']:.2f}]  "
             f"(elo0 {config.elo0:g}, elo1 {config.elo1:g}, {config.elo_model}, "
             f"alpha {config.alpha:g}, beta {config.beta:g})",
@@ -108,6 +187,30 @@ def finished_text(run: Run) -> str | None:
     """When ``run`` finished, as summaries say it ("finished 2026-12-03 19:31 UTC"); None if it
     has not."""
     return None if run.finished_at is None else f"finished {run.finished_at:%Y-%m-%d %H:%M} UTC"
+
+
+def side_name(source: str, program: EngineProgram | None) -> str:
+    """A side as a headline names it: the weights as given (``cand.json``, ``default``), an
+    engine file's ``name``, or a commit as ``repository@sha``."""
+    if program is None:
+        return source
+    if program.build is not None:
+        return short_name(program.build.repo, program.build.sha)
+    return program.name
+
+
+def match_headline(run: Run, config: SprtConfig, totals: Totals, plus_minus: str = "+-") -> str:
+    """:func:`headline` of a stored match run at ``totals`` (its counted prefix)."""
+    s = summary_of(config, totals.pentanomial, totals.wdl)
+    return headline(
+        run.decision,
+        side_name(config.candidate_source, config.candidate_program),
+        side_name(config.baseline_source, config.baseline_program),
+        totals.games,
+        (s["elo"], s["elo95"]) if sum(totals.pentanomial) else None,
+        (s["llr"], s["lower_bound"], s["upper_bound"]),
+        plus_minus,
+    )
 
 
 def side_json(source: str, program: EngineProgram | None) -> dict[str, str]:
@@ -199,7 +302,7 @@ def stored_progress(store: Store, run: Run) -> Progress:
     """Counts and LLR of a match run's counted batches, as the store has them (raises one of
     :data:`STATS_ERRORS` when they cannot be computed)."""
     config = run.settings_as(SprtConfig)
-    totals = store.totals(run.id)
+    totals = store.totals(run.id, run.counted_batches)
     s = summary_of(config, totals.pentanomial, totals.wdl)
     return Progress(
         run_id=run.id,
@@ -221,9 +324,16 @@ def stored_progress(store: Store, run: Run) -> Progress:
 def stored_status(store: Store, run: Run) -> dict[str, Any]:
     """:func:`status_json` of a stored match run. Statistics that cannot be computed are left out
     and ``statistics_error`` says why, so that one such run never breaks ``arbiter status``."""
-    refusals, totals, quarantines = store.refusals(run.id), store.totals(run.id), store.quarantines(run.id)
+    totals = store.totals(run.id, run.counted_batches)
+    refusals, quarantines = store.refusals(run.id), store.quarantines(run.id)
     try:
-        return status_json(run, stored_progress(store, run), refusals, totals, quarantines)
+        progress = stored_progress(store, run)
+        config = SprtConfig.from_json(run.config)
+        llr = (progress.llr, progress.lower_bound, progress.upper_bound)
+        return status_json(run, progress, refusals, totals, quarantines) | {
+            "headline": match_headline(run, config, totals),
+            "ending": ending_text(run.decision, llr, config.max_games),
+        }
     except STATS_ERRORS as e:
         data = status_json(run, None, refusals, totals, quarantines)
         return data | {"statistics_error": f"cannot be computed: {e}"}
@@ -232,7 +342,7 @@ def stored_status(store: Store, run: Run) -> dict[str, Any]:
 def stored_row(store: Store, run: Run) -> str:
     """The runs-table line of a stored match run; Elo and LLR are ``?`` when they cannot be
     computed (see :func:`stored_status`)."""
-    totals = store.totals(run.id)
+    totals = store.totals(run.id, run.counted_batches)
     try:
         s = summary_of(run.settings_as(SprtConfig), totals.pentanomial, totals.wdl)
     except STATS_ERRORS:

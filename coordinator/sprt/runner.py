@@ -109,6 +109,9 @@ class Progress:
     elapsed: float
     games_played_here: int
     max_games: int | None
+    #: Why every answer since the last stored result was refused, when they all were for one
+    #: reason (``"3 answers refused: ..."``); None while results arrive.
+    refused: str | None = None
 
     @property
     def games(self) -> int:
@@ -202,6 +205,8 @@ class SprtRunner:
         self.refusers: dict[int, dict[str, set[str]]] = {}
         #: Per batch: a worker that refused it, which its next attempt avoids.
         self.avoid: dict[int, str] = {}
+        #: Reasons of the answers refused since the last result stored, with their counts.
+        self.refused_since_result: dict[str, int] = {}
         self.quarantines_seen: set[str] = set()
         for quarantine in store.quarantines(run_id):  # a resumed run believes them no more than before
             self.quarantines_seen.add(quarantine.worker)
@@ -246,7 +251,17 @@ class SprtRunner:
             in_flight=self.executor.in_flight(),
             elapsed=time.monotonic() - self.started,
             games_played_here=self.games_played_here,
+            refused=self.refused_note(),
         )
+
+    def refused_note(self) -> str | None:
+        """What a progress line says when every answer since the last stored result was refused
+        for one reason (a coordinator without the fleet's key, a payload every worker rejects):
+        how many, and why. None otherwise."""
+        if len(self.refused_since_result) != 1:
+            return None
+        (reason, count), = self.refused_since_result.items()
+        return f"{count} refused: {reason}"
 
     # dispatching ------------------------------------------------------------------------------
 
@@ -352,6 +367,7 @@ class SprtRunner:
                 return  # a stale copy of an attempt already refused; the retry is under way
             name = outcome.worker or "(unnamed worker)"
             self.store.refuse_batch(self.run_id, index, f"{name}: {checked}", worker=outcome.worker)
+            self.refused_since_result[checked] = self.refused_since_result.get(checked, 0) + 1
             self._note_refusal(index, outcome, checked)
             attempts = self.store.batch_attempts(self.run_id, index)
             if self._unplayable(index, attempts):
@@ -361,6 +377,7 @@ class SprtRunner:
             heapq.heappush(self.retry, index)
             return
         result, counts = checked
+        self.refused_since_result.clear()
         if self.store.record_result(self.run_id, index, result, (counts.pentanomial, counts.wdl)):
             self.games_played_here += result.game_count
             self.results[index] = counts  # what the store just tallied and kept
@@ -490,6 +507,7 @@ def snapshot(
     in_flight: int = 0,
     elapsed: float = 0.0,
     games_played_here: int = 0,
+    refused: str | None = None,
 ) -> Progress:
     """A :class:`Progress` from a counted prefix."""
     lower, upper = (0.0, 0.0) if config.sprt_params is None else config.sprt_params.bounds
@@ -507,4 +525,5 @@ def snapshot(
         elapsed=elapsed,
         games_played_here=games_played_here,
         max_games=config.max_games,
+        refused=refused,
     )

@@ -55,6 +55,12 @@ def result_details(result: BatchResult) -> str | None:
     return json.dumps(details) if details else None
 
 
+def _fault_reasons(details: str | None) -> dict[int, str]:
+    """The full reason of each game lost by a fault, by game number, from a result's details."""
+    faults = orjson.loads(details).get("faults", []) if details else []
+    return {int(f["game"]): str(f["reason"]) for f in faults if "game" in f and "reason" in f}
+
+
 class ResultStore(Database):
     """The checked results of a store's runs, their game records and the quarantined workers."""
 
@@ -172,7 +178,13 @@ class ResultStore(Database):
         at a time): of the batches below ``below`` (the counted prefix, say) and from ``start``
         on, or only ``batch``, or only ``worker``'s."""
         query = (
-            select(batch_games.c.batch_index, batch_games.c.games, results.c.worker, results.c.created_at)
+            select(
+                batch_games.c.batch_index,
+                batch_games.c.games,
+                results.c.worker,
+                results.c.created_at,
+                results.c.details,
+            )
             .join(
                 results,
                 and_(
@@ -194,7 +206,9 @@ class ResultStore(Database):
         with self.engine.connect() as c:
             for row in c.execution_options(yield_per=STREAM_BATCHES).execute(query):
                 records = [stored_record(record) for record in orjson.loads(row.games)]
-                yield BatchGames(row.batch_index, row.worker, row.created_at, records)
+                yield BatchGames(
+                    row.batch_index, row.worker, row.created_at, records, _fault_reasons(row.details)
+                )
 
     def quarantine_worker(self, run_id: int, worker: str, reason: str) -> list[int]:
         """Discard every result ``worker`` gave ``run_id`` (their batches go back to ``pending``)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from functools import cached_property
 from typing import Any, TypeVar
@@ -88,6 +88,9 @@ class BatchGames:
     worker: str | None
     stored_at: datetime
     records: list[dict[str, Any]]
+    #: The full reason of each game an engine program lost by a fault, by game number
+    #: (``crashed: exit status 11`` where the record's reason is ``crash``).
+    faults: dict[int, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True)

@@ -14,11 +14,20 @@ if TYPE_CHECKING:
 
 
 def progress_line(p: Progress, total: int) -> str:
-    """One line: batches and games counted of the plan, games per second here."""
+    """One line of at most 80 columns: batches ended of the plan (in any order: the games
+    counted are those of the batches ended in a row from the first), batches in flight, games
+    counted, games per second here."""
+    from coordinator.sprt.report import fit_line
+
     rate = p.games_played_here / p.elapsed if p.elapsed > 0 else 0.0
-    return (
-        f"tournament {p.run_id}: {p.counted_batches}/{total} batches, {p.games} games counted, "
-        f"{rate:.1f}/s, {p.in_flight} in flight"
+    return fit_line(
+        [
+            (0, f"tournament {p.run_id}: {p.stored_batches}/{total} batches ended"),
+            (0, p.refused or ""),
+            (1, f"{p.in_flight} in flight"),
+            (1, f"{p.games} games counted"),
+            (2, f"{rate:.1f}/s"),
+        ]
     )
 
 

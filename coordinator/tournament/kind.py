@@ -95,8 +95,17 @@ class TournamentKind(Kind):
         return {
             "format": config.format,
             "engines": [e.name for e in config.entrants],
-            "games": store.totals(run.id).games,
+            "games": store.totals(run.id, run.counted_batches).games,
             "planned_games": config.max_games,
+        }
+
+    def report_row(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Format, engines and games of the tournament report."""
+        return {
+            "format": data["format"],
+            "engines": [e["name"] for e in data["engines"]],
+            "games": data["games"],
+            "planned_games": data["planned_games"],
         }
 
     def versus(self, row: dict[str, Any]) -> str:

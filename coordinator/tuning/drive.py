@@ -11,6 +11,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from coordinator.console import say, show
+from coordinator.console.hints import resume_command
 from coordinator.console.progress import ProgressPrinter
 from coordinator.console.signals import graceful_stop
 from coordinator.files import write_atomically
@@ -59,6 +60,7 @@ def drive(
     report) and print the champions table."""
     from coordinator.sprt.report import finished_text
     from coordinator.sprt.runner import RunFailed
+    from coordinator.tuning.outcomes import tally, tally_text, trial_outcomes
     from coordinator.tuning.progress import elo_vs_start
     from coordinator.tuning.records import TuningRecords
     from coordinator.tuning.report import champions_table, theta_table
@@ -75,10 +77,11 @@ def drive(
                     f"arbiter: warning: --spsa-lag {config.spsa_lag} keeps at most {config.spsa_lag + 1} "
                     f"iterations in flight, fewer than the {executor.slots} batches the workers take"
                 )
-            final = tuner.run()
+            tuner.run()
     except KeyboardInterrupt:
         printer.finish()
-        say(f"arbiter: tuning run {run.id} interrupted; continue it with: arbiter resume {run.id}")
+        hint = resume_command(run.id, store.url, executor.broker_url())
+        say(f"arbiter: tuning run {run.id} interrupted; continue it with: {hint}")
         sys.exit(130)
     except RunFailed as e:
         printer.finish()
@@ -102,12 +105,8 @@ def drive(
         )
         show(theta_table(config.start, iterations))
     else:
-        trials = records.trials(run.id)
-        states = {s: sum(t.state == s for t in trials) for s in ("complete", "pruned", "failed")}
-        show(
-            f"tuning run {run.id} ({config.game}): {len(trials)} trials ({states['complete']} complete, "
-            f"{states['pruned']} pruned, {states['failed']} failed), {final.games} games {took}"
-        )
+        trials = tally_text(tally(trial_outcomes(store, run.id).values()))
+        show(f"tuning run {run.id} ({config.game}): {trials}, {records.games(run.id)} games {took}")
     show(champions_table(records, run.id, champions))
     verdict = (
         f"champion #{champions[-1].number} is {elo:+.1f} +- {half:.1f} Elo above the start weights"

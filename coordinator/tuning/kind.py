@@ -22,6 +22,7 @@ def tune_status_text(store: Store, run: Run) -> str:
     from coordinator.escape import terminal
     from coordinator.trust.verifiable import unverifiable_note
     from coordinator.tuning.records import TuningRecords
+    from coordinator.tuning.outcomes import tally, tally_text, trial_outcomes
     from coordinator.tuning.report import champions_table, theta_table, trials_table
 
     config = run.settings_as(TuneConfig)
@@ -37,7 +38,8 @@ def tune_status_text(store: Store, run: Run) -> str:
         lines.append(f"tuning run {run.id} ({run.game}, spsa): {run.state}, {games} games")
         lines.append(theta_table(config.start, iterations))
     else:
-        lines.append(f"tuning run {run.id} ({run.game}): {run.state}, {len(trials)} trials, {games} games")
+        tallied = tally_text(tally(trial_outcomes(store, run.id).values()))
+        lines.append(f"tuning run {run.id} ({run.game}): {run.state}, {tallied}, {games} games")
         lines.append(trials_table(trials))
     lines.append(champions_table(records, run.id, champions))
     return "\n".join(lines)
@@ -45,6 +47,7 @@ def tune_status_text(store: Store, run: Run) -> str:
 
 def tune_columns(store: Store, run: Run) -> dict[str, Any]:
     """Trials, games and the current champion of a tuning run."""
+    from coordinator.tuning.outcomes import tally, tally_text, trial_outcomes
     from coordinator.tuning.progress import elo_vs_start
     from coordinator.tuning.records import TuningRecords
 
@@ -57,6 +60,7 @@ def tune_columns(store: Store, run: Run) -> dict[str, Any]:
         "start": run.settings_as(TuneConfig).start_source or "default",
         "games": records.games(run.id),
         "trials": len(trials),
+        "tally": tally_text(tally(trial_outcomes(store, run.id).values())),
         "champion": champion,
         "elo": elo if champion else None,
         "elo95": half if champion else None,
@@ -162,10 +166,26 @@ class TuneKind(Kind):
         """The current champion."""
         return f"champion #{row['champion']}"
 
+    def report_row(self, data: dict[str, Any]) -> dict[str, Any]:
+        """Trials, games and the champion of the tuning report."""
+        from coordinator.tuning.outcomes import tally_text
+
+        t = data["totals"]
+        champion = t["champion"]
+        return {
+            "start": data["config"].get("start_source") or "default",
+            "games": t["games"],
+            "trials": t["trials"],
+            "tally": tally_text(t["outcomes"]),
+            "champion": champion,
+            "elo": t["champion_elo"] if champion else None,
+            "elo95": t["champion_elo95"] if champion else None,
+        }
+
     def live(self, row: dict[str, Any]) -> list[LiveItem]:
         """Trials, games and the champion's Elo against the start."""
         return [
-            LiveItem("trials", row["trials"], "trials"),
+            LiveItem("trials", row["tally"], "trials"),
             LiveItem("games", row["games"], "games"),
             LiveItem("champion", f"#{row['champion']}", "champion", f" {elo_text(row)} Elo vs start"),
         ]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import engine
-from coordinator.sprt.report import duration
+from coordinator.sprt.report import duration, fit_line
 from coordinator.tuning.acceptance import AcceptanceProgress
 from coordinator.tuning.progress import TuneProgress, elo_vs_start
 from coordinator.tuning.records import AcceptanceRow, Champion, IterationRow, TrialRow, TuningRecords
@@ -13,51 +13,62 @@ from coordinator.tuning.spsa_tuner import SpsaProgress
 
 
 def _accepting(a: AcceptanceProgress | None, what: str) -> str:
-    """The acceptance SPRT under way, as the end of a progress line."""
+    """The acceptance SPRT under way, as a part of a progress line."""
     if a is None:
         return ""
-    at = f" at {a.nodes} nodes" if a.nodes is not None else ""
-    return f"  SPRT {what} {a.candidate}{at}: LLR {a.llr:.2f} [{a.lower_bound:.2f}, {a.upper_bound:.2f}]"
+    return f"SPRT {what} {a.candidate}: LLR {a.llr:.2f} [{a.lower_bound:.2f},{a.upper_bound:.2f}]"
 
 
 def progress_line(p: TuneProgress, max_trials: int | None) -> str:
-    """One line: trials, games, speed, ETA, the champion and its Elo, the best trial (its Elo
-    against the start), an SPRT under way."""
+    """One line of at most 80 columns: trials, games, an SPRT under way, the champion and its Elo,
+    ETA, the best trial (its Elo against the start), speed, time (the last ones left out first
+    when they do not fit)."""
     trials = f"{p.trials}/{max_trials}" if max_trials else str(p.trials)
-    best = f"best trial {p.best_trial} ({p.best_value:+.0f})" if p.best_trial is not None else "best -"
-    return (
-        f"trials {trials} ({p.running_trials} running)  games {p.games}  {p.games_per_second:.1f} games/s  "
-        f"ETA {duration(p.eta)}  champion #{p.champion} {p.champion_elo:+.0f} +- {p.champion_elo95:.0f}  "
-        f"{best}  {duration(p.elapsed)}" + _accepting(p.accepting, "trial")
+    best = f"best trial {p.best_trial} ({p.best_value:+.0f})" if p.best_trial is not None else ""
+    return fit_line(
+        [
+            (0, f"trials {trials} ({p.running_trials} running)"),
+            (0, f"games {p.games}"),
+            (1, _accepting(p.accepting, "trial")),
+            (2, f"champion #{p.champion} {p.champion_elo:+.0f}+-{p.champion_elo95:.0f}"),
+            (3, f"ETA {duration(p.eta)}"),
+            (4, best),
+            (5, f"{p.games_per_second:.1f} games/s"),
+            (6, duration(p.elapsed)),
+        ]
     )
 
 
 def spsa_progress_line(p: SpsaProgress) -> str:
-    """One line: iterations applied, games, speed, ETA, the champion and its Elo, an SPRT under way."""
-    return (
-        f"iterations {p.applied}/{p.iterations} ({p.in_flight} in flight)  games {p.games}  "
-        f"{p.games_per_second:.1f} games/s  ETA {duration(p.eta)}  champion #{p.champion} "
-        f"{p.champion_elo:+.0f} +- {p.champion_elo95:.0f}  {duration(p.elapsed)}"
-        + _accepting(p.accepting, "after iteration")
+    """One line of at most 80 columns: iterations applied, games, an SPRT under way, the champion
+    and its Elo, ETA, speed, time (the last ones left out first when they do not fit)."""
+    return fit_line(
+        [
+            (0, f"iterations {p.applied}/{p.iterations} ({p.in_flight} in flight)"),
+            (0, f"games {p.games}"),
+            (1, _accepting(p.accepting, "after iteration")),
+            (2, f"champion #{p.champion} {p.champion_elo:+.0f}+-{p.champion_elo95:.0f}"),
+            (3, f"ETA {duration(p.eta)}"),
+            (5, f"{p.games_per_second:.1f} games/s"),
+            (6, duration(p.elapsed)),
+        ]
     )
 
 
 def champions_table(records: TuningRecords, run_id: int, champions: list[Champion]) -> str:
-    """Each champion with its Elo against the start weights (95%) and the games it cost: every
-    trial and acceptance SPRT played against its parent."""
+    """Each champion with its Elo against the start weights (95%) and the games played while it
+    reigned (its trials and the acceptance SPRTs against it), as ``arbiter report`` counts them."""
     lines = [
         f"{'champion':>8}  {'trial':>5}  {'Elo vs start (95%)':>18}  {'SPRT Elo vs parent':>24}  {'games':>7}"
     ]
     for c in champions:
         elo, half = elo_vs_start(champions, c.number)
-        if c.number == 0:
-            lines.append(f"{'#0':>8}  {'start':>5}  {'+0':>18}  {'-':>24}  {'-':>7}")
-            continue
+        games = records.games(run_id, champion=c.number)
         vs_parent = f"{c.elo_vs_parent:+.1f} [{c.elo_vs_parent_low:+.1f}, {c.elo_vs_parent_high:+.1f}]"
-        games = records.games(run_id, champion=c.number - 1)
+        trial = "start" if c.number == 0 else str(c.trial_number)
         lines.append(
-            f"{'#' + str(c.number):>8}  {c.trial_number!s:>5}  {f'{elo:+.1f} +- {half:.1f}':>18}  "
-            f"{vs_parent:>24}  {games:>7}"
+            f"{'#' + str(c.number):>8}  {trial:>5}  {f'{elo:+.1f} +- {half:.1f}':>18}  "
+            f"{'-' if c.number == 0 else vs_parent:>24}  {games:>7}"
         )
     return "\n".join(lines)
 

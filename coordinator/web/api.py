@@ -27,7 +27,7 @@ from coordinator.web.pages import (
 from coordinator.web.query import Query
 from coordinator.web.responses import json_response
 from coordinator.web.state import dashboard, find_run
-from coordinator.web.summaries import is_final, run_row, run_version
+from coordinator.web.summaries import is_final, report_row, run_version
 
 LIVE = ("since", "html")
 
@@ -52,7 +52,7 @@ def run_api(request: Request) -> Response:
     run = find_run(request)
     version = run_version(state.store, run)
     rendered = state.reports.get(state.store, run, version)
-    row = run_row(state.store, run, rendered.data["run"].get("parent"))
+    row = report_row(run, rendered.data)
     changed = query.text("since") != rendered.version
     answer: dict[str, Any] = {
         "run": row,

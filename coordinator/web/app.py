@@ -70,10 +70,36 @@ ROUTES = (
 )
 
 
+#: What the router's own 404 says: no route matched the path at all.
+ROUTER_NOT_FOUND = "Not Found"
+
+
+def not_found(path: str) -> str:
+    """What a path no route matches names that is not there, and what would be."""
+    parts = [p for p in path.split("/") if p]
+    api = parts[:1] == ["api"]
+    if api:
+        parts = parts[1:]
+    if parts[:1] == ["runs"] and len(parts) >= 2 and not parts[1].isdigit():
+        return f"no run {parts[1]!r}: runs are numbered (/runs/1, /runs/2, ...)"
+    if parts[:1] == ["runs"] and len(parts) >= 3 and parts[2] == "games" and len(parts) > 3:
+        return (
+            f"no game {'/'.join(parts[3:])!r} of run {parts[1]}: a game is named by its batch and "
+            f"its number in the batch (/runs/{parts[1]}/games/0/0)"
+        )
+    if api:
+        return f"no endpoint {path}: the API has /api/runs, /api/runs/N and /api/runs/N/games"
+    return f"no page {path}: the dashboard has /, /runs/N, /runs/N/games, /workers and /regressions"
+
+
 async def http_error(request: Request, exc: Exception) -> Response:
-    """A 4xx or 5xx answer raised on purpose (a missing run, a bad parameter)."""
+    """A 4xx or 5xx answer raised on purpose (a missing run, a bad parameter), or the router's
+    404 of a path no route matches, said in words (:func:`not_found`)."""
     assert isinstance(exc, HTTPException)
-    response = error_response(request.url.path, exc.status_code, str(exc.detail))
+    detail = str(exc.detail)
+    if exc.status_code == 404 and detail == ROUTER_NOT_FOUND:
+        detail = not_found(request.url.path)
+    response = error_response(request.url.path, exc.status_code, detail)
     response.headers.update(exc.headers or {})
     return response
 

@@ -31,6 +31,7 @@ from coordinator.web.summaries import (
     RunFilter,
     is_final,
     listed_runs,
+    report_row,
     run_row,
     run_version,
 )
@@ -246,7 +247,7 @@ def run_page(request: Request) -> Response:
     run = find_run(request)
     version = run_version(state.store, run)
     rendered = state.reports.get(state.store, run, version)
-    row = run_row(state.store, run, rendered.data["run"].get("parent"))
+    row = report_row(run, rendered.data)
     final = " data-final" if is_final(run) and rendered.version == version else ""
     title = f"Run {run.id}: {run.kind} {run.game}"
     body = (

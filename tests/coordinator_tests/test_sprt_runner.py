@@ -289,3 +289,47 @@ def test_status_names_a_commit_side_by_repository_and_sha_with_credentials_maske
     assert data["baseline"] == {"name": "default"}
     assert data["config"]["candidate_program"]["build"]["repo"] == masked
     assert "s3cret" not in str(data)
+
+
+def test_answers_all_refused_for_one_reason_are_on_the_progress_line(
+    tmp_path: Path, openings: list[str]
+) -> None:
+    """A coordinator whose every batch is refused (workers with keys, a coordinator without the
+    fleet's secret) says why on its progress line, and stops saying it once results come."""
+    from coordinator.sprt.report import PROGRESS_WIDTH, progress_line
+
+    cfg = config(openings)
+    store, run_id = fresh_run(tmp_path, "refusals.db", cfg)
+    executor = ShuffledExecutor(1)
+    runner = SprtRunner(store, run_id, cfg, executor, check=accept_standin_games)
+    runner.fill()
+    reason = "workers want signed payloads: set $ARBITER_SECRET"
+    for payload in list(executor.queue):
+        refusal = BatchOutcome(
+            run_id, payload.batch_index, error=reason, worker="w1@host:1", refused_by_worker=True,
+            refusal_kind="unsigned",
+        )  # fmt: skip
+        runner.receive(refusal)
+    sent = len(executor.queue)
+    line = progress_line(runner.progress())
+    assert line.startswith(f"run {run_id}: 0 games  {sent} refused: {reason}"), line
+    assert len(line) <= PROGRESS_WIDTH
+    executor.queue.clear()
+    runner.fill()  # the refused batches again
+    runner.receive(next(o for o in executor.completed() if o.result is not None))
+    assert runner.progress().refused is None
+    assert "refused" not in progress_line(runner.progress())
+
+
+@pytest.mark.parametrize(("max_games", "played"), [(20, 20), (21, 20), (16, 16), (2, 2)])
+def test_a_game_cap_is_never_exceeded(
+    tmp_path: Path, openings: list[str], max_games: int, played: int
+) -> None:
+    """``--max-games N`` plays at most N games: the last batch is cut to the pairs left (an odd cap
+    leaves its last game unplayed, games come in pairs)."""
+    cfg = config(openings, batch_pairs=4, max_games=max_games)
+    plan = cfg.batch_plan()
+    assert sum(2 * len(plan.openings_for(i)) for i in range(cfg.max_batches or 0)) == played
+    store, run_id = fresh_run(tmp_path, f"cap-{max_games}.db", cfg)
+    progress = run_with(store, run_id, cfg, ShuffledExecutor(3))
+    assert progress.games <= played and (progress.decision != "budget" or progress.games == played)

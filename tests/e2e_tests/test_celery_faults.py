@@ -330,3 +330,18 @@ def test_unreachable_broker_is_one_clear_error_within_seconds(tmp_path: Path) ->
     assert seconds < 6
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "is unreachable" in lines[0] and "secret" not in lines[0], done.stderr
+
+
+def test_a_wrong_password_is_named_as_such(redis_server: RedisDatabase) -> None:
+    """A broker that answers but refuses the URL's credentials is an authentication failure, not
+    "unreachable", from the executor and from ``arbiter worker`` (the password never shown)."""
+    url = f"redis://nobody:wrong-secret@127.0.0.1:{redis_server.server.port}/{redis_server.number}"
+    with pytest.raises(
+        Unreachable, match=r"broker redis://nobody:\*\*\*@127\.0\.0\.1:\d+/\d+ refused the pass"
+    ):
+        make_executor(ExecutorOptions(url, 2))
+    done = run_cli("worker", "--broker", url, "--concurrency", "1")
+    assert done.returncode == 2
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "(authentication failed: " in lines[0], done.stderr
+    assert "unreachable" not in lines[0] and "wrong-secret" not in lines[0]

@@ -297,12 +297,12 @@ def test_sprt_tune_and_a_game_live(watch: Watch, browser: Any) -> None:
         "() => document.querySelector('[data-field=state]').textContent === 'finished'", timeout=SEE
     )
     page.wait_for_function(
-        "() => document.querySelector('#summary .big').textContent.startsWith('budget reached')"
+        "() => document.querySelector('#summary .big').textContent.startsWith('undecided at its game cap')"
         " || document.querySelector('#summary .big').textContent.startsWith('H')",
         timeout=SEE,
     )
     decision = page.text_content("[data-field=decision]")
-    assert decision in ("budget reached", "H1 accepted", "H0 accepted (H1 rejected)")
+    assert decision in ("undecided at its game cap", "H1 accepted", "H0 accepted (H1 rejected)")
     assert page.evaluate("() => 'final' in document.querySelector('main').dataset")
     assert_not_reloaded(page)
 

@@ -301,18 +301,31 @@ def test_worker_pages(site: Site) -> None:
 
 
 @pytest.mark.parametrize(
-    "path",
-    ["/runs/999999", "/runs/0", "/runs/99999999999999999999999", "/runs/999999/games", "/nothing",
-     "/runs/{sprt}/games/0/999", "/runs/{sprt}/games/99999/0", "/runs/{tune}/games/0/0",
-     "/runs/{running}/games/4/0", "/workers/nobody", "/api/runs/999999", "/api/runs/999999/games",
-     "/api/nothing"],
+    ("path", "says"),
+    [
+        ("/runs/999999", "no run 999999 in this store"), ("/runs/0", "no run 0 in this store"),
+        ("/runs/99999999999999999999999", "no run id 99999999999999999999999"),
+        ("/runs/999999/games", "no run 999999"), ("/nothing", "no page /nothing: the dashboard has /, "),
+        ("/runs/abc", "no run 'abc': runs are numbered"),
+        ("/api/runs/abc", "no run 'abc': runs are numbered"),
+        ("/runs/{sprt}/games/x/y", "no game 'x/y' of run {sprt}: a game is named by its batch"),
+        ("/runs/{sprt}/games/0/999", "has no counted game 999 in batch 0"),
+        ("/runs/{sprt}/games/99999/0", "has no counted game 0 in batch 99999"),
+        ("/runs/{tune}/games/0/0", "is a tuning run: its games belong to its trials"),
+        ("/runs/{running}/games/4/0", "has no counted game 0 in batch 4"),
+        ("/workers/nobody", "no worker 'nobody'"), ("/api/runs/999999", "no run 999999"),
+        ("/api/runs/999999/games", "no run 999999"),
+        ("/api/nothing", "no endpoint /api/nothing: the API has"),
+    ],
 )  # fmt: skip
-def test_missing_things_are_404(site: Site, path: str) -> None:
+def test_missing_things_are_404_saying_what_is_missing(site: Site, path: str, says: str) -> None:
     answer = get(site, path.format(**site.runs), 404)
     if path.startswith("/api/"):
-        assert answer.json()["status"] == 404 and answer.json()["error"]
+        assert answer.json()["status"] == 404
+        assert says.format(**site.runs) in answer.json()["error"]
     else:
         assert "<h1>404 Not found</h1>" in answer.text and "Traceback" not in answer.text
+        assert says.format(**site.runs) in unescape(answer.text)
 
 
 @pytest.mark.parametrize(

@@ -117,3 +117,18 @@ def test_bad_engine_files_are_status_2(tmp_path: Path, text: str | None, says: s
     status, out, err = check(str(path))
     assert status == 2 and out == "" and err.startswith("arbiter engine") and says in err
     assert len(err.strip().splitlines()) == 1, err
+
+
+def test_an_engine_that_crashes_at_start_shows_its_stderr(tmp_path: Path) -> None:
+    """A file missing from ``files``: the engine's own ModuleNotFoundError is shown, in the text
+    and in ``--json``, under the one-line problem."""
+    engine_file = python_engine_file(tmp_path / "broken", "faulty_engine.py", [], "broken")
+    engine_file.write_text(engine_file.read_text().replace('"plain_engine.py", ', ""))  # left out
+    status, out, err = check(str(engine_file), "--game", "congo", "--timeout", "5")
+    assert status == 1, out + err
+    assert "problem: crashed: exit status 1" in out, out
+    stderr = [line for line in out.splitlines() if line.startswith("  stderr: ")]
+    assert any("ModuleNotFoundError: No module named 'plain_engine'" in line for line in stderr), out
+    status, found = check_json(str(engine_file), "--game", "congo", "--timeout", "5")
+    assert status == 1 and not found["usable"]
+    assert any("ModuleNotFoundError" in line for line in found["stderr"]), found

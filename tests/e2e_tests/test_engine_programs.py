@@ -139,6 +139,14 @@ def test_status_report_and_pgn_show_the_engines_times_and_faults(tmp_path: Path)
         '[TimeControl "1/move"]' in pgn.stdout and '[CandidateVersion "plain by arbiter tests"]' in pgn.stdout
     )
     assert pgn.stdout.count("[%emt 0:00:") == times["candidate"]["moves"] + times["baseline"]["moves"]
+    # Fault reasons are selectable, and exports carry the full reason beside the record's short one.
+    crashes = run_cli("games", "1", "--reason", "crash", "--format", "jsonl", *store)
+    assert crashes.returncode == 0, crashes.stderr
+    lines = [json.loads(line) for line in crashes.stdout.splitlines()]
+    assert len(lines) == 2 and all(g["record"]["reason"] == "crash" for g in lines)
+    assert all(g["fault"].startswith("crashed: signal") for g in lines), lines
+    assert pgn.stdout.count('[Reason "crash"]') == pgn.stdout.count('[Fault "crashed: signal') == 2
+    assert run_cli("games", "1", "--reason", "repetition", *store).stdout == ""
 
 
 def test_spsa_tunes_a_programs_spin_options(tmp_path: Path) -> None:

@@ -21,6 +21,7 @@ import base64
 import hashlib
 import json
 import threading
+import time
 import tracemalloc
 from pathlib import Path
 from typing import Any
@@ -307,3 +308,31 @@ def test_a_huge_value_in_the_result_backend_is_never_fetched(redis_server: Redis
     finally:
         executor.close()
         client.close()
+
+
+def test_a_coordinator_without_the_secret_says_why_nothing_is_counted(
+    redis_server: RedisDatabase, workers: WorkerPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A coordinator started without ``$ARBITER_SECRET`` against workers that hold keys: every
+    batch is refused, and its progress line says so, and what to do, within a minute."""
+    from coordinator.sprt.report import PROGRESS_WIDTH, progress_line
+    from coordinator.sprt.runner import SprtRunner
+
+    monkeypatch.delenv("ARBITER_SECRET")
+    config = make_config()
+    store = Store(f"sqlite:///{tmp_path / 'unsigned.db'}")
+    run_id = new_run(store, config)
+    workers.start("keyed-a", env=keyed("keyed-a"))
+    lines: list[str] = []
+    deadline = time.monotonic() + 60
+    with CeleryExecutor(redis_server.url) as executor:
+        runner = SprtRunner(
+            store, run_id, config, executor, on_progress=lambda p: lines.append(progress_line(p))
+        )
+        with pytest.raises(KeyboardInterrupt):
+            runner.run(stop_requested=lambda: time.monotonic() > deadline or "refused" in "".join(lines))
+    said = [line for line in lines if "refused" in line]
+    assert said, lines[-3:]
+    assert "refused: workers want signed payloads: set $ARBITER_SECRET" in said[-1]
+    assert all(len(line) <= PROGRESS_WIDTH for line in lines)
+    assert store.totals(run_id).games == 0

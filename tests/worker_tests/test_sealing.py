@@ -4,6 +4,7 @@ a worker answers for a message it cannot trust (refused unplayed, kind ``unsigne
 from __future__ import annotations
 
 import json
+import re
 from typing import Any
 
 import pytest
@@ -96,10 +97,21 @@ def test_a_credential_signs_as_its_node_only() -> None:
     assert unseal(answer, "t", keys).worker == "w2@host"
 
 
+def test_a_credential_reads_as_no_worker_number_and_old_ones_still_work() -> None:
+    keys = FleetKeys(MASTER)
+    text = keys.credential("w2@host")
+    assert text.startswith("arbiter-worker-key:") and not re.match(r"arbiter-worker-\d", text)
+    old = "arbiter-worker-1:" + text.removeprefix("arbiter-worker-key:")  # as earlier versions printed it
+    assert read_credential(old) == read_credential(text)
+    assert read_credential(old).node == "w2@host"
+
+
 @pytest.mark.parametrize(
     "text",
     [
         "",
+        "arbiter-worker-key:",
+        "arbiter-worker-key:!!!",
         "arbiter-worker-1:",
         "arbiter-worker-1:!!!",
         "arbiter-worker-2:e30=",

@@ -80,7 +80,15 @@ from worker.celeryconfig import (
 from worker.connectivity import check_reachable, safe_url
 from worker.programs import PROGRAM_TTL, program_key
 from worker.protocol import MAX_WORKER_NAME, TASK_NAME, BatchPayload
-from worker.sealing import digest, fleet_keys, refusal_reason, sealed_by, task_message, unseal
+from worker.sealing import (
+    SECRET_ENV,
+    digest,
+    fleet_keys,
+    refusal_reason,
+    sealed_by,
+    task_message,
+    unseal,
+)
 
 log = logging.getLogger(__name__)
 
@@ -525,6 +533,8 @@ class CeleryExecutor(Executor):
         name = answer.worker[:MAX_WORKER_NAME] if answer.worker else None
         refused = refusal_reason(answer.body)
         reason, kind = refused if refused is not None else (None, None)
+        if kind == "unsigned" and self.keys is None:  # what a coordinator without the secret can do
+            reason = f"workers want signed payloads: set ${SECRET_ENV}"
         return BatchOutcome(
             run_id,
             index,
@@ -599,6 +609,10 @@ class CeleryExecutor(Executor):
         if self._outage is not None:
             self._outage = None
             log.warning("arbiter: %s reachable again", self.broker)
+
+    def broker_url(self) -> str:
+        """The broker's URL as this executor was given it (unmasked: mask it to print it)."""
+        return str(self.app.conf.broker_url)
 
     def describe(self) -> str:
         """One line for the start of a run: broker, queue, workers known and batches in flight."""

@@ -1,0 +1,127 @@
+"""The messages a user acts on: each says what to type or what went wrong, in words."""
+
+from __future__ import annotations
+
+import shlex
+from dataclasses import replace
+from typing import Any
+
+import pytest
+
+from coordinator.cli.hints import resume_command
+from coordinator.cli.tournament import progress_line as tournament_progress_line
+from coordinator.runs import decision_label
+from coordinator.sprt.report import PROGRESS_WIDTH, ending_text, fit_line, headline
+from coordinator.sprt.report import progress_line as sprt_progress_line
+from coordinator.sprt.runner import Progress
+from coordinator.tuning.acceptance import AcceptanceProgress
+from coordinator.tuning.outcomes import tally, tally_text
+from coordinator.tuning.progress import TuneProgress
+from coordinator.tuning.report import progress_line as tune_progress_line
+from coordinator.tuning.report import spsa_progress_line
+from coordinator.tuning.spsa_tuner import SpsaProgress
+
+
+def test_resume_command_repeats_the_store_and_broker_the_environment_would_not_supply(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    monkeypatch.delenv("ARBITER_STORE", raising=False)
+    monkeypatch.delenv("ARBITER_BROKER", raising=False)
+    assert resume_command(3, "sqlite:///arbiter.db", "") == "arbiter resume 3"
+    hint = resume_command(3, "sqlite:///int.db", "redis://:hunter2@host:6379/0")
+    assert "hunter2" not in hint
+    assert shlex.split(hint) == [
+        "arbiter",
+        "resume",
+        "3",
+        "--store",
+        "sqlite:///int.db",
+        "--broker",
+        "redis://:***@host:6379/0",
+    ]
+    monkeypatch.setenv("ARBITER_STORE", "sqlite:///int.db")
+    monkeypatch.setenv("ARBITER_BROKER", "redis://host:6379/0")
+    assert resume_command(3, "sqlite:///int.db", "redis://host:6379/0") == "arbiter resume 3"
+    assert resume_command(3, "sqlite:///arbiter.db", "") == "arbiter resume 3 --store sqlite:///arbiter.db"
+
+
+def sprt_progress(**changes: Any) -> Progress:
+    """A large run's progress: every figure as wide as it gets."""
+    values: dict[str, Any] = {
+        "run_id": 12345, "counted_batches": 9999, "pentanomial": [1234, 23456, 34567, 23456, 1234],
+        "wdl": [123456, 234567, 123456], "llr": -2.5, "lower_bound": -2.94, "upper_bound": 2.94,
+        "decision": None, "stored_batches": 10010, "in_flight": 128, "elapsed": 36000.0,
+        "games_played_here": 481479, "max_games": None,
+    }  # fmt: skip
+    return Progress(**(values | changes))
+
+
+def test_fit_line_leaves_out_the_least_important_parts_first() -> None:
+    parts = [(0, "a" * 30), (2, "b" * 30), (1, "c" * 30), (0, "")]
+    assert fit_line(parts, 70) == f"{'a' * 30}  {'c' * 30}"
+    assert fit_line(parts, 100) == f"{'a' * 30}  {'b' * 30}  {'c' * 30}"
+    assert fit_line([(0, "x" * 90)], 79) == "x" * 79
+
+
+def test_every_progress_line_fits_80_columns() -> None:
+    accepting = AcceptanceProgress(
+        candidate=1234, stage=1, nodes=20000, llr=-1.23, lower_bound=-2.94, upper_bound=2.94
+    )
+    tune = TuneProgress(
+        trials=1234, running_trials=16, games=4567890, games_per_second=123.4, champion=12,
+        champion_elo=123.0, champion_elo95=45.0, best_trial=1200, best_value=130.0, accepting=accepting,
+        elapsed=99999.0, eta=99999.0,
+    )  # fmt: skip
+    spsa = SpsaProgress(
+        applied=12345, iterations=20000, in_flight=64, games=4567890, games_per_second=123.4, champion=12,
+        champion_elo=123.0, champion_elo95=45.0, accepting=accepting, elapsed=99999.0, eta=99999.0,
+    )  # fmt: skip
+    lines = {
+        "sprt": sprt_progress_line(sprt_progress()),
+        "refused": sprt_progress_line(sprt_progress(refused="12 refused: " + "why " * 30)),
+        "tune": tune_progress_line(tune, 2000),
+        "spsa": spsa_progress_line(spsa),
+        "tournament": tournament_progress_line(sprt_progress(), 20000),
+    }
+    for kind, line in lines.items():
+        assert len(line) <= PROGRESS_WIDTH, (kind, line)
+    assert lines["sprt"].startswith("run 12345: 481479 games  LLR -2.50 [-2.94,2.94]  Elo ")
+    assert "penta" not in lines["sprt"]  # the least important, left out when it does not fit
+    assert lines["refused"].startswith("run 12345: 481479 games  12 refused: why why")
+    assert lines["tune"].startswith("trials 1234/2000 (16 running)  games 4567890")
+    usual = replace(
+        tune, trials=12, running_trials=2, games=11920, accepting=replace(accepting, candidate=7, nodes=300)
+    )
+    assert tune_progress_line(usual, 100).startswith(
+        "trials 12/100 (2 running)  games 11920  SPRT trial 7: LLR -1.23 [-2.94,2.94]"
+    )
+    assert replace(tune, accepting=None).champion == 12
+    assert "champion #12 +123+-45" in tune_progress_line(replace(tune, accepting=None), 2000)
+    assert lines["tournament"].startswith("tournament 12345: 10010/20000 batches ended  128 in flight")
+    first = sprt_progress_line(sprt_progress(pentanomial=[0] * 5, wdl=[0] * 3, games_played_here=0))
+    assert first.startswith("run 12345: 0 games  LLR -2.50 [-2.94,2.94]") and "128 in flight" in first
+
+
+def test_the_sprt_headline_says_decision_sides_elo_games_and_llr() -> None:
+    line = headline("accepted", "cand.json", "default", 528, (12.3, 8.1), (2.89, -2.94, 2.94), "±")
+    assert (
+        line == "H1 accepted: cand.json vs default, Elo +12.3 ± 8.1 after 528 games (LLR 2.89 [-2.94, 2.94])"
+    )
+    assert headline(None, "a", "b", 0, None, (0.0, -2.94, 2.94)).startswith("undecided: a vs b, no Elo yet")
+
+
+def test_every_ending_that_puzzles_is_explained_in_words() -> None:
+    inside = ending_text("accepted", (2.89, -2.94, 2.94), None)
+    assert inside is not None and "Siegmund" in inside and "2.89" in inside
+    assert "Siegmund" in (ending_text("rejected", (-2.90, -2.94, 2.94), None) or "")
+    assert ending_text("accepted", (2.95, -2.94, 2.94), None) is None
+    assert ending_text(None, (1.0, -2.94, 2.94), None) is None
+    cap = ending_text("budget", (1.0, -2.94, 2.94), 200)
+    assert cap is not None and "game cap of 200 games" in cap and "neither hypothesis" in cap
+    assert decision_label("budget") == "undecided at its game cap"
+
+
+def test_the_trial_tally_names_every_outcome_that_happened() -> None:
+    counts = tally(["pruned", "complete", "accepted", "rejected", "pruned"])
+    assert tally_text(counts) == "5 trials (2 pruned, 1 complete, 1 accepted, 1 rejected)"
+    assert tally_text(tally([])) == "0 trials (none yet)"
