@@ -21,8 +21,8 @@ def tune_status_text(store: Store, run: Run) -> str:
     status RUN``; ``--json`` prints :func:`coordinator.reports.status.tune_status`)."""
     from coordinator.escape import terminal
     from coordinator.trust.verifiable import unverifiable_note
-    from coordinator.tuning.records import TuningRecords
     from coordinator.tuning.outcomes import tally, tally_text, trial_outcomes
+    from coordinator.tuning.records import TuningRecords
     from coordinator.tuning.report import champions_table, theta_table, trials_table
 
     config = run.settings_as(TuneConfig)

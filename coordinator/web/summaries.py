@@ -75,61 +75,6 @@ def run_row(store: Store, run: Run, parent: int | None) -> dict[str, Any]:
         return row | {"games": None, "problem": f"cannot read the run's configuration: {e}"}
 
 
-def _match_figures(data: dict[str, Any]) -> dict[str, Any]:
-    """The live line's figures of a match report."""
-    t, h, stats = data["totals"], data["hypothesis"], data["stats"]
-    sides = data["engines"]["sides"]
-    return {
-        "candidate": sides["candidate"]["name"],
-        "baseline": sides["baseline"]["name"],
-        "games": t["games"],
-        "pentanomial": t["pentanomial"],
-        "wdl": t["wdl"],
-        "elo": stats["elo"] if stats else None,
-        "elo95": stats["elo95"] if stats else None,
-        "llr": t["llr"],
-        "lower_bound": h["lower_bound"],
-        "upper_bound": h["upper_bound"],
-        "headline": data["headline"],
-    }
-
-
-def _tune_figures(data: dict[str, Any]) -> dict[str, Any]:
-    """The live line's figures of a tuning report."""
-    t = data["totals"]
-    champion = t["champion"]
-    return {
-        "start": data["config"].get("start_source") or "default",
-        "games": t["games"],
-        "trials": t["trials"],
-        "tally": tally_text(t["outcomes"]),
-        "champion": champion,
-        "elo": t["champion_elo"] if champion else None,
-        "elo95": t["champion_elo95"] if champion else None,
-    }
-
-
-def _tournament_figures(data: dict[str, Any]) -> dict[str, Any]:
-    """The live line's figures of a tournament report."""
-    return {
-        "format": data["format"],
-        "engines": [e["name"] for e in data["engines"]],
-        "games": data["games"],
-        "planned_games": data["planned_games"],
-    }
-
-
-_FIGURES = {"match": _match_figures, "tune": _tune_figures, "tournament": _tournament_figures}
-
-
-def report_row(run: Run, data: dict[str, Any]) -> dict[str, Any]:
-    """One run as its page's live line shows it, read from the report ``data`` the page shows
-    below it (not from the store again, which may have moved on since the report was built), so
-    that the line and the report never disagree."""
-    row = dict(data["run"]) | {"seconds": _seconds(run), "url": f"/runs/{run.id}"}
-    return row | _FIGURES[str(data["type"])](data)
-
-
 def report_row(run: Run, data: dict[str, Any]) -> dict[str, Any]:
     """One run as its page's live line shows it, read from the report ``data`` the page shows
     below it (not from the store again, which may have moved on since the report was built), so

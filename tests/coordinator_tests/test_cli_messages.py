@@ -8,12 +8,12 @@ from typing import Any
 
 import pytest
 
-from coordinator.cli.hints import resume_command
-from coordinator.cli.tournament import progress_line as tournament_progress_line
+from coordinator.console.hints import resume_command
 from coordinator.runs import decision_label
 from coordinator.sprt.report import PROGRESS_WIDTH, ending_text, fit_line, headline
 from coordinator.sprt.report import progress_line as sprt_progress_line
 from coordinator.sprt.runner import Progress
+from coordinator.tournament.drive import progress_line as tournament_progress_line
 from coordinator.tuning.acceptance import AcceptanceProgress
 from coordinator.tuning.outcomes import tally, tally_text
 from coordinator.tuning.progress import TuneProgress
