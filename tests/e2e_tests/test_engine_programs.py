@@ -14,6 +14,7 @@ import pytest
 from engine_testkit import arbiter_engine_file, python_engine_file
 from sprt_testkit import run_cli, status_json
 
+import engine
 from worker.programs import ProgramCache, files_digest
 
 #: The faulty engine's games: each move stops at 300 nodes, within a second a move (and the
@@ -116,6 +117,9 @@ def test_status_report_and_pgn_show_the_engines_times_and_faults(tmp_path: Path)
         "plain by arbiter tests",
     )
     assert baseline["kind"] == "built-in" and baseline["version"].startswith("built in")
+    # one version of the built-in engine everywhere, also where it played as arbiter-engine
+    assert baseline["version"] == f"built in, engine version {engine.ENGINE_VERSION}"
+    assert [r["name"] for r in baseline["reported"]] == [f"arbiter-engine {engine.ENGINE_VERSION}"]
     assert (
         candidate["faults"]["crash"] == candidate["faults"]["total"] == 2 and baseline["faults"]["total"] == 0
     )
