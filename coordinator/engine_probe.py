@@ -111,13 +111,25 @@ def probe(
     return Probe(deterministic, replayable, tuple(differences))
 
 
+class StartFailed(ValueError):
+    """The engine does not get through its handshake: no game of it could be played."""
+
+
+def start_failure(name: str, fault: EngineFault, stderr: list[str]) -> StartFailed:
+    """One line: the engine ``name`` fails its handshake, why, and the last thing it wrote on
+    stderr (a crash's exception)."""
+    said = f"; its stderr ends: {stderr[-1]}" if stderr else ""
+    return StartFailed(f"{name} fails its handshake ({fault}){said}")
+
+
 def probe_program(
     program: EngineProgram, archive: bytes | None, game: str, timed: bool
 ) -> tuple[EngineProgram, str | None]:
     """``program`` with what the probe found in its flags (run from its archive, as a worker runs
     it), and a one-line note when it is unverifiable. A commit of arbiter-engine (no archive) is
     kept as it is: its build's double bench already shows it deterministic. An engine that fails
-    the probe is unverifiable too (its faults will lose its games)."""
+    the probe is unverifiable too (its faults will lose its games); one that fails its handshake
+    raises :class:`StartFailed` (like cutechess, a run does not start with it)."""
     if archive is None:
         return program, None
     cache = ProgramCache()
@@ -125,6 +137,10 @@ def probe_program(
         cache.install(program.digest, archive)
         player = EnginePlayer(program_spec(program, cache, None), game, Timeouts(move_s=PROBE_MOVE_S))
         with player:
+            try:
+                player.start()
+            except EngineFault as e:
+                raise start_failure(program.name, e, player.stderr_tail()) from None
             found = probe(player, game, timed=timed)
     except (EngineFault, EngineConfigError, ProgramError, BuildError) as e:
         flagged = replace(program, deterministic=False, replayable=False)

@@ -122,18 +122,29 @@ def play_program_batch(
     return PlayedBatch(
         [g.record() for g in played],
         faults_of(played),
-        identities(candidate, baseline),
+        identities(
+            candidate, baseline, (payload.candidate_program is None, payload.baseline_program is None)
+        ),
         candidate.cpu_seconds() + baseline.cpu_seconds() - before,
     )
 
 
-def identities(candidate: EnginePlayer, baseline: EnginePlayer) -> dict[str, dict[str, str | None]]:
+def identities(
+    candidate: EnginePlayer, baseline: EnginePlayer, built_in: tuple[bool, bool] = (False, False)
+) -> dict[str, dict[str, str | None]]:
     """Each side's ``id name`` and ``id author`` from its last handshake, bounded as a result
-    carries them (a side that never started says nothing)."""
+    carries them (a side that never started says nothing). A ``built_in`` side (the built-in
+    engine, played as arbiter-engine) is named by this build's one engine version, which covers
+    arbiter-engine's sources too: the program's own ``id name`` carries only its core's hash,
+    which would show the built-in engine under two versions."""
     found: dict[str, dict[str, str | None]] = {}
-    for side, player in (("candidate", candidate), ("baseline", baseline)):
+    for (side, player), ours in zip(
+        (("candidate", candidate), ("baseline", baseline)), built_in, strict=True
+    ):
         info = player.info
-        if info is not None:
+        if info is not None and ours:
+            found[side] = {"name": f"arbiter-engine {engine.ENGINE_VERSION}", "author": info.author}
+        elif info is not None:
             found[side] = {
                 "name": None if info.name is None else info.name[:MAX_ENGINE_ID],
                 "author": None if info.author is None else info.author[:MAX_ENGINE_ID],

@@ -369,12 +369,17 @@ def read_ref_side(game: str, repo: str | None, ref: str, option: str) -> Side:
 def probed(game: str, side: Side, limits: engine.Limits) -> Side:
     """``side`` with its program's determinism probed once (coordinator.engine_probe): a program
     that does not play alike again is shipped marked so, and its runs are unverifiable (said on
-    stderr); spot checks then skip its batches."""
+    stderr); spot checks then skip its batches. A program that fails its handshake stops the
+    command before the store is touched (a UsageError: the engine file names a program that cannot
+    play)."""
     if side.program is None:
         return side
-    from coordinator.engine_probe import probe_program
+    from coordinator.engine_probe import StartFailed, probe_program
 
-    program, note = probe_program(side.program, side.archive, game, timed=not limits.deterministic)
+    try:
+        program, note = probe_program(side.program, side.archive, game, timed=not limits.deterministic)
+    except StartFailed as e:
+        raise click.UsageError(f"{side.source}: {e}") from None
     if note is not None:
         click.echo(f"arbiter: note: {note}", err=True)
     return replace(side, program=program)

@@ -187,13 +187,14 @@ def tune_text(data: dict[str, Any]) -> str:
         )
     if data["acceptances"]:
         what = "trial" if spsa is None else "iter."
-        lines += ["", f"{'acceptance':>10} {what:>5} {'limits':>12} {'games':>6} {'LLR':>6}  decision"]
+        lines += ["", f"{'acceptance':>10} {what:>5} {'limits':>12} {'games':>6} {'LLR':>6}  ending"]
         for a in data["acceptances"]:
             llr = a["series"]["llr"][-1] if a["series"]["llr"] else 0.0
-            verdict = (a["decision"] or "running") + (" (crowned)" if a["crowned"] else "")
             run = f"run {a['run_id']}"
             setting = a["setting"]
-            lines.append(f"{run:>10} {a['trial']:>5} {setting:>12} {a['games']:>6} {llr:>6.2f}  {verdict}")
+            lines.append(
+                f"{run:>10} {a['trial']:>5} {setting:>12} {a['games']:>6} {llr:>6.2f}  {a['ending']}"
+            )
     if spsa is not None:
         start = spsa["path"][0]["theta"]
         lines += ["", f"{'weight':<20} {'start':>8} {'theta':>9} {'change':>8}"]

@@ -21,7 +21,7 @@ from coordinator.sprt.config import SprtConfig
 from coordinator.stats import sprt_elo
 from coordinator.store import Run, Store
 from coordinator.tuning.config import TuneConfig
-from coordinator.tuning.outcomes import tally, trial_outcomes
+from coordinator.tuning.outcomes import acceptance_ending, tally, trial_outcomes
 from coordinator.tuning.progress import elo_vs_start
 from coordinator.tuning.records import AcceptanceRow, Champion, IterationRow, TuningRecords
 from coordinator.tuning.spsa_tuner import plan_of
@@ -40,8 +40,9 @@ def _games_until(times: list[tuple[datetime, int]], moment: datetime | None) -> 
     return sum(g for t, g in times if t <= moment)
 
 
-def _acceptance(store: Store, run: Run, row: AcceptanceRow, crowned: set[int]) -> dict[str, Any]:
-    """One acceptance SPRT: its stage and limits, LLR curve, bounds, decision and SPRT Elo."""
+def _acceptance(store: Store, run: Run, row: AcceptanceRow, crowned: set[int], stages: int) -> dict[str, Any]:
+    """One acceptance SPRT: its stage and limits, LLR curve, bounds, decision (and its ending in
+    words) and SPRT Elo."""
     config = run.settings_as(SprtConfig)
     rows = counted_result_rows(store, run.id, run.counted_batches)
     totals = store.totals(run.id)
@@ -62,6 +63,14 @@ def _acceptance(store: Store, run: Run, row: AcceptanceRow, crowned: set[int]) -
         "state": str(run.state),
         "decision": run.decision,
         "crowned": row.candidate in crowned and run.decision == "accepted",
+        "ending": acceptance_ending(
+            run.decision,
+            row.candidate in crowned and row.stage + 1 == stages,
+            row.stage,
+            stages,
+            row.champion_number,
+            config.max_games,
+        ),
         "games": totals.games,
         "pentanomial": totals.pentanomial,
         "elo0": config.elo0,
@@ -257,6 +266,12 @@ def tune_report(store: Store, run: Run) -> dict[str, Any]:
             }
         )
 
+    acceptances = [
+        _acceptance(store, accept_runs[row.run_id], row, crowned, config.stages)
+        for row in stages
+        if row.run_id is not None and row.run_id in accept_runs
+    ]
+    endings = {a["trial"]: a["ending"] for a in acceptances}  # each trial's last SPRT's
     trial_rows = [
         {
             "number": t.trial_number,
@@ -264,6 +279,7 @@ def tune_report(store: Store, run: Run) -> dict[str, Any]:
             "champion": t.champion_number,
             "state": t.state,
             "outcome": outcomes[t.trial_number],
+            "acceptance": endings.get(t.trial_number),
             "elo": t.elo,
             "elo95": t.elo95,
             "games": t.games,
@@ -271,11 +287,6 @@ def tune_report(store: Store, run: Run) -> dict[str, Any]:
             "accept_run": t.accept_run_id,
         }
         for t in trials
-    ]
-    acceptances = [
-        _acceptance(store, accept_runs[row.run_id], row, crowned)
-        for row in stages
-        if row.run_id is not None and row.run_id in accept_runs
     ]
     final = champions[-1].weights if champions else dict(config.start)
     elo, half = elo_vs_start(champions, champions[-1].number) if champions else (0.0, 0.0)

@@ -328,7 +328,7 @@ def stored_status(store: Store, run: Run) -> dict[str, Any]:
     refusals, quarantines = store.refusals(run.id), store.quarantines(run.id)
     try:
         progress = stored_progress(store, run)
-        config = SprtConfig.from_json(run.config)
+        config = run.settings_as(SprtConfig)
         llr = (progress.llr, progress.lower_bound, progress.upper_bound)
         return status_json(run, progress, refusals, totals, quarantines) | {
             "headline": match_headline(run, config, totals),

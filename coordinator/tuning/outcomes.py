@@ -54,3 +54,22 @@ def tally_text(counts: dict[str, int]) -> str:
     total = sum(counts.values())
     shown = ", ".join(f"{n} {o}" for o, n in counts.items() if n)
     return f"{total} trial{'s' if total != 1 else ''} ({shown or 'none yet'})"
+
+
+def acceptance_ending(
+    decision: str | None, crowned: bool, stage: int, stages: int, champion: int, max_games: int | None
+) -> str:
+    """How an acceptance SPRT of a candidate against champion ``champion`` ended, in words, and
+    what became of the candidate (why one with a good Elo was not crowned)."""
+    if decision is None:
+        return "under way"
+    if decision == "accepted":
+        if crowned:
+            return "H1 accepted: crowned"
+        if stage + 1 < stages:
+            return "H1 accepted at this setting: on to the next setting (it must pass every one)"
+        return "H1 accepted: to be crowned when the run goes on"
+    if decision == "rejected":
+        return f"H0 accepted: not better than champion #{champion} by H1's margin; not crowned"
+    cap = f" of {max_games} games" if max_games is not None else ""
+    return f"stopped at its game cap{cap} undecided: not crowned (only an accepted H1 crowns)"

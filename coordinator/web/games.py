@@ -78,5 +78,6 @@ def game_json(game: ExportedGame) -> dict[str, Any]:
         "stored_at": game.stored_at.isoformat(timespec="seconds"),
         "outcome": outcome(game.record),
         "record": game.record,
+        "fault": game.fault,
         "url": game_url(game),
     }

@@ -15,7 +15,7 @@ from coordinator.sprt.report import progress_line as sprt_progress_line
 from coordinator.sprt.runner import Progress
 from coordinator.tournament.drive import progress_line as tournament_progress_line
 from coordinator.tuning.acceptance import AcceptanceProgress
-from coordinator.tuning.outcomes import tally, tally_text
+from coordinator.tuning.outcomes import acceptance_ending, tally, tally_text
 from coordinator.tuning.progress import TuneProgress
 from coordinator.tuning.report import progress_line as tune_progress_line
 from coordinator.tuning.report import spsa_progress_line
@@ -125,3 +125,14 @@ def test_the_trial_tally_names_every_outcome_that_happened() -> None:
     counts = tally(["pruned", "complete", "accepted", "rejected", "pruned"])
     assert tally_text(counts) == "5 trials (2 pruned, 1 complete, 1 accepted, 1 rejected)"
     assert tally_text(tally([])) == "0 trials (none yet)"
+
+
+def test_every_ending_of_an_acceptance_sprt_is_said_in_words() -> None:
+    assert acceptance_ending(None, False, 0, 1, 0, 400) == "under way"
+    assert acceptance_ending("accepted", True, 0, 1, 0, 400) == "H1 accepted: crowned"
+    assert "on to the next setting" in acceptance_ending("accepted", False, 0, 2, 0, 400)
+    rejected = acceptance_ending("rejected", False, 1, 2, 3, 400)
+    assert rejected.startswith("H0 accepted: not better than champion #3") and "not crowned" in rejected
+    capped = acceptance_ending("budget", False, 0, 1, 0, 400)
+    assert capped.startswith("stopped at its game cap of 400 games undecided: not crowned")
+    assert "budget" not in capped

@@ -200,7 +200,7 @@ def test_games_are_those_arbiter_games_exports(site: Site) -> None:
     answer = get(site, f"/api/runs/{run_id}/games").json()
     assert answer["next_page"] is None and len(answer["games"]) == len(exported) == 40
     for game, line in zip(answer["games"], exported, strict=True):
-        assert {k: game[k] for k in ("run", "batch", "game", "worker", "record")} == line
+        assert {k: game[k] for k in ("run", "batch", "game", "worker", "record", "fault")} == line
     page = get(site, f"/runs/{run_id}/games").text
     assert len(re.findall(rf'href="/runs/{run_id}/games/\d+/\d+"', page)) == 40
     outcome = answer["games"][0]["outcome"]  # the candidate's win, draw or loss

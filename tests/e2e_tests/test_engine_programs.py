@@ -14,6 +14,7 @@ import pytest
 from engine_testkit import arbiter_engine_file, python_engine_file
 from sprt_testkit import run_cli, status_json
 
+import engine
 from worker.programs import ProgramCache, files_digest
 
 #: The faulty engine's games: each move stops at 300 nodes, within a second a move (and the
@@ -116,6 +117,9 @@ def test_status_report_and_pgn_show_the_engines_times_and_faults(tmp_path: Path)
         "plain by arbiter tests",
     )
     assert baseline["kind"] == "built-in" and baseline["version"].startswith("built in")
+    # one version of the built-in engine everywhere, also where it played as arbiter-engine
+    assert baseline["version"] == f"built in, engine version {engine.ENGINE_VERSION}"
+    assert [r["name"] for r in baseline["reported"]] == [f"arbiter-engine {engine.ENGINE_VERSION}"]
     assert (
         candidate["faults"]["crash"] == candidate["faults"]["total"] == 2 and baseline["faults"]["total"] == 0
     )
@@ -267,3 +271,22 @@ def test_openbench_parameters_and_a_champion_an_engine_file_includes(tmp_path: P
         "tune", "congress", "--candidate", str(engine_file), "--spsa-params", str(bad), "--store", "sqlite://"
     )
     assert wrong.returncode == 2 and "'nonsense' is not a spin option of arbiter-engine" in wrong.stderr
+
+
+def test_a_side_that_fails_its_handshake_stops_the_run_before_it_plays(tmp_path: Path) -> None:
+    """Like cutechess, a run does not start with an engine that crashes before ``uciok`` (here a
+    file missing from ``files``): one line saying why, with the engine's own last stderr line,
+    status 2, and nothing stored."""
+    broken = python_engine_file(tmp_path / "broken", "faulty_engine.py", [], name="broken")
+    broken.write_text(broken.read_text().replace('"plain_engine.py", ', ""))
+    db = tmp_path / "store.db"
+    done = run_cli(
+        "sprt", "congress", "--candidate", str(broken), *LIMITS, "--max-games", "4", *SPRT_ARGS,
+        "--store", f"sqlite:///{db}",
+    )  # fmt: skip
+    assert done.returncode == 2, done.stderr
+    lines = done.stderr.strip().splitlines()
+    assert len(lines) == 1 and "Traceback" not in done.stderr, done.stderr
+    assert f"{broken}: broken fails its handshake (crashed: exit status 1)" in lines[0]
+    assert "ModuleNotFoundError: No module named 'plain_engine'" in lines[0]
+    assert not db.exists()

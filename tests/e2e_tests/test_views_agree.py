@@ -177,6 +177,12 @@ def test_a_finished_tuning_run_shows_the_same_champions_and_tally_everywhere(
     games = data["totals"]["games"]
     assert status_json["games"] == games == int(field(live, "games"))
     assert f", {games} games " in end and f", {games} games" in status and f"{games} games in " in report
+    # every acceptance SPRT's ending in words, the same on the report's text, JSON and page
+    endings = [a["ending"] for a in data["acceptances"]]
+    assert endings and all(unescape(ending) in unwrapped(report) for ending in set(endings))
+    assert all(ending in unescape(body) for ending in endings) and "budget" not in report
+    if champion:
+        assert "H1 accepted: crowned" in endings
 
 
 def test_a_running_sprt_shows_the_same_figures_everywhere(store_url: str) -> None:
