@@ -5,7 +5,6 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import replace
-from typing import TYPE_CHECKING
 
 import click
 
@@ -39,9 +38,6 @@ from coordinator.runs import RunKind
 from coordinator.tuning.config import METHODS, ROUNDINGS, SAMPLERS, TuneConfig, tuned_names
 from coordinator.tuning.spsa import A_RATIO, C_END_FRACTION, R_END
 from coordinator.tuning.spsa_params import SpsaParam, read_spsa_params
-
-if TYPE_CHECKING:  # the store and the tuners (SQLAlchemy, Optuna) load only once the inputs are good
-    pass
 
 #: Options that only one method reads: giving one to the other method is an error.
 OPTUNA_ONLY = (
@@ -369,10 +365,10 @@ def tune(
         side.keep(store)
     # The same command again continues the run, or only reports it when its budget is used.
     run = create_or_resume(store, RunKind.TUNE, config, finished_too=True)
-    from coordinator.tuning.drive import drive
+    from coordinator.tuning.drive import drive  # the tuners (Optuna) load only once the inputs are good
 
     # a run found again keeps its program's probe findings: it plays its stored configuration
-    drive(store, run, run.settings, executor, output, report)
+    drive(store, run, run.settings_as(TuneConfig), executor, output, report)
 
 
 def read_param_list(path: str | None, params: str | None, method: str) -> list[SpsaParam]:
