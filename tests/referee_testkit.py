@@ -53,3 +53,30 @@ def group_gone(pgid: int, within_s: float = 5.0) -> bool:
         if time.monotonic() > deadline:
             return False
         time.sleep(0.005)  # waiting for processes to end, bounded by the deadline
+
+
+def processes_named(word: str) -> list[int]:
+    """The processes of this machine with ``word`` among their arguments (a marker a test gave
+    them: engines run in a PID namespace of their own, where their ids mean nothing here)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                words = f.read().split(b"\0")
+        except OSError:
+            continue
+        if word.encode() in words:
+            found.append(int(entry))
+    return found
+
+
+def wait_gone(word: str, within_s: float = 5.0) -> bool:
+    """True once no process has ``word`` among its arguments, within ``within_s``."""
+    deadline = time.monotonic() + within_s
+    while processes_named(word):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)  # processes being killed and reaped, bounded by the deadline
+    return True
