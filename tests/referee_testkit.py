@@ -56,7 +56,7 @@ def group_gone(pgid: int, within_s: float = 5.0) -> bool:
 
 
 def processes_named(word: str) -> list[int]:
-    """The processes of this machine with ``word`` among their arguments (a marker a test gave
+    """The processes of this machine with ``word`` in one of their arguments (a marker a test gave
     them: engines run in a PID namespace of their own, where their ids mean nothing here)."""
     found = []
     for entry in os.listdir("/proc"):
@@ -67,7 +67,7 @@ def processes_named(word: str) -> list[int]:
                 words = f.read().split(b"\0")
         except OSError:
             continue
-        if word.encode() in words:
+        if any(word.encode() in w for w in words):
             found.append(int(entry))
     return found
 

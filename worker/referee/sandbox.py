@@ -142,7 +142,8 @@ def view_options(argv: Sequence[str], cwd: str | None, paths: Sequence[str]) -> 
     program = argv[0]
     if program.startswith("/") and not _within(program, shown):
         options += ["--ro-bind", program, program]
-    options += ["--chdir", cwd or SCRATCH]
+    # bwrap's root is a tmpfs of its own: read-only once everything is mounted on it.
+    options += ["--remount-ro", "/", "--chdir", cwd or SCRATCH]
     return options
 
 
