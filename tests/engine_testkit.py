@@ -37,7 +37,5 @@ def python_engine_file(folder: Path, script: str, args: list[str], name: str) ->
     words = ", ".join(json.dumps(w) for w in [sys.executable, script, *args])
     files = ", ".join(f'"{f}"' for f in ENGINE_FILES)
     path = folder / f"{name}.toml"
-    path.write_text(
-        f'name = "{name}"\ncommand = [{words}]\nfiles = [{files}]\n'
-    )
+    path.write_text(f'name = "{name}"\ncommand = [{words}]\nfiles = [{files}]\n')
     return path

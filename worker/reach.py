@@ -114,10 +114,9 @@ def mmap_writes(paths: list[str]) -> dict[str, Any]:
     changed, why = [], []
     for path in paths:
         try:
-            with open(path, "r+b") as f:
-                with mmap.mmap(f.fileno(), 1) as m:
-                    m[0:1] = b"!"
-                    m.flush()
+            with open(path, "r+b") as f, mmap.mmap(f.fileno(), 1) as m:
+                m[0:1] = b"!"
+                m.flush()
             changed.append(path)
         except (OSError, ValueError) as e:
             why.append(_error(e))

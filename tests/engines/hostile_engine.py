@@ -21,8 +21,8 @@ import sys
 # reach.py is the checkout's worker/reach.py, or its copy beside this file in an engine's folder.
 sys.path.append(os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "worker"))
 
-from plain_engine import Engine  # noqa: E402  (from the test engines' folder)
-from reach import Targets, attempts, reached  # noqa: E402
+from plain_engine import Engine
+from reach import Targets, attempts, reached
 
 #: The exit status of an engine that reached something.
 REACHED_EXIT = 3
@@ -49,7 +49,8 @@ def main() -> None:
     args = parser.parse_args()
     report = attempts(Targets.from_json(args.targets))
     for name, outcome in report.items():
-        print(f"reach {name}: {'YES' if outcome['reached'] else 'no'} {outcome['detail']}"[:280], file=sys.stderr)
+        line = f"reach {name}: {'YES' if outcome['reached'] else 'no'} {outcome['detail']}"
+        print(line[:280], file=sys.stderr)
     got = reached(report)
     if got:
         print(f"REACHED {','.join(got)}", file=sys.stderr, flush=True)
