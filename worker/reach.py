@@ -135,20 +135,32 @@ def deletions(paths: list[str]) -> dict[str, Any]:
 
 
 def creations(folders: list[str]) -> dict[str, Any]:
-    """Files created in ``folders`` and in the system's (``/``, ``/usr``, ``/etc``, the working
-    directory): anywhere but the scratch folder is out of bounds."""
+    """Files created (and removed again) in ``folders`` and in the system's (``/``, ``/usr``,
+    ``/etc``, the working directory): anywhere but the scratch folder's file system is out of
+    bounds. (A folder bound into the sandbox below /tmp has its parents on the scratch tmpfs:
+    there a file lands in the scratch, whatever the path says.)"""
+    scratch_device = _device(os.environ.get("TMPDIR", "/tmp"))
     made, why = [], []
-    scratch_folder = os.path.realpath(os.environ.get("TMPDIR", "/tmp"))
-    system = [f for f in ("/", "/usr", "/etc", os.getcwd()) if os.path.realpath(f) != scratch_folder]
-    for folder in [*folders, *system]:
+    for folder in [*folders, "/", "/usr", "/etc", os.getcwd()]:
+        if _device(folder) == scratch_device:
+            why.append(f"{folder}: the scratch's")
+            continue
         path = os.path.join(folder, f"reach-{os.getpid()}")
         try:
             with open(path, "x"):
                 pass
             made.append(path)
+            os.unlink(path)  # where it could be made, it is taken away again
         except OSError as e:
             why.append(_error(e))
     return _outcome(bool(made), f"created: {made}; {why}")
+
+
+def _device(path: str) -> int | None:
+    try:
+        return os.stat(path).st_dev
+    except OSError:
+        return None
 
 
 def scratch() -> dict[str, Any]:
@@ -242,6 +254,9 @@ def _sleeper(new_session: bool) -> None:
     """In a forked child: a session of its own if asked, then a long sleep (its command line is
     the program's, the marker among it)."""
     try:
+        quiet = os.open(os.devnull, os.O_RDWR)
+        for fd in (0, 1, 2):  # the program's pipes are not held open by its children
+            os.dup2(quiet, fd)
         if new_session:
             os.setsid()
         time.sleep(SLEEP_S)
