@@ -110,13 +110,13 @@ def main() -> None:
     print(f"{args.game}: start and close of arbiter-engine, median of {args.starts}")
     print(f"  plain child  {plain_wall * 1e3:7.2f} ms wall  {plain_cpu * 1e3:7.2f} ms CPU")
     print(f"  sandboxed    {box_wall * 1e3:7.2f} ms wall  {box_cpu * 1e3:7.2f} ms CPU")
-    print(
-        f"  sandbox adds {(box_wall - plain_wall) * 1e3:7.2f} ms wall  {(box_cpu - plain_cpu) * 1e3:7.2f} ms CPU"
-    )
+    wall_added, cpu_added = (box_wall - plain_wall) * 1e3, (box_cpu - plain_cpu) * 1e3
+    print(f"  sandbox adds {wall_added:7.2f} ms wall  {cpu_added:7.2f} ms CPU")
     plain_move, box_move = statistics.median(moved["plain child"]), statistics.median(moved["sandboxed"])
     print(f"{args.game}: one move at {args.nodes} nodes, median of {args.moves}")
+    ratio = box_move / plain_move
     print(
-        f"  plain child  {plain_move * 1e3:7.3f} ms   sandboxed {box_move * 1e3:7.3f} ms   ratio {box_move / plain_move:.3f}"
+        f"  plain child  {plain_move * 1e3:7.3f} ms   sandboxed {box_move * 1e3:7.3f} ms   ratio {ratio:.3f}"
     )
 
 
