@@ -207,11 +207,22 @@ def test_programs_run_in_the_sandbox_with_its_own_network(processes: list[Engine
     box = this_machine()
     if not box.ready:
         pytest.skip(f"no sandbox on this machine: {box.reason}")
-    code = "import socket; print(' '.join(sorted(n for _, n in socket.if_nameindex())), flush=True)"
-    process = python(code)
+    code = (
+        "import os, socket\n"
+        "print(' '.join(sorted(n for _, n in socket.if_nameindex())), flush=True)\n"
+        "status = dict(line.split(':', 1) for line in open('/proc/self/status'))\n"
+        "print(os.getpid(), os.getuid(), status['Seccomp'].strip(), status['CapEff'].strip(), flush=True)\n"
+        "print(sorted(os.environ), os.getcwd(), flush=True)\n"
+    )
+    process = EngineProcess.start([sys.executable, "-c", code], env={**ENV, "ARBITER_SECRET": "x"})
     processes.append(process)
     assert process.sandboxed and process.program_pid != process.pid
     assert (process.read_line(soon()) or "").split() == ["lo"]
+    # PID 2 (the sandbox's init is 1), user 65534, a seccomp filter (mode 2), no capabilities.
+    seccomp = "2" if box.seccomp is not None else "0"
+    assert (process.read_line(soon()) or "").split() == ["2", "65534", seccomp, "0000000000000000"]
+    names, cwd = (process.read_line(soon()) or "").rsplit(" ", 1)
+    assert "ARBITER_SECRET" not in names and "'HOME'" in names and cwd == "/tmp"
 
 
 def test_a_missing_program_is_a_configuration_error() -> None:
