@@ -7,7 +7,9 @@ for any process of the same user. So each ``arbiter`` command (and a Celery work
 other means, :mod:`worker.tasks`) calls :func:`hold_keys` first: the values move into this
 module's memory, and the process becomes non-dumpable (``PR_SET_DUMPABLE`` 0: no core file, and its
 ``/proc`` files, ``environ`` and ``mem`` among them, are root's; no ptrace by its own user).
-Processes it starts afterwards (the local pool's, bwrap and the engine programs) inherit neither.
+Processes it starts afterwards (the local pool's, bwrap and the engine programs) inherit neither,
+and the environment block it was started with, which ``/proc/PID/environ`` shows, no longer holds
+their values.
 Only this module's stdlib imports load: it runs before every command.
 """
 
@@ -35,7 +37,30 @@ def hold_keys(environ: MutableMapping[str, str] | None = None) -> None:
         env.pop(name, None)
     _held.clear()
     _held.update(found)
+    if environ is None:
+        _scrub_initial_environment(KEY_VARIABLES)
     non_dumpable()
+
+
+def _scrub_initial_environment(names: tuple[str, ...]) -> None:
+    """Overwrites the values of ``names`` in the environment block the process was started with
+    (Linux): unsetenv only drops the C library's pointers to them, and ``/proc/PID/environ`` shows
+    that block, in this process and in every process forked from it. Best effort."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        with open("/proc/self/stat", "rb") as f:
+            fields = f.read().rsplit(b")", 1)[1].split()
+        start, end = int(fields[47]), int(fields[48])  # env_start, env_end: fields 50 and 51
+        block = ctypes.string_at(start, end - start)
+    except (OSError, ValueError, IndexError):
+        return
+    offset = 0
+    for entry in block.split(b"\0"):
+        name, _, value = entry.partition(b"=")
+        if value and name.decode(errors="replace") in names:
+            ctypes.memset(start + offset + len(name) + 1, ord("x"), len(value))
+        offset += len(entry) + 1
 
 
 def key_environment(environ: Mapping[str, str] | None = None) -> Mapping[str, str]:
