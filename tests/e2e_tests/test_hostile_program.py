@@ -16,6 +16,7 @@ from urllib.parse import urlsplit
 import pytest
 from celery_testkit import WorkerPool
 from engine_testkit import python_engine_file
+from process_testkit import descendants
 from referee_testkit import processes_named, wait_gone
 from sprt_testkit import run_cli, status_json
 
@@ -73,17 +74,22 @@ def test_a_hostile_program_reaches_nothing_on_a_worker_and_on_the_coordinator(
     monkeypatch.setenv("ARBITER_SECRET", SECRET)  # the coordinator's: probe and checks run here
     monkeypatch.setenv("HOME", str(home))
     keys = FleetKeys(SECRET.encode())
+    credential = keys.credential("w1@arbiter-test")
     worker = workers.start(
         "w1",
         via="arbiter",
         env={
-            "ARBITER_WORKER_KEY": keys.credential("w1@arbiter-test"),
+            "ARBITER_WORKER_KEY": credential,
             "ARBITER_SECRET": "",
             "ARBITER_PROGRAM_CACHE": str(tmp_path / "cache-w1"),
             "HOME": str(home),
         },
     )
     assert "engine programs run sandboxed (bubblewrap, seccomp filter on)" in worker.output()
+    # The worker and its pool's processes hold the key in memory only: not in /proc/PID/environ.
+    for pid in [worker.process.pid, *descendants(worker.process.pid)]:
+        with open(f"/proc/{pid}/environ", "rb") as f:
+            assert credential.split(":", 1)[1].encode() not in f.read(), pid
 
     checked = run_cli("engine", "check", str(engine_file), "--game", "congo")
     assert checked.returncode == 0, checked.stdout + checked.stderr
