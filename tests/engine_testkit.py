@@ -16,9 +16,7 @@ REPO = ENGINES.parents[1]
 #: The test engines' files, copied into every Python engine's folder.
 ENGINE_FILES = ("plain_engine.py", "faulty_engine.py", "hostile_engine.py", "reach.py")
 #: Where each file comes from: the test engines' folder, and the hostile engine's attempts.
-SOURCES = {name: ENGINES / name for name in ENGINE_FILES} | {
-    "reach.py": REPO / "worker" / "reach.py"
-}
+SOURCES = {name: ENGINES / name for name in ENGINE_FILES} | {"reach.py": REPO / "worker" / "reach.py"}
 
 
 def arbiter_engine_file(folder: Path, name: str = "arbiter-engine", options: str = "") -> Path:

@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from worker.referee import EnginePlayer, EngineSpec, Timeouts
 from worker.referee.uci import OptionValue
 
@@ -80,3 +82,17 @@ def wait_gone(word: str, within_s: float = 5.0) -> bool:
             return False
         time.sleep(0.005)  # processes being killed and reaped, bounded by the deadline
     return True
+
+
+def require_sandbox() -> None:
+    """Skip the test where this machine cannot make the engine sandbox, saying why; under CI
+    (``$CI``), where scripts/ensure-bubblewrap.sh installed bubblewrap, fail instead."""
+    from worker.referee.sandbox import this_machine
+
+    box = this_machine()
+    if box.ready:
+        return
+    message = f"no engine sandbox on this machine: {box.reason}"
+    if os.environ.get("CI"):
+        pytest.fail(f"{message}; the sandbox tests must run in CI (scripts/ensure-bubblewrap.sh)")
+    pytest.skip(message)

@@ -17,10 +17,9 @@ import pytest
 from celery_testkit import WorkerPool
 from engine_testkit import python_engine_file
 from process_testkit import descendants
-from referee_testkit import processes_named, wait_gone
+from referee_testkit import processes_named, require_sandbox, wait_gone
 from sprt_testkit import run_cli, status_json
 
-from worker.referee.sandbox import this_machine
 from worker.sealing import FleetKeys
 
 SECRET = "the-fleet-master-secret-of-the-hostile-program-test"
@@ -31,9 +30,7 @@ CLEAN_NAME = "hostile: 0 of 16 reached"
 
 @pytest.fixture(autouse=True)
 def sandboxed() -> None:
-    box = this_machine()
-    if not box.ready:
-        pytest.skip(f"no sandbox on this machine: {box.reason}")
+    require_sandbox()
 
 
 def hostile_file(tmp_path: Path, broker: str, marker: str) -> tuple[Path, Path, Path]:

@@ -10,7 +10,7 @@ import time
 from collections.abc import Iterator
 
 import pytest
-from referee_testkit import ENV, group_gone, processes_named, wait_gone
+from referee_testkit import ENV, group_gone, processes_named, require_sandbox, wait_gone
 
 from worker.referee.faults import EngineConfigError, EngineFault, FaultKind
 from worker.referee.process import (
@@ -204,9 +204,8 @@ def test_an_engine_cannot_write_files(processes: list[EngineProcess]) -> None:
 
 
 def test_programs_run_in_the_sandbox_with_its_own_network(processes: list[EngineProcess]) -> None:
+    require_sandbox()
     box = this_machine()
-    if not box.ready:
-        pytest.skip(f"no sandbox on this machine: {box.reason}")
     code = (
         "import os, socket\n"
         "print(' '.join(sorted(n for _, n in socket.if_nameindex())), flush=True)\n"

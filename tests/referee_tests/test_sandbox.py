@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-from referee_testkit import ENGINES, QUICK, processes_named, wait_gone
+from referee_testkit import ENGINES, QUICK, processes_named, require_sandbox, wait_gone
 
 from worker.referee import EngineFault, EnginePlayer, EngineSpec
 from worker.referee.faults import EngineConfigError
@@ -31,9 +31,7 @@ CLEAN_NAME = "hostile: 0 of 16 reached"
 
 @pytest.fixture
 def sandboxed() -> None:
-    box = this_machine()
-    if not box.ready:
-        pytest.skip(f"no sandbox on this machine: {box.reason}")
+    require_sandbox()
 
 
 class Bait:
