@@ -13,13 +13,15 @@ An engine program is code from someone else, run on machines that hold keys (a w
   is killed; either way the kernel kills every process of the namespace, ``setsid`` or not (the
   program is not PID 1 itself, whose signals follow other rules: a ``raise(SIGSEGV)`` would be
   ignored);
-- in a new session (``--new-session``), with an environment of its own (nothing of the worker's);
+- in a new session (``--new-session``), with an environment of its own (nothing of the worker's:
+  bwrap itself is started with the program's environment, so it has nothing else to pass on);
 - on a read-only view of the system (``/usr`` and its links, a few files of ``/etc`` that the
   dynamic linker reads), its own folder read-only (its working directory), the file its command
-  names when that lies outside, the read-only paths the operator adds (``$ARBITER_SANDBOX_PATHS``,
-  e.g. a JVM under /opt), a fresh ``/dev`` and ``/proc``, and one writable folder, ``/tmp``, a tmpfs
-  of :data:`SCRATCH_BYTES` that is its ``HOME`` and ``TMPDIR`` and vanishes with it. No ``$HOME``,
-  ``/root``, ``/home``, ``/run``, ``/var``, ``/sys``, the host's ``/tmp`` or the store.
+  names when that is the worker's own ``arbiter-engine``, the read-only paths the operator adds
+  (``$ARBITER_SANDBOX_PATHS``, e.g. a JVM under /opt), a fresh ``/dev`` and ``/proc``, and one
+  writable folder, ``/tmp``, a tmpfs of :data:`SCRATCH_BYTES` that is its ``HOME`` and ``TMPDIR``
+  and vanishes with it. No ``$HOME``, ``/root``, ``/home``, ``/run``, ``/var``, ``/sys``, the
+  host's ``/tmp`` or the store.
 
 The referee's resource limits (memory, CPU, file size) and its fixed-address persona are set on
 bwrap before it starts and are inherited by the program. Where bwrap or user namespaces are
@@ -36,6 +38,7 @@ import os
 import select
 import shutil
 import subprocess
+import sys
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -125,7 +128,9 @@ def _within(path: str, folders: Sequence[str]) -> bool:
 
 def view_options(argv: Sequence[str], cwd: str | None, paths: Sequence[str]) -> list[str]:
     """bwrap's options for the program's view of the files: the system, ``paths``, its folder
-    ``cwd`` (its working directory; else the scratch folder) and its command's file."""
+    ``cwd`` (its working directory; else the scratch folder), and its command's file when that is
+    one of the worker's own programs, installed beside its Python (the built-in engine run as
+    ``arbiter-engine``); no other file of the machine, whatever a command names."""
     options = ["--size", str(SCRATCH_BYTES), "--tmpfs", SCRATCH, "--dev", "/dev", "--proc", "/proc"]
     shown: list[str] = []
     for path in SYSTEM_PATHS:
@@ -140,8 +145,8 @@ def view_options(argv: Sequence[str], cwd: str | None, paths: Sequence[str]) -> 
         options += ["--ro-bind", path, path]
         shown.append(path)
     program = argv[0]
-    if program.startswith("/") and not _within(program, shown):
-        options += ["--ro-bind", program, program]
+    if os.path.dirname(program) == os.path.dirname(sys.executable) and not _within(program, shown):
+        options += ["--ro-bind", program, program]  # arbiter-engine, installed beside this Python
     # bwrap's root is a tmpfs of its own: read-only once everything is mounted on it.
     options += ["--remount-ro", "/", "--chdir", cwd or SCRATCH]
     return options
