@@ -27,7 +27,8 @@ from typing import Any
 
 _CLONE_NEWNET = 0x40000000
 _CLONE_NEWUSER = 0x10000000
-_PTRACE_ATTACH = 16
+_PTRACE_SEIZE = 0x4206
+_PTRACE_DETACH = 17
 _KEYCTL_GET_KEYRING_ID = 0
 _KEY_SPEC_SESSION_KEYRING = -3
 _SYS_KEYCTL_X86_64 = 250
@@ -234,9 +235,11 @@ def capabilities() -> dict[str, Any]:
 
 
 def trace_parent() -> dict[str, Any]:
+    """ptrace the parent: PTRACE_SEIZE, which stops nothing, then a detach at once."""
     libc = _libc()
     parent = os.getppid() or 1
-    if libc.ptrace(_PTRACE_ATTACH, parent, None, None) == 0:
+    if libc.ptrace(_PTRACE_SEIZE, parent, None, None) == 0:
+        libc.ptrace(_PTRACE_DETACH, parent, None, None)
         return _outcome(True, f"attached to {parent}")
     return _outcome(False, f"pid {parent}: errno {ctypes.get_errno()}")
 
