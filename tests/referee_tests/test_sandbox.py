@@ -222,3 +222,20 @@ def test_without_a_sandbox_a_program_is_refused_unless_allowed(monkeypatch: pyte
             assert process.read_line(time.monotonic() + 5) == "started"
     finally:
         this_machine.cache_clear()
+
+
+def test_a_command_outside_the_sandboxs_view_is_a_configuration_error(
+    sandboxed: None, tmp_path: Path
+) -> None:
+    # An executable of the machine that the sandbox does not show: one clear line, nothing started.
+    program = tmp_path / "elsewhere" / "engine"
+    program.parent.mkdir()
+    program.write_text("#!/bin/sh\nexit 0\n")
+    program.chmod(0o755)
+    with pytest.raises(
+        EngineConfigError, match=r"lies outside what the sandbox shows.*ARBITER_SANDBOX_PATHS"
+    ):
+        EngineProcess.start([str(program)])
+    # Run from its own folder, it is the program's own file, shown.
+    with EngineProcess.start(["./engine"], cwd=str(program.parent)) as process:
+        assert process.wait_exit(5.0) and process.exit_how() == "exit status 0"

@@ -148,6 +148,13 @@ def _child_setup(rlimits: list[tuple[int, int, int]]) -> Callable[[], None]:
     return setup
 
 
+def _program_path(program: str, cwd: str | None, env: Mapping[str, str]) -> str:
+    """The absolute path ``program`` names (relative to ``cwd``, else found on the PATH)."""
+    if "/" in program:
+        return os.path.abspath(os.path.join(cwd or ".", program))
+    return os.path.abspath(shutil.which(program, path=env.get("PATH", os.defpath)) or program)
+
+
 def _resolve_program(argv: Sequence[str], cwd: str | None, env: Mapping[str, str] | None) -> None:
     """EngineConfigError unless argv[0] names an executable file (relative to ``cwd``, or on
     the PATH): a missing program is the configuration's fault, not the engine's."""
@@ -225,6 +232,10 @@ class EngineProcess:
         box = sandbox.this_machine() if limits.sandboxed else sandbox.Sandbox(None, "not asked for")
         if limits.sandboxed and not box.ready and not sandbox.unsandboxed_allowed():
             raise EngineConfigError(sandbox.refusal(box))
+        if box.ready:
+            where_not = sandbox.outside_view(_program_path(argv[0], cwd, environment), cwd)
+            if where_not is not None:
+                raise EngineConfigError(where_not)
         setup = _child_setup(_rlimits(limits))
         with sandbox.Launch(box) as launch:
             if box.ready:

@@ -126,6 +126,29 @@ def _within(path: str, folders: Sequence[str]) -> bool:
     return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
 
 
+def outside_view(program: str, cwd: str | None, paths: Sequence[str] | None = None) -> str | None:
+    """Why ``program`` (a command's first word, resolved: an absolute path) cannot run in the
+    sandbox, as a one-line error; None when the sandbox shows it."""
+    if not program.startswith("/"):
+        return None
+    real = os.path.realpath(program)
+    shown = [
+        *SYSTEM_PATHS,
+        *(extra_paths() if paths is None else paths),
+        *([os.path.abspath(cwd)] if cwd else []),
+    ]
+    if (
+        _within(program, shown)
+        or _within(real, shown)
+        or os.path.dirname(program) == os.path.dirname(sys.executable)
+    ):
+        return None
+    return (
+        f"engine program {program!r} lies outside what the sandbox shows a program (its folder, /usr, "
+        f"{SANDBOX_PATHS_ENV}): add its folder to {SANDBOX_PATHS_ENV}"
+    )
+
+
 def view_options(argv: Sequence[str], cwd: str | None, paths: Sequence[str]) -> list[str]:
     """bwrap's options for the program's view of the files: the system, ``paths``, its folder
     ``cwd`` (its working directory; else the scratch folder), and its command's file when that is
