@@ -132,3 +132,39 @@ def test_check_sandbox_without_bubblewrap_says_not_sandboxed(
     assert done.returncode == 1, done.stdout + done.stderr
     assert "no sandbox: bubblewrap (bwrap) is not installed" in done.stdout
     assert "NOT sandboxed" in done.stderr
+
+
+def test_workers_without_a_sandbox_refuse_programs_and_say_why(
+    workers: WorkerPool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # Two workers on machines without bubblewrap (a PATH where no bwrap is): each refuses the
+    # program's batch with the reason, the run fails on it, and the status says why.
+    monkeypatch.setenv("ARBITER_SECRET", SECRET)
+    keys = FleetKeys(SECRET.encode())
+    no_bwrap = tmp_path / "bin"
+    no_bwrap.mkdir()
+    for name in ("w1", "w2"):
+        worker = workers.start(
+            name,
+            via="arbiter",
+            env={
+                "ARBITER_WORKER_KEY": keys.credential(f"{name}@arbiter-test"),
+                "ARBITER_SECRET": "",
+                "ARBITER_PROGRAM_CACHE": str(tmp_path / f"cache-{name}"),
+                "PATH": str(no_bwrap),
+            },
+        )
+        assert "engine programs are refused: no sandbox here (bubblewrap (bwrap) is not installed)" in (
+            worker.output()
+        )
+    engine_file = python_engine_file(tmp_path / "plain", "plain_engine.py", [], "plain")
+    store_url = f"sqlite:///{tmp_path / 'store.db'}"
+    done = run_cli(
+        "sprt", "congo", "--candidate", str(engine_file), "--nodes", "200", "--max-games", "8",
+        "--batch-pairs", "2", "--seed", "3", *SPRT_ARGS, "--broker", workers.broker, "--store", store_url,
+    )  # fmt: skip
+    assert done.returncode != 0
+    data = status_json(store_url, 1)
+    reasons = {r["reason"] for r in data["refused"]}
+    assert reasons and all("engine programs run only in a sandbox" in r for r in reasons), data["refused"]
+    assert "bubblewrap (bwrap) is not installed" in next(iter(reasons))
