@@ -126,6 +126,12 @@ def _within(path: str, folders: Sequence[str]) -> bool:
     return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
 
 
+def _workers_own(program: str) -> bool:
+    """Whether ``program`` is one of the worker's own programs, installed beside its Python (the
+    built-in engine run as ``arbiter-engine``): the one file of the machine a command may name."""
+    return os.path.dirname(program) == os.path.dirname(sys.executable)
+
+
 def outside_view(program: str, cwd: str | None, paths: Sequence[str] | None = None) -> str | None:
     """Why ``program`` (a command's first word, resolved: an absolute path) cannot run in the
     sandbox, as a one-line error; None when the sandbox shows it."""
@@ -137,11 +143,7 @@ def outside_view(program: str, cwd: str | None, paths: Sequence[str] | None = No
         *(extra_paths() if paths is None else paths),
         *([os.path.abspath(cwd)] if cwd else []),
     ]
-    if (
-        _within(program, shown)
-        or _within(real, shown)
-        or os.path.dirname(program) == os.path.dirname(sys.executable)
-    ):
+    if _within(program, shown) or _within(real, shown) or _workers_own(program):
         return None
     return (
         f"engine program {program!r} lies outside what the sandbox shows a program (its folder, /usr, "
@@ -152,8 +154,8 @@ def outside_view(program: str, cwd: str | None, paths: Sequence[str] | None = No
 def view_options(argv: Sequence[str], cwd: str | None, paths: Sequence[str]) -> list[str]:
     """bwrap's options for the program's view of the files: the system, ``paths``, its folder
     ``cwd`` (its working directory; else the scratch folder), and its command's file when that is
-    one of the worker's own programs, installed beside its Python (the built-in engine run as
-    ``arbiter-engine``); no other file of the machine, whatever a command names."""
+    the worker's own (:func:`_workers_own`); no other file of the machine, whatever a command
+    names."""
     options = ["--size", str(SCRATCH_BYTES), "--tmpfs", SCRATCH, "--dev", "/dev", "--proc", "/proc"]
     shown: list[str] = []
     for path in SYSTEM_PATHS:
@@ -168,8 +170,8 @@ def view_options(argv: Sequence[str], cwd: str | None, paths: Sequence[str]) -> 
         options += ["--ro-bind", path, path]
         shown.append(path)
     program = argv[0]
-    if os.path.dirname(program) == os.path.dirname(sys.executable) and not _within(program, shown):
-        options += ["--ro-bind", program, program]  # arbiter-engine, installed beside this Python
+    if _workers_own(program) and not _within(program, shown):
+        options += ["--ro-bind", program, program]
     # bwrap's root is a tmpfs of its own: read-only once everything is mounted on it.
     options += ["--remount-ro", "/", "--chdir", cwd or SCRATCH]
     return options
