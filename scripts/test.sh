@@ -31,6 +31,7 @@ scripts/setup.sh
 if [ "${1:-}" = "--quick" ]; then
     shift
     scripts/ensure-postgres.sh
+    scripts/ensure-bubblewrap.sh
     .venv/bin/ruff check engine coordinator worker tests benchmarks
     exec .venv/bin/python -m pytest "${parallel[@]}" -m "$QUICK" "$@"
 fi
@@ -38,6 +39,7 @@ scripts/ensure-redis.sh
 scripts/ensure-chromium.sh
 scripts/ensure-postgres.sh
 scripts/ensure-iproute2.sh
+scripts/ensure-bubblewrap.sh
 .venv/bin/ruff check engine coordinator worker tests benchmarks
 
 checks_log="$(mktemp)"

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import json
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -36,6 +37,20 @@ from pg_testkit import PostgresServer, StoreUrls, start_server, unavailable_reas
 
 if TYPE_CHECKING:  # report_testkit imports the coordinator: only the tests that ask load it
     from report_testkit import FinishedRuns
+
+#: What engine programs see besides the system, in the sandbox (worker.referee.sandbox): this
+#: interpreter and its virtual environment, and the checkouts with the ``engine`` package, so that
+#: the Python test engines (tests/engines) run there. Set before any test starts a worker.
+os.environ["ARBITER_SANDBOX_PATHS"] = ":".join(
+    dict.fromkeys(
+        [
+            sys.prefix,
+            sys.base_prefix,
+            str(Path(__file__).resolve().parents[1]),
+            *(p for p in sys.path if p and Path(p, "engine", "__init__.py").is_file()),
+        ]
+    )
+)
 
 #: The store kinds every store-parametrized test runs against.
 STORE_KINDS = ("sqlite", "postgresql")

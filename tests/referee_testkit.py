@@ -10,6 +10,8 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from worker.referee import EnginePlayer, EngineSpec, Timeouts
 from worker.referee.uci import OptionValue
 
@@ -53,3 +55,44 @@ def group_gone(pgid: int, within_s: float = 5.0) -> bool:
         if time.monotonic() > deadline:
             return False
         time.sleep(0.005)  # waiting for processes to end, bounded by the deadline
+
+
+def processes_named(word: str) -> list[int]:
+    """The processes of this machine with ``word`` in one of their arguments (a marker a test gave
+    them: engines run in a PID namespace of their own, where their ids mean nothing here)."""
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry}/cmdline", "rb") as f:
+                words = f.read().split(b"\0")
+        except OSError:
+            continue
+        if any(word.encode() in w for w in words):
+            found.append(int(entry))
+    return found
+
+
+def wait_gone(word: str, within_s: float = 5.0) -> bool:
+    """True once no process has ``word`` among its arguments, within ``within_s``."""
+    deadline = time.monotonic() + within_s
+    while processes_named(word):
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.005)  # processes being killed and reaped, bounded by the deadline
+    return True
+
+
+def require_sandbox() -> None:
+    """Skip the test where this machine cannot make the engine sandbox, saying why; under CI
+    (``$CI``), where scripts/ensure-bubblewrap.sh installed bubblewrap, fail instead."""
+    from worker.referee.sandbox import this_machine
+
+    box = this_machine()
+    if box.ready:
+        return
+    message = f"no engine sandbox on this machine: {box.reason}"
+    if os.environ.get("CI"):
+        pytest.fail(f"{message}; the sandbox tests must run in CI (scripts/ensure-bubblewrap.sh)")
+    pytest.skip(message)

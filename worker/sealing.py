@@ -22,7 +22,6 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
-import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -33,6 +32,7 @@ from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
 from worker.fields import check_object, check_str
+from worker.secrecy import key_environment
 
 #: The fleet's master secret (any text; on coordinators, and on the workers of a single-owner
 #: fleet; never printed).
@@ -141,14 +141,14 @@ class WorkerKeys:
 
 def fleet_keys(environ: Mapping[str, str] | None = None) -> FleetKeys | None:
     """The coordinator's keys from ``$ARBITER_SECRET``, or None without one."""
-    text = (os.environ if environ is None else environ).get(SECRET_ENV, "")
+    text = key_environment(environ).get(SECRET_ENV, "")
     return FleetKeys(text.encode()) if text else None
 
 
 def worker_keys(environ: Mapping[str, str] | None = None) -> WorkerKeys | None:
     """A worker's keys: from its credential (``$ARBITER_WORKER_KEY``), else from the master secret
     (the single-owner mode), else None; ValueError for a credential that does not read."""
-    env = os.environ if environ is None else environ
+    env = key_environment(environ)
     credential = env.get(WORKER_KEY_ENV, "").strip()
     if credential:
         return read_credential(credential)

@@ -9,21 +9,41 @@ worker by its Celery node name, the name the coordinator knows it (and its key) 
 
 from __future__ import annotations
 
+import os
 from functools import cache
 from typing import Any
 
 from celery import shared_task
+from celery.signals import worker_init, worker_process_init
 
 from worker.games import answer_task
 from worker.programs import redis_fetch
 from worker.protocol import TASK_NAME
 from worker.sealing import WorkerKeys, worker_keys
+from worker.secrecy import KEY_VARIABLES, hold_keys, non_dumpable
 
 
 @cache
 def keys() -> WorkerKeys | None:
     """This worker's keys, read once from its environment (``arbiter worker`` checked them)."""
     return worker_keys()
+
+
+@worker_init.connect  # type: ignore[untyped-decorator]  # celery ships no type hints
+def _hold_keys(**_: Any) -> None:
+    """In the worker's main process, before its pool forks: the keys read, then gone from the
+    environment, and the process non-dumpable (``worker.secrecy``); the pool's processes inherit
+    the keys in memory only."""
+    if any(os.environ.get(name) for name in KEY_VARIABLES):  # not yet held by ``arbiter worker``
+        hold_keys()
+    non_dumpable()
+    keys()
+
+
+@worker_process_init.connect  # type: ignore[untyped-decorator]
+def _non_dumpable(**_: Any) -> None:
+    """Each pool process non-dumpable too (it is already, if forked from the main one)."""
+    non_dumpable()
 
 
 @shared_task(name=TASK_NAME, bind=True)  # type: ignore[untyped-decorator]  # celery ships no type hints

@@ -12,6 +12,8 @@ from typing import Any
 
 import click
 
+from worker.secrecy import hold_keys
+
 USAGE_EXIT = 2
 INTERRUPTED_EXIT = 130
 
@@ -105,6 +107,9 @@ class ArbiterGroup(click.Group):
 @click.version_option(package_name="arbiter")
 def main() -> None:
     """arbiter: test and tune engines for Congo and Congress Chess."""
+    # Keys in memory only, before any command runs a program or starts a process
+    # (worker.secrecy; docs/deploy.md, Security).
+    hold_keys()
 
 
 if __name__ == "__main__":

@@ -27,6 +27,7 @@ from worker.celeryconfig import (
     versioned_queue,
 )
 from worker.connectivity import check_reachable, exposure_warning, safe_url
+from worker.referee.sandbox import UNSANDBOXED_ENV, this_machine, unsandboxed_allowed
 from worker.sealing import SECRET_ENV, WORKER_KEY_ENV, check_node_name, fleet_keys, worker_keys
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
@@ -44,6 +45,32 @@ def bench_line() -> str:
         speed = nodes / seconds / 1e6 if seconds > 0 else float("inf")
         parts.append(f"{game} {nodes} nodes in {seconds:.2f} s ({speed:.2f} Mnps)")
     return f"engine {engine.ENGINE_VERSION}; bench depth {STARTUP_BENCH_DEPTH}: " + ", ".join(parts)
+
+
+def programs_line() -> str:
+    """How this worker runs engine programs: sandboxed, refused (and why), or unsandboxed."""
+    box = this_machine()
+    if box.ready:
+        seccomp = "seccomp filter on" if box.seccomp else f"no seccomp filter: {box.seccomp_reason}"
+        return f"engine programs run sandboxed (bubblewrap, {seccomp})"
+    if unsandboxed_allowed():
+        return f"warning: engine programs run WITHOUT a sandbox (allowed): {box.reason}"
+    return f"engine programs are refused: no sandbox here ({box.reason})"
+
+
+def sandbox_check(broker: str) -> int:
+    """``--check-sandbox``: the report of :func:`worker.sandbox_check.check_sandbox`; 0 when a
+    program runs sandboxed and reaches nothing, else 1."""
+    from worker.sandbox_check import check_sandbox
+
+    report = check_sandbox(broker)
+    for line in report.lines():
+        click.echo(f"arbiter worker: {line}")
+    if report.sandboxed:
+        click.echo("arbiter worker: sandboxed: an engine program reaches none of the above")
+        return 0
+    click.echo("arbiter worker: NOT sandboxed: an engine program could reach what is marked above", err=True)
+    return 1
 
 
 def worker_argv(concurrency: int, queues: list[str], loglevel: str, name: str) -> list[str]:
@@ -83,13 +110,35 @@ def worker_argv(concurrency: int, queues: list[str], loglevel: str, name: str) -
     help="Celery's log level.",
 )
 @click.option("--name", metavar="NODE", help="Celery node name (default: arbiter-PID@HOSTNAME).")
+@click.option(
+    "--allow-unsandboxed-programs",
+    is_flag=True,
+    help=f"Where no sandbox can be made, run engine programs without one (${UNSANDBOXED_ENV}=1): "
+    "only for a fleet whose programs are its own.",
+)
+@click.option(
+    "--check-sandbox",
+    is_flag=True,
+    help="Print what an engine program could reach on this machine, then exit: 0 if it runs "
+    "sandboxed and reaches nothing, 1 otherwise.",
+)
 def worker(
-    broker: str | None, concurrency: int | None, queues: str | None, loglevel: str, name: str | None
+    broker: str | None,
+    concurrency: int | None,
+    queues: str | None,
+    loglevel: str,
+    name: str | None,
+    allow_unsandboxed_programs: bool,
+    check_sandbox: bool,
 ) -> int:
     """Play batches for coordinators: a Celery worker on the broker's queues."""
+    url = broker.strip() if broker and broker.strip() else broker_url()
+    if check_sandbox:
+        return sandbox_check(url)
+    if allow_unsandboxed_programs:
+        os.environ[UNSANDBOXED_ENV] = "1"  # the pool's processes start programs
     from worker.celery_app import create_app  # Celery loads only for this command
 
-    url = broker.strip() if broker and broker.strip() else broker_url()
     names = [versioned_queue(name, engine.ENGINE_VERSION) for name in queue_names(queues)]
     processes = concurrency or os.cpu_count() or 1
     try:
@@ -111,6 +160,7 @@ def worker(
         if warning:
             click.echo(f"arbiter worker: warning: {warning}", err=True)
     click.echo(f"arbiter worker: {bench_line()}")
+    click.echo(f"arbiter worker: {programs_line()}")
     click.echo(
         f"arbiter worker: broker {safe_url(url)}, queues {','.join(names)}, "
         f"{processes} process{'es' if processes != 1 else ''}, node {node}",

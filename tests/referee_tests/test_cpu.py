@@ -147,7 +147,7 @@ def thread_cpus(player: EnginePlayer) -> frozenset[int]:
     """The CPUs every thread of ``player``'s engine may run on (one set, or an error); every
     thread is under SCHED_BATCH, as the batch's referee."""
     assert player.process is not None
-    pid = player.process.pid
+    pid = player.process.program_pid
     threads = [int(t) for t in os.listdir(f"/proc/{pid}/task")]
     assert {os.sched_getscheduler(t) for t in threads} == {os.SCHED_BATCH}
     found = {frozenset(os.sched_getaffinity(t)) for t in threads}

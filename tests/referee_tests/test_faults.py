@@ -15,6 +15,7 @@ from referee_testkit import ENGINES, FAULTY, QUICK, START, group_gone, player
 import engine
 from worker.referee import FaultKind, PlayedGame, play_game, play_pairs
 from worker.referee.player import EnginePlayer
+from worker.referee.process import ResourceLimits
 
 sys.path.insert(0, str(ENGINES))
 from faulty_engine import BOAST, illegal_move  # from the test engines' folder, put on the path above
@@ -25,6 +26,10 @@ CLOCK = engine.Limits(time_control=engine.TimeControl.parse("1+0.01"), time_marg
 TIMED_NODES = engine.Limits(nodes=300, movetime_ms=1000)
 ADJUDICATION = engine.Adjudication(max_plies=200, repetition=True, bare_lions=True)
 RULE_ENDS = {"lion_captured", "kings_captured", "no_legal_move", "repetition", "bare_lions", "ply_limit"}
+
+
+#: The faulty engine with FaultOnce keeps a file across its restarts, outside any sandbox.
+ONCE = ResourceLimits(sandboxed=False)
 
 
 @dataclass(frozen=True)
@@ -74,7 +79,7 @@ def expected_reason(case: Case, played: PlayedGame) -> str:
 @pytest.mark.parametrize("case", CASES, ids=[f"{c.fault}-{c.side}-{c.game}" for c in CASES])
 def test_a_fault_loses_the_game_and_the_next_game_is_normal(case: Case, tmp_path: Path) -> None:
     options: dict[str, Any] = {"Fault": case.fault, "FaultPly": case.ply, "FaultOnce": str(tmp_path / "done")}
-    with player(case.game, FAULTY, options, name="faulty") as faulty, player(case.game) as plain:
+    with player(case.game, FAULTY, options, name="faulty", limits=ONCE) as faulty, player(case.game) as plain:
         started = time.monotonic()
         white, black = sides(case, faulty, plain)
         played = play_game(white, black, case.game, START[case.game], case.limits, ADJUDICATION)
@@ -118,7 +123,7 @@ def test_a_move_later_than_the_clock_allows_is_a_time_forfeit_even_when_answered
 def test_no_uciok_in_time(args: list[str], tmp_path: Path) -> None:
     quick = replace(QUICK, handshake_s=1.0)
     argv = (*FAULTY, *args, "--fault-once", str(tmp_path / "done"))
-    with player("congress", argv, timeouts=quick) as faulty, player("congress") as plain:
+    with player("congress", argv, timeouts=quick, limits=ONCE) as faulty, player("congress") as plain:
         started = time.monotonic()
         played = play_game(plain, faulty, "congress", START["congress"], NODES, ADJUDICATION)
         assert time.monotonic() - started < quick.handshake_s + 1.5
@@ -139,7 +144,7 @@ def test_no_uciok_in_time(args: list[str], tmp_path: Path) -> None:
 def test_a_batch_goes_on_after_a_crash(tmp_path: Path) -> None:
     options: dict[str, Any] = {"Fault": "crash", "FaultPly": 3, "FaultOnce": str(tmp_path / "done")}
     openings = [START["congo"], START["congo"]]
-    with player("congo", FAULTY, options) as candidate, player("congo") as baseline:
+    with player("congo", FAULTY, options, limits=ONCE) as candidate, player("congo") as baseline:
         games = play_pairs(candidate, baseline, "congo", openings, engine.Limits(nodes=400), ADJUDICATION)
         assert candidate.starts == 2 and baseline.starts == 1
     assert (games[0].game.result, games[0].game.reason) == ("0-1", "crash")

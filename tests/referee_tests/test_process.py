@@ -8,10 +8,9 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
-from referee_testkit import ENV, group_gone
+from referee_testkit import ENV, group_gone, processes_named, require_sandbox, wait_gone
 
 from worker.referee.faults import EngineConfigError, EngineFault, FaultKind
 from worker.referee.process import (
@@ -21,8 +20,8 @@ from worker.referee.process import (
     STDERR_LINES,
     EngineProcess,
     ResourceLimits,
-    network_isolation,
 )
+from worker.referee.sandbox import this_machine
 
 
 def python(code: str, limits: ResourceLimits | None = None) -> EngineProcess:
@@ -78,22 +77,26 @@ def test_how_an_engine_ended(code: str, how: str, processes: list[EngineProcess]
 
 
 def test_kill_ends_the_whole_group_and_reaps_it() -> None:
-    # The engine starts a child of its own, which ignores SIGTERM: both must go.
+    # The engine starts a child of its own in a session of its own, which ignores SIGTERM: both
+    # must go.
+    marker = f"arbiter-test-child-{os.getpid()}-{time.monotonic_ns()}"
     code = (
         "import signal, subprocess, sys, time\n"
         "signal.signal(signal.SIGTERM, signal.SIG_IGN)\n"
-        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)'])\n"
+        "child = subprocess.Popen([sys.executable, '-c', 'import time; time.sleep(60)', "
+        f"{marker!r}], start_new_session=True)\n"
         "print(child.pid, flush=True)\n"
         "time.sleep(60)\n"
     )
     process = python(code)
-    child = int(process.read_line(soon()) or "0")
+    assert process.read_line(soon())
+    assert processes_named(marker)
     started = time.monotonic()
     process.kill()
     assert time.monotonic() - started < 2
     assert process.killed
     assert group_gone(process.pid)
-    assert not os.path.exists(f"/proc/{child}")
+    assert wait_gone(marker)
     process.kill()  # twice is harmless
 
 
@@ -177,7 +180,7 @@ def test_limits_are_set_in_the_child(processes: list[EngineProcess]) -> None:
     limits = ResourceLimits(memory_bytes=512 << 20, cpu_seconds=30, file_size_bytes=0)
     process = python("import sys; sys.stdin.read()", limits)
     processes.append(process)
-    with open(f"/proc/{process.pid}/limits") as f:
+    with open(f"/proc/{process.program_pid}/limits") as f:
         table = {line[:26].strip(): line[26:].split() for line in f.readlines()[1:]}
     assert table["Max address space"][:2] == [str(512 << 20)] * 2
     assert table["Max cpu time"][:2] == ["30", "31"]
@@ -185,33 +188,40 @@ def test_limits_are_set_in_the_child(processes: list[EngineProcess]) -> None:
     assert table["Max core file size"][:2] == ["0", "0"]
 
 
-def test_an_engine_cannot_write_files(tmp_path: Path, processes: list[EngineProcess]) -> None:
+def test_an_engine_cannot_write_files(processes: list[EngineProcess]) -> None:
+    # In its scratch folder (the one place it may create files) the file-size limit holds.
     code = (
-        "import sys\n"
-        f"with open({str(tmp_path / 'f')!r}, 'wb', buffering=0) as f:\n"
+        "import os\n"
+        "with open(os.path.join(os.environ['TMPDIR'], 'f'), 'wb', buffering=0) as f:\n"
         "    try:\n"
         "        f.write(b'x')\n"
         "    except OSError as e:\n"
-        "        print(e.errno, flush=True)\n"
+        "        print(e.errno, os.path.getsize(f.name), flush=True)\n"
     )
     process = python(code)
     processes.append(process)
-    assert process.read_line(soon()) == str(errno.EFBIG)  # Python ignores SIGXFSZ
-    assert (tmp_path / "f").stat().st_size == 0
+    assert process.read_line(soon()) == f"{errno.EFBIG} 0"  # Python ignores SIGXFSZ
 
 
-def test_network_namespace_when_the_machine_can_make_one(processes: list[EngineProcess]) -> None:
-    isolation = network_isolation()
-    code = "import socket; print(' '.join(sorted(n for _, n in socket.if_nameindex())), flush=True)"
-    process = python(code)
+def test_programs_run_in_the_sandbox_with_its_own_network(processes: list[EngineProcess]) -> None:
+    require_sandbox()
+    box = this_machine()
+    code = (
+        "import os, socket\n"
+        "print(' '.join(sorted(n for _, n in socket.if_nameindex())), flush=True)\n"
+        "status = dict(line.split(':', 1) for line in open('/proc/self/status'))\n"
+        "print(os.getpid(), os.getuid(), status['Seccomp'].strip(), status['CapEff'].strip(), flush=True)\n"
+        "print(sorted(os.environ), os.getcwd(), flush=True)\n"
+    )
+    process = EngineProcess.start([sys.executable, "-c", code], env={**ENV, "ARBITER_SECRET": "x"})
     processes.append(process)
-    assert process.network == isolation
-    interfaces = (process.read_line(soon()) or "").split()
-    if isolation.isolated:
-        assert interfaces == ["lo"]
-    free = python(code, ResourceLimits(isolate_network=False))
-    processes.append(free)
-    assert not free.network.isolated
+    assert process.sandboxed and process.program_pid != process.pid
+    assert (process.read_line(soon()) or "").split() == ["lo"]
+    # PID 2 (the sandbox's init is 1), user 65534, a seccomp filter (mode 2), no capabilities.
+    seccomp = "2" if box.seccomp is not None else "0"
+    assert (process.read_line(soon()) or "").split() == ["2", "65534", seccomp, "0000000000000000"]
+    names, cwd = (process.read_line(soon()) or "").rsplit(" ", 1)
+    assert "ARBITER_SECRET" not in names and "'HOME'" in names and cwd == "/tmp"
 
 
 def test_a_missing_program_is_a_configuration_error() -> None:

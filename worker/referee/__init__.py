@@ -11,7 +11,7 @@ from worker.referee.batch import PairedGame, play_pairs
 from worker.referee.faults import EngineConfigError, EngineFault, FaultKind
 from worker.referee.game import MoveStats, PlayedGame, play_game
 from worker.referee.player import EnginePlayer, EngineSpec
-from worker.referee.process import EngineProcess, ResourceLimits, network_isolation
+from worker.referee.process import EngineProcess, ResourceLimits
 from worker.referee.uci import (
     AtDeadline,
     BestMove,
@@ -42,7 +42,6 @@ __all__ = [
     "SearchInfo",
     "Timeouts",
     "UciClient",
-    "network_isolation",
     "play_game",
     "play_pairs",
 ]

@@ -1,7 +1,7 @@
 """Engine processes kept from one batch to the next in a worker process.
 
 A worker process plays batch after batch of a run with the same two engines. Starting an engine
-costs about 12 ms of CPU (fork, exec, network namespace, handshake, the page faults of its first
+costs about 12 ms of CPU (fork, exec, the sandbox, handshake, the page faults of its first
 table): at 2,000 nodes a move, a tenth of a Congress batch's protocol cost (docs/performance.md).
 So the engines of a batch that ended cleanly stay up, idle, and the next batch that asks for the
 same engine (the same spec and game) takes it again; its games start with ``ucinewgame`` as every

@@ -33,8 +33,9 @@ RefereeSide = tuple[engine.EnginePipe, float, float, float, Log | None]
 @dataclass(frozen=True)
 class EngineSpec:
     """How to run one engine program: its argv (no shell), working directory, environment (None:
-    the referee's), option values, resource limits, and the handshake command (``uci`` or
-    ``ugi``). UCI_Variant is not among the options: the referee sets it from the game."""
+    a bare one; never an ``ARBITER_*`` variable, ``worker.referee.sandbox``), option values,
+    resource limits, and the handshake command (``uci`` or ``ugi``). UCI_Variant is not among the
+    options: the referee sets it from the game."""
 
     argv: tuple[str, ...]
     name: str | None = None

@@ -1,11 +1,13 @@
 """An engine program as a child process, held on a short leash.
 
 It is started from an argv list (never a shell) in its own session, under resource limits set in
-the child before exec, and without network where this machine can make a network namespace. Its
+the child before exec, inside the sandbox of :mod:`worker.referee.sandbox` (bubblewrap: its own
+namespaces, files, environment; no network, no capabilities, no way out). Its
 stdout is read line by line against deadlines, with bounded lines and a bounded amount of output
 per answer; its stdin is written with a bounded wait (an engine that stops reading cannot block the
 referee); its stderr is kept as a small ring of the last lines, for reports. Killing it kills its
-whole process group. Nothing an engine prints or does raises anything but an EngineFault.
+whole process group; in the sandbox, that kills bwrap, and with it every process of the
+program. Nothing an engine prints or does raises anything but an EngineFault.
 """
 
 from __future__ import annotations
@@ -26,6 +28,7 @@ from types import TracebackType
 from typing import Any
 
 import engine
+from worker.referee import sandbox
 from worker.referee.faults import (
     EngineConfigError,
     EngineFault,
@@ -48,7 +51,6 @@ GONE_WAIT_S = 1.0
 KILL_GRACE_S = 0.2
 REAP_TIMEOUT_S = 5.0
 
-_PROBE_TIMEOUT_S = 5.0
 _PR_SET_PDEATHSIG = 1
 #: personality(2): read the persona; the flag that turns address space randomization off.
 _PERSONALITY_QUERY = 0xFFFFFFFF
@@ -75,56 +77,10 @@ class ResourceLimits:
     cpu_seconds: int | None = 3600
     file_size_bytes: int | None = 0
     processes: int | None = None
-    isolate_network: bool = True
-
-
-@dataclass(frozen=True)
-class NetworkIsolation:
-    """How engines are kept off the network on this machine: ``how`` is ``"os.unshare"``, the
-    ``unshare`` command line used, or ``"none"`` when no network namespace can be made."""
-
-    how: str
-    prefix: tuple[str, ...] = ()
-    unshare_flags: int = 0
-
-    @property
-    def isolated(self) -> bool:
-        return self.how != "none"
-
-
-def _probe(argv: Sequence[str], preexec: Callable[[], None] | None = None) -> bool:
-    """True if ``argv`` runs and exits 0 within the probe timeout."""
-    try:
-        done = subprocess.run(
-            list(argv),
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            preexec_fn=preexec,
-            timeout=_PROBE_TIMEOUT_S,
-            check=False,
-        )
-    except (OSError, subprocess.SubprocessError):
-        return False
-    return done.returncode == 0
-
-
-@functools.cache
-def network_isolation() -> NetworkIsolation:
-    """The way this machine can start a process in a new network namespace (found once): with
-    ``os.unshare`` in the child (Python 3.12+), else with util-linux's ``unshare`` command (as
-    root, or mapping the user to root in a user namespace), else none."""
-    unshare = getattr(os, "unshare", None)
-    flag = getattr(os, "CLONE_NEWNET", 0)
-    if unshare is not None and flag and _probe([sys.executable, "-c", ""], lambda: unshare(flag)):
-        return NetworkIsolation("os.unshare", unshare_flags=flag)
-    command = shutil.which("unshare")
-    if command is not None:
-        for options in (("--net",), ("--net", "--map-root-user")):
-            prefix = (command, *options, "--")
-            if _probe([*prefix, sys.executable, "-c", ""]):
-                return NetworkIsolation("unshare " + " ".join(options), prefix)
-    return NetworkIsolation("none")
+    #: False only for a program of the referee's own tests that must keep state across its
+    #: restarts outside any sandbox (tests/engines/faulty_engine.py's FaultOnce); never for a
+    #: program from an engine file or a payload.
+    sandboxed: bool = True
 
 
 def _rlimits(limits: ResourceLimits) -> list[tuple[int, int, int]]:
@@ -167,22 +123,19 @@ def _process_cpu_clock(pid: int) -> int:
     return ((~pid) << 3) | 2
 
 
-def _child_setup(rlimits: list[tuple[int, int, int]], unshare_flags: int) -> Callable[[], None]:
-    """What the child runs between fork and exec: its limits, its network namespace, and (on
-    Linux) SIGKILL when the referee's process dies, so that no engine outlives a killed worker,
-    idle or searching; and its addresses not randomized, so that two engines of one program
-    (a batch's two sides, often) run their code at the same addresses, as two searchers in one
-    process do, and train the processor's branch predictor for each other (docs/performance.md:
-    3 to 4 points of the protocol's cost). The engine is the sandboxed party, not a victim:
-    its only input is the referee's."""
-    unshare = getattr(os, "unshare", None)
+def _child_setup(rlimits: list[tuple[int, int, int]]) -> Callable[[], None]:
+    """What the child (bwrap, in the sandbox) runs between fork and exec, for the program to
+    inherit: its limits, and (on Linux) SIGKILL when the referee's process dies, so that no
+    engine outlives a killed worker, idle or searching; and its addresses not randomized, so
+    that two engines of one program (a batch's two sides, often) run their code at the same
+    addresses, as two searchers in one process do, and train the processor's branch predictor
+    for each other (docs/performance.md: 3 to 4 points of the protocol's cost). The engine is
+    the sandboxed party, not a victim: its only input is the referee's."""
     prctl, personality, parent = _linux_libc("prctl"), _linux_libc("personality"), os.getpid()
 
     def setup() -> None:
         for which, soft, hard in rlimits:
             resource.setrlimit(which, (soft, hard))
-        if unshare_flags and unshare is not None:
-            unshare(unshare_flags)
         if personality is not None:
             persona = personality(_PERSONALITY_QUERY)
             if persona != -1:
@@ -193,6 +146,13 @@ def _child_setup(rlimits: list[tuple[int, int, int]], unshare_flags: int) -> Cal
                 os._exit(1)
 
     return setup
+
+
+def _program_path(program: str, cwd: str | None, env: Mapping[str, str]) -> str:
+    """The absolute path ``program`` names (relative to ``cwd``, else found on the PATH)."""
+    if "/" in program:
+        return os.path.abspath(os.path.join(cwd or ".", program))
+    return os.path.abspath(shutil.which(program, path=env.get("PATH", os.defpath)) or program)
 
 
 def _resolve_program(argv: Sequence[str], cwd: str | None, env: Mapping[str, str] | None) -> None:
@@ -220,12 +180,18 @@ class EngineProcess:
     EngineFault; the caller then calls :meth:`kill`.
     """
 
-    def __init__(self, popen: subprocess.Popen[bytes], name: str, network: NetworkIsolation, log: Log | None):
+    def __init__(
+        self, popen: subprocess.Popen[bytes], name: str, log: Log | None, program_pid: int | None = None
+    ):
         assert popen.stdin is not None and popen.stdout is not None and popen.stderr is not None
         self._popen = popen
         self.name = name
+        #: The process started (bwrap, when sandboxed), whose group a kill signals.
         self.pid = popen.pid
-        self.network = network
+        #: Whether the program runs in the sandbox.
+        self.sandboxed = program_pid is not None
+        #: The program's own process (in the sandbox, bwrap's child): its CPU and threads.
+        self.program_pid = program_pid if program_pid is not None else popen.pid
         self._log = log
         fds = (popen.stdin.fileno(), popen.stdout.fileno(), popen.stderr.fileno())
         for fd in fds:
@@ -236,6 +202,7 @@ class EngineProcess:
         self._pipe = engine.EnginePipe(*fds, self._pidfd)
         self._reaped = False
         self._final_cpu: float | None = None
+        self._last_cpu: float | None = None
 
     @classmethod
     def start(
@@ -248,32 +215,58 @@ class EngineProcess:
         name: str | None = None,
         log: Log | None = None,
     ) -> EngineProcess:
-        """Starts ``argv`` (no shell) in ``cwd`` with ``env`` (None: this process's) in a new
-        session under ``limits``. EngineConfigError if the program cannot be started at all.
+        """Starts ``argv`` (no shell) in ``cwd`` in the sandbox, in a new session under
+        ``limits``, with ``env`` (None: a bare one; ``ARBITER_*`` never,
+        :func:`~worker.referee.sandbox.program_environment`). Where this machine cannot make the
+        sandbox, EngineConfigError saying why, unless the operator allows unsandboxed programs
+        (``$ARBITER_UNSANDBOXED_PROGRAMS``): then as a plain child. EngineConfigError too if the
+        program cannot be started at all.
 
         The limits are set by subprocess's ``preexec_fn``, the standard library's only hook
         between fork and exec; like any preexec_fn it is unsafe in a process whose other threads
         may hold locks at the fork, so engines are started from the referee's one thread.
         """
         argv = [str(a) for a in argv]
-        _resolve_program(argv, cwd, env)
-        network = network_isolation() if limits.isolate_network else NetworkIsolation("none")
-        setup = _child_setup(_rlimits(limits), network.unshare_flags)
-        try:
-            popen = subprocess.Popen(
-                [*network.prefix, *argv],
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                cwd=cwd,
-                env=None if env is None else dict(env),
-                start_new_session=True,
-                preexec_fn=setup,
-                bufsize=0,
-            )
-        except (OSError, subprocess.SubprocessError) as e:
-            raise EngineConfigError(f"cannot start engine {argv[0]!r}: {e}") from None
-        return cls(popen, name or os.path.basename(argv[0]), network, log)
+        environment = sandbox.program_environment(env)
+        _resolve_program(argv, cwd, environment)
+        box = sandbox.this_machine() if limits.sandboxed else sandbox.Sandbox(None, "not asked for")
+        if limits.sandboxed and not box.ready and not sandbox.unsandboxed_allowed():
+            raise EngineConfigError(sandbox.refusal(box))
+        if box.ready:
+            where_not = sandbox.outside_view(_program_path(argv[0], cwd, environment), cwd)
+            if where_not is not None:
+                raise EngineConfigError(where_not)
+        setup = _child_setup(_rlimits(limits))
+        with sandbox.Launch(box) as launch:
+            if box.ready:
+                command = sandbox.bwrap_argv(
+                    box, argv, cwd, info_fd=launch.info_fd, seccomp_fd=launch.seccomp_fd
+                )
+                passed, where = launch.passed, None
+            else:
+                command, passed, where = argv, (), cwd
+            try:
+                popen = subprocess.Popen(
+                    command,
+                    stdin=subprocess.PIPE,
+                    stdout=subprocess.PIPE,
+                    stderr=subprocess.PIPE,
+                    cwd=where,
+                    env=environment,
+                    start_new_session=True,
+                    preexec_fn=setup,
+                    pass_fds=passed,
+                    bufsize=0,
+                )
+            except (OSError, subprocess.SubprocessError) as e:
+                raise EngineConfigError(f"cannot start engine {argv[0]!r}: {e}") from None
+            program_pid = None
+            if box.ready:
+                launch.started()
+                program_pid = launch.program_pid()
+                if program_pid is None:  # bwrap failed: its exit and stderr tell
+                    program_pid = popen.pid
+        return cls(popen, name or os.path.basename(argv[0]), log, program_pid)
 
     # -- reading and writing -------------------------------------------------------------------
 
@@ -365,7 +358,7 @@ class EngineProcess:
         None (the process is not reaped by asking)."""
         if self._reaped:
             code = self._popen.returncode
-            return f"signal {-code}" if code < 0 else f"exit status {code}"
+            return f"signal {-code}" if code < 0 else self._exit_status(code)
         try:
             info = os.waitid(os.P_PID, self.pid, os.WEXITED | os.WNOHANG | os.WNOWAIT)
         except ChildProcessError:
@@ -373,8 +366,14 @@ class EngineProcess:
         if info is None or info.si_pid == 0:
             return None
         if info.si_code == os.CLD_EXITED:
-            return f"exit status {info.si_status}"
+            return self._exit_status(info.si_status)
         return f"signal {info.si_status}"
+
+    def _exit_status(self, code: int) -> str:
+        """How an exit status reads: bwrap exits with 128 + N when its program died of signal N."""
+        if self.sandboxed and 128 < code < 128 + signal.NSIG:
+            return f"signal {code - 128}"
+        return f"exit status {code}"
 
     def wait_exit(self, timeout_s: float) -> bool:
         """True if the engine's process ends within ``timeout_s``. Its output is read and dropped
@@ -418,8 +417,9 @@ class EngineProcess:
             return self._final_cpu
         if sys.platform.startswith("linux"):
             with contextlib.suppress(OSError, OverflowError):
-                return time.clock_gettime(_process_cpu_clock(self.pid))
-        return None
+                self._last_cpu = time.clock_gettime(_process_cpu_clock(self.program_pid))
+        # A sandboxed program that ended is reaped by bwrap: its last reading stands.
+        return self._last_cpu
 
     def follow(self) -> None:
         """Moves every thread of the engine onto the CPUs the calling thread may run on, under
@@ -428,7 +428,7 @@ class EngineProcess:
         try:
             cpus = os.sched_getaffinity(0)
             policy = os.sched_getscheduler(0)
-            threads = [int(t) for t in os.listdir(f"/proc/{self.pid}/task")]
+            threads = [int(t) for t in os.listdir(f"/proc/{self.program_pid}/task")]
         except (AttributeError, OSError, ValueError):  # no affinity or /proc here
             return
         for thread in threads:
@@ -447,6 +447,7 @@ class EngineProcess:
         SIGKILL to the group, and the process reaped (bounded). Safe to call more than once."""
         if self._reaped:
             return
+        self.cpu_seconds()  # the program's clock, while it may still be read
         if self.exit_how() is None:
             self._signal_group(signal.SIGTERM)
             self.wait_exit(grace_s)
