@@ -12,6 +12,7 @@ its answers as NODE and nobody else (docs/deploy.md, Security).
 from __future__ import annotations
 
 import os
+import warnings
 
 import click
 
@@ -47,8 +48,10 @@ def bench_line() -> str:
 
 
 def worker_argv(concurrency: int, queues: list[str], loglevel: str, name: str) -> list[str]:
-    """The ``celery worker`` arguments this command runs with."""
+    """The ``celery worker`` arguments this command runs with (``--quiet``: no Celery banner,
+    the command prints its own line)."""
     return [
+        "--quiet",
         "worker",
         f"--loglevel={loglevel.upper()}",
         f"--concurrency={concurrency}",
@@ -87,6 +90,8 @@ def worker(
     broker: str | None, concurrency: int | None, queues: str | None, loglevel: str, name: str | None
 ) -> int:
     """Play batches for coordinators: a Celery worker on the broker's queues."""
+    from celery.exceptions import SecurityWarning
+
     from worker.celery_app import create_app  # Celery loads only for this command
 
     url = broker.strip() if broker and broker.strip() else broker_url()
@@ -110,12 +115,17 @@ def worker(
         warning = exposure_warning(endpoint, sealed=keys is not None)
         if warning:
             click.echo(f"arbiter worker: warning: {warning}", err=True)
-    click.echo(f"arbiter worker: {bench_line()}")
+    root = os.geteuid() == 0
     click.echo(
-        f"arbiter worker: broker {safe_url(url)}, queues {','.join(names)}, "
-        f"{processes} process{'es' if processes != 1 else ''}, node {node}",
+        f"arbiter worker: node {node}, broker {safe_url(url)}, queues {','.join(names)}, "
+        f"{processes} process{'es' if processes != 1 else ''}"
+        + (", running as root" if root else "")
+        + f"; {bench_line()}"
     )
-    exit_code = app.start(argv=worker_argv(processes, names, loglevel, node))
+    with warnings.catch_warnings():
+        # said in the line above; Celery's own warning is a paragraph (JSON only: no pickle risk)
+        warnings.simplefilter("ignore", SecurityWarning)
+        exit_code = app.start(argv=worker_argv(processes, names, loglevel, node))
     return int(exit_code or 0)
 
 
