@@ -14,10 +14,12 @@ import math
 import random
 from dataclasses import dataclass, fields
 from functools import cached_property
+from pathlib import PurePath
 from typing import Any
 
 import engine
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS
+from coordinator.refs import short_name
 from coordinator.stats import SprtParams
 from coordinator.trust.verifiable import PROGRAM_KEYS
 from worker.programs import EngineProgram
@@ -241,3 +243,14 @@ class BatchPlan(OpeningWalk):
             baseline_program=c.baseline_program,
             scale_time=c.scale_time,
         )
+
+
+def side_name(source: str, program: EngineProgram | None) -> str:
+    """An engine as every run names it (SPRT headlines, tournament entrants): an engine file by
+    its ``name``, a commit as ``repository@sha``, weights by their file's stem (``cand`` for
+    ``cand.json``), the defaults as ``default``."""
+    if program is None:
+        return "default" if source == "default" else PurePath(source).stem
+    if program.build is not None:
+        return short_name(program.build.repo, program.build.sha)
+    return program.name

@@ -11,6 +11,7 @@ import pytest
 from coordinator.cli.hints import resume_command
 from coordinator.cli.tournament import progress_line as tournament_progress_line
 from coordinator.runs import decision_label
+from coordinator.sprt.config import side_name
 from coordinator.sprt.report import PROGRESS_WIDTH, ending_text, fit_line, headline
 from coordinator.sprt.report import progress_line as sprt_progress_line
 from coordinator.sprt.runner import Progress
@@ -136,3 +137,17 @@ def test_every_ending_of_an_acceptance_sprt_is_said_in_words() -> None:
     capped = acceptance_ending("budget", False, 0, 1, 0, 400)
     assert capped.startswith("stopped at its game cap of 400 games undecided: not crowned")
     assert "budget" not in capped
+
+
+def test_one_naming_of_engines() -> None:
+    """SPRTs and tournaments name an engine alike: weights by their file's stem, an engine file
+    by its name field, a commit as repository@sha."""
+    from worker.builds import BuildSpec
+    from worker.programs import EngineProgram
+
+    program = EngineProgram(name="myengine", digest="0" * 64, command=("./e",))
+    assert side_name("dir/cand.json", None) == "cand" and side_name("default", None) == "default"
+    assert side_name("dir/engines/file.toml", program) == "myengine"
+    sha = "1a2b3c4" + "0" * 33
+    built = replace(program, build=BuildSpec(repo="https://u:pw@host/arbiter.git", sha=sha, bench=1))
+    assert side_name("ref:topic", built) == "arbiter@1a2b3c4"
