@@ -98,6 +98,10 @@ def test_every_progress_line_fits_80_columns() -> None:
     )
     assert replace(tune, accepting=None).champion == 12
     assert "champion #12 +123+-45" in tune_progress_line(replace(tune, accepting=None), 2000)
+    refused = tune_progress_line(replace(tune, refused="3 refused: unsigned"), 2000)
+    assert "games 4567890  3 refused: unsigned" in refused
+    spsa_refused = spsa_progress_line(replace(spsa, refused="3 refused: why"))
+    assert "games 4567890  3 refused: why" in spsa_refused and len(spsa_refused) <= PROGRESS_WIDTH
     assert lines["tournament"].startswith("tournament 12345: 10010/20000 batches ended  128 in flight")
     first = sprt_progress_line(sprt_progress(pentanomial=[0] * 5, wdl=[0] * 3, games_played_here=0))
     assert first.startswith("run 12345: 0 games  LLR -2.50 [-2.94,2.94]") and "128 in flight" in first
