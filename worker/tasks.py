@@ -9,6 +9,7 @@ worker by its Celery node name, the name the coordinator knows it (and its key) 
 
 from __future__ import annotations
 
+import logging
 import os
 from functools import cache
 from typing import Any
@@ -21,6 +22,19 @@ from worker.programs import redis_fetch
 from worker.protocol import TASK_NAME
 from worker.sealing import WorkerKeys, worker_keys
 from worker.secrecy import KEY_VARIABLES, hold_keys, non_dumpable
+
+
+class AnswerNotLogged(logging.Filter):
+    """Celery logs every task's return value when it succeeds; an answer is a whole batch's games
+    (kilobytes a batch), so the worker's log says only that the answer was stored."""
+
+    def filter(self, record: logging.LogRecord) -> bool:
+        if isinstance(record.args, dict) and "return_value" in record.args:
+            record.args = {**record.args, "return_value": "answer stored"}
+        return True
+
+
+logging.getLogger("celery.app.trace").addFilter(AnswerNotLogged())
 
 
 @cache

@@ -9,7 +9,6 @@ running the same command again or by ``arbiter resume RUN``, with the same final
 from __future__ import annotations
 
 from dataclasses import replace
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 import click
@@ -49,7 +48,8 @@ REF_PREFIX = "ref:"
 
 def entrant_of(game: str, spec: str, repo: str | None, option: str) -> tuple[Entrant, Side]:
     """The engine ``spec`` names and its side (for its program's archive): ``default``, a weights
-    or engine file (named by its stem), or ``ref:REF`` (named ``repository@sha``)."""
+    file (named by its stem), an engine file (by its ``name``), or ``ref:REF`` (named
+    ``repository@sha``): as SPRTs name them (:func:`coordinator.sprt.config.side_name`)."""
     if spec.startswith(REF_PREFIX):
         ref = spec.removeprefix(REF_PREFIX)
         if not ref:
@@ -59,9 +59,10 @@ def entrant_of(game: str, spec: str, repo: str | None, option: str) -> tuple[Ent
         side = read_ref_side(game, repo, ref, option)
         assert side.program is not None
         return Entrant(side.program.name, spec, side.weights, side.program), side
+    from coordinator.sprt.config import side_name
+
     side = read_side(game, spec, option)
-    name = "default" if spec == "default" else Path(spec).stem
-    return Entrant(name, spec, side.weights, side.program), side
+    return Entrant(side_name(spec, side.program), spec, side.weights, side.program), side
 
 
 def champion_entrants(store: Store, tune_run_id: int, game: str) -> list[Entrant]:

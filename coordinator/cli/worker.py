@@ -12,6 +12,7 @@ its answers as NODE and nobody else (docs/deploy.md, Security).
 from __future__ import annotations
 
 import os
+import warnings
 
 import click
 
@@ -74,8 +75,10 @@ def sandbox_check(broker: str) -> int:
 
 
 def worker_argv(concurrency: int, queues: list[str], loglevel: str, name: str) -> list[str]:
-    """The ``celery worker`` arguments this command runs with."""
+    """The ``celery worker`` arguments this command runs with (``--quiet``: no Celery banner,
+    the command prints its own line)."""
     return [
+        "--quiet",
         "worker",
         f"--loglevel={loglevel.upper()}",
         f"--concurrency={concurrency}",
@@ -137,6 +140,8 @@ def worker(
         return sandbox_check(url)
     if allow_unsandboxed_programs:
         os.environ[UNSANDBOXED_ENV] = "1"  # the pool's processes start programs
+    from celery.exceptions import SecurityWarning
+
     from worker.celery_app import create_app  # Celery loads only for this command
 
     names = [versioned_queue(name, engine.ENGINE_VERSION) for name in queue_names(queues)]
@@ -159,13 +164,17 @@ def worker(
         warning = exposure_warning(endpoint, sealed=keys is not None)
         if warning:
             click.echo(f"arbiter worker: warning: {warning}", err=True)
-    click.echo(f"arbiter worker: {bench_line()}")
-    click.echo(f"arbiter worker: {programs_line()}")
+    root = os.geteuid() == 0
     click.echo(
-        f"arbiter worker: broker {safe_url(url)}, queues {','.join(names)}, "
-        f"{processes} process{'es' if processes != 1 else ''}, node {node}",
+        f"arbiter worker: node {node}, broker {safe_url(url)}, queues {','.join(names)}, "
+        f"{processes} process{'es' if processes != 1 else ''}"
+        + (", running as root" if root else "")
+        + f"; {bench_line()}; {programs_line()}"
     )
-    exit_code = app.start(argv=worker_argv(processes, names, loglevel, node))
+    with warnings.catch_warnings():
+        # said in the line above; Celery's own warning is a paragraph (JSON only: no pickle risk)
+        warnings.simplefilter("ignore", SecurityWarning)
+        exit_code = app.start(argv=worker_argv(processes, names, loglevel, node))
     return int(exit_code or 0)
 
 

@@ -21,12 +21,14 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any, TextIO
 
+import engine
 from coordinator.escape import pgn_comment, pgn_tag
 from coordinator.registry import kind_of
-from coordinator.reports.engines import emt
+from coordinator.reports.engines import emt, pgn_time_control
 from coordinator.reports.match import ADJUDICATION_REASONS, REASONS, engines_of
 from coordinator.store import Run, Store
 from worker.protocol import move_list, number_list, ply_count
+from worker.speed import scaled
 from worker.tally import candidate_score
 
 FORMATS = ("pgn", "jsonl")
@@ -80,6 +82,8 @@ class ExportedGame:
     record: dict[str, Any]
     #: The full reason of a game lost by an engine's fault (``crashed: exit status 11``), or None.
     fault: str | None = None
+    #: The factor the worker that played it scaled the time limits by.
+    time_factor: float = 1.0
 
 
 def match_runs(store: Store, run: Run) -> list[Run]:
@@ -129,6 +133,7 @@ def iter_games(
                     batch.stored_at,
                     record,
                     batch.faults.get(number),
+                    batch.time_factor,
                 )
                 if left is not None:
                     left -= 1
@@ -165,12 +170,41 @@ def termination(reason: str) -> str:
     return "adjudication" if reason in ADJUDICATION_REASONS and reason != "resign" else "normal"
 
 
+def clocks(control: engine.TimeControl, times: list[int], black_first: bool) -> list[int]:
+    """Each side's clock after each of its moves (ms), from the time control played and the time
+    each move took: the time used off, the increment on, the base again after every ``moves``
+    moves of a repeating control."""
+    left = [control.base_ms, control.base_ms]
+    made = [0, 0]
+    after = []
+    for ply, ms in enumerate(times):
+        side = (ply + black_first) % 2
+        made[side] += 1
+        left[side] += control.increment_ms - ms
+        if control.moves is not None and made[side] % control.moves == 0:
+            left[side] += control.base_ms
+        after.append(max(left[side], 0))
+    return after
+
+
+def clk(ms: int) -> str:
+    """A clock as a PGN ``[%clk h:mm:ss.fff]`` command."""
+    return "[%clk" + emt(ms).removeprefix("[%emt")
+
+
 def movetext(
-    opening: str, moves: list[str], comment: str, result: str, times: list[int] | None = None
+    opening: str,
+    moves: list[str],
+    comment: str,
+    result: str,
+    times: list[int] | None = None,
+    control: engine.TimeControl | None = None,
 ) -> str:
     """Numbered moves, each followed by its time as cutechess writes it (``{[%emt 0:00:00.012]}``,
-    given ``times``), the end comment and the result, wrapped at :data:`LINE` characters."""
+    given ``times``) and, under a clock (``control``, as played), the clock after it
+    (``[%clk 0:00:04.988]``), the end comment and the result, wrapped at :data:`LINE` characters."""
     black_first = opening.split()[-1:] == ["b"]
+    after = clocks(control, times, black_first) if control is not None and times is not None else None
     tokens: list[str] = []
     number = 1
     for ply, move in enumerate(moves):
@@ -181,7 +215,7 @@ def movetext(
             tokens.append(f"{number}...")
         tokens.append(move)
         if times is not None and ply < len(times):
-            tokens.append(f"{{{emt(times[ply])}}}")
+            tokens.append(f"{{{emt(times[ply])}{f' {clk(after[ply])}' if after is not None else ''}}}")
         if not white_to_move:
             number += 1
     tokens += [f"{{{comment}}}", result]
@@ -227,6 +261,7 @@ def pgn(game: ExportedGame, engines: dict[str, Any]) -> str:
     """One game as PGN (tags, a blank line, the movetext, a blank line), its players named by
     ``engines`` (``match.engines_of`` its run), each move with its time where recorded."""
     r, run = game.record, game.run
+    played = scaled(engine.Limits.from_json(run.config.get("limits")), game.time_factor)
     shown = _shown_sides(game, engines)
     white, black = ("candidate", "baseline") if r["candidate_color"] == "white" else ("baseline", "candidate")
     reason = r["reason"]
@@ -239,7 +274,8 @@ def pgn(game: ExportedGame, engines: dict[str, Any]) -> str:
         _tag("White", shown[white]["name"]),
         _tag("Black", shown[black]["name"]),
         _tag("Result", r["result"]),
-        _tag("TimeControl", engines["time_control"]),
+        _tag("TimeControl", pgn_time_control(played)),
+        *([_tag("TimeFactor", f"{game.time_factor:g}")] if game.time_factor != 1.0 else []),
         _tag("Variant", VARIANTS.get(run.game, run.game)),
         _tag("SetUp", "1"),
         _tag("FEN", r["opening"]),
@@ -260,7 +296,7 @@ def pgn(game: ExportedGame, engines: dict[str, Any]) -> str:
     return (
         "\n".join(tags)
         + "\n\n"
-        + movetext(r["opening"], move_list(r["moves"]), comment, r["result"], times)
+        + movetext(r["opening"], move_list(r["moves"]), comment, r["result"], times, played.time_control)
         + "\n\n"
     )
 

@@ -216,6 +216,8 @@ def tune_text(data: dict[str, Any]) -> str:
     return "\n".join([*(_fit(line) for line in lines), "", "reproduce:", *wrap_command(data["command"])])
 
 
+#: The head-to-head table's columns: engine, opponent, W, D, L, game pairs (the engine's view).
+_H2H_ROW = "{:<20} {:<20} {:>4} {:>4} {:>4}  {}"
 #: The rating list's columns: rank, name, Elo, +/-, games, score %, draws %.
 _RATING_ROW = "{:>4}  {:<32} {:>7} {:>6} {:>6} {:>7} {:>7}"
 
@@ -254,6 +256,20 @@ def tournament_text(data: dict[str, Any]) -> str:
                 _num(None if r["draw_rate"] is None else 100 * r["draw_rate"]),
             )
         )
+    if data["head_to_head"]:
+        lines += ["", _H2H_ROW.format("engine", "opponent", "W", "D", "L", "pairs LL LD DD/WL WD WW")]
+        for h in data["head_to_head"]:
+            pairs = "-" if h["pentanomial"] is None else " ".join(map(str, h["pentanomial"]))
+            lines.append(
+                _H2H_ROW.format(
+                    terminal(h["engine"])[:20],
+                    terminal(h["opponent"])[:20],
+                    h["wins"],
+                    h["draws"],
+                    h["losses"],
+                    pairs,
+                )
+            )
     if data["chain"] is not None:
         lines.append(f"champions of tuning run {data['champions_of']}:")
         lines += [f"  {line}" for line in data["chain"]["lines"]]

@@ -15,10 +15,12 @@ import random
 from abc import ABC, abstractmethod
 from dataclasses import dataclass, fields
 from functools import cached_property
+from pathlib import PurePath
 from typing import Any, Protocol
 
 import engine
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS
+from coordinator.refs import short_name
 from coordinator.stats import SprtParams
 from coordinator.trust.verifiable import PROGRAM_KEYS
 from worker.programs import EngineProgram
@@ -301,3 +303,14 @@ class BatchPlan(OpeningWalk, PairsPlan):
     def seed_for(self, batch_index: int) -> int:
         """The seed sent with batch ``batch_index``."""
         return derive_seed(self.seed, "batch", batch_index)
+
+
+def side_name(source: str, program: EngineProgram | None) -> str:
+    """An engine as every run names it (SPRT headlines, tournament entrants): an engine file by
+    its ``name``, a commit as ``repository@sha``, weights by their file's stem (``cand`` for
+    ``cand.json``), the defaults as ``default``."""
+    if program is None:
+        return "default" if source == "default" else PurePath(source).stem
+    if program.build is not None:
+        return short_name(program.build.repo, program.build.sha)
+    return program.name

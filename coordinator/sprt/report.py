@@ -9,9 +9,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from coordinator.refs import short_name
 from coordinator.runs import Decision, decision_label
-from coordinator.sprt.config import SprtConfig
+from coordinator.sprt.config import SprtConfig, side_name
 from coordinator.sprt.runner import Progress
 from coordinator.stats import StatsSummary, fixed_elo, sprt_summary
 from coordinator.store import Quarantine, Refusal, Run, Store, Totals
@@ -187,16 +186,6 @@ def finished_text(run: Run) -> str | None:
     """When ``run`` finished, as summaries say it ("finished 2026-12-03 19:31 UTC"); None if it
     has not."""
     return None if run.finished_at is None else f"finished {run.finished_at:%Y-%m-%d %H:%M} UTC"
-
-
-def side_name(source: str, program: EngineProgram | None) -> str:
-    """A side as a headline names it: the weights as given (``cand.json``, ``default``), an
-    engine file's ``name``, or a commit as ``repository@sha``."""
-    if program is None:
-        return source
-    if program.build is not None:
-        return short_name(program.build.repo, program.build.sha)
-    return program.name
 
 
 def match_headline(run: Run, config: SprtConfig, totals: Totals, plus_minus: str = "+-") -> str:

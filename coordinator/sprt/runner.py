@@ -260,7 +260,7 @@ class SprtRunner:
         how many, and why. None otherwise."""
         if len(self.refused_since_result) != 1:
             return None
-        (reason, count), = self.refused_since_result.items()
+        ((reason, count),) = self.refused_since_result.items()
         return f"{count} refused: {reason}"
 
     # dispatching ------------------------------------------------------------------------------

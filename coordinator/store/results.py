@@ -55,9 +55,9 @@ def result_details(result: BatchResult) -> str | None:
     return json.dumps(details) if details else None
 
 
-def _fault_reasons(details: str | None) -> dict[int, str]:
+def _fault_reasons(details: dict[str, Any]) -> dict[int, str]:
     """The full reason of each game lost by a fault, by game number, from a result's details."""
-    faults = orjson.loads(details).get("faults", []) if details else []
+    faults = details.get("faults", [])
     return {int(f["game"]): str(f["reason"]) for f in faults if "game" in f and "reason" in f}
 
 
@@ -206,8 +206,14 @@ class ResultStore(Database):
         with self.engine.connect() as c:
             for row in c.execution_options(yield_per=STREAM_BATCHES).execute(query):
                 records = [stored_record(record) for record in orjson.loads(row.games)]
+                details = orjson.loads(row.details) if row.details else {}
                 yield BatchGames(
-                    row.batch_index, row.worker, row.created_at, records, _fault_reasons(row.details)
+                    row.batch_index,
+                    row.worker,
+                    row.created_at,
+                    records,
+                    _fault_reasons(details),
+                    float(details.get("time_factor", 1.0)),
                 )
 
     def quarantine_worker(self, run_id: int, worker: str, reason: str) -> list[int]:

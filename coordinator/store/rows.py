@@ -91,6 +91,8 @@ class BatchGames:
     #: The full reason of each game an engine program lost by a fault, by game number
     #: (``crashed: exit status 11`` where the record's reason is ``crash``).
     faults: dict[int, str] = field(default_factory=dict)
+    #: The factor the worker scaled the run's time limits by (its speed; 1 for untimed games).
+    time_factor: float = 1.0
 
 
 @dataclass(frozen=True)

@@ -108,7 +108,10 @@ class TournamentConfig:
             )
         repeated = sorted({n for n in names if names.count(n) > 1})
         if repeated:
-            raise ValueError(f"engine names must be unique: {', '.join(repeated)} given more than once")
+            raise ValueError(
+                f"engine names must be unique: {', '.join(repeated)} given more than once (weights "
+                "files are named by their stem, engine files by their name field)"
+            )
         if not 0 <= self.vs < len(names):
             raise ValueError(f"vs: expected an engine of the tournament, got number {self.vs}")
         if self.pairs < 1 or self.batch_pairs < 1:

@@ -52,6 +52,12 @@ class AcceptanceProgress:
     upper_bound: float
 
 
+def refused_note(runners: list[SprtRunner], queue: AcceptanceQueue) -> str | None:
+    """What a tuning run's progress line says when the answers to its runs' batches are all
+    refused for one reason (the first such run's :meth:`SprtRunner.refused_note`)."""
+    return next((n for r in [*runners, *queue.runners()] if (n := r.refused_note()) is not None), None)
+
+
 class AcceptanceQueue:
     """Plays the acceptance SPRTs of one tuning run and crowns the candidates that pass them all."""
 
@@ -201,6 +207,10 @@ class AcceptanceQueue:
             self.active.runner.release()
             self.context.store.update_run(self.active.runner.run_id, state=RunState.INTERRUPTED)
             self.active = None
+
+    def runners(self) -> list[SprtRunner]:
+        """The SPRT under way, as a list (empty when none is)."""
+        return [] if self.active is None else [self.active.runner]
 
     def progress(self) -> AcceptanceProgress | None:
         """The SPRT under way, if any."""

@@ -43,3 +43,5 @@ class TuneProgress:
     accepting: AcceptanceProgress | None
     elapsed: float
     eta: float | None
+    #: Why every answer since the last result was refused (see ``SprtRunner.refused_note``).
+    refused: str | None = None

@@ -29,6 +29,7 @@ def progress_line(p: TuneProgress, max_trials: int | None) -> str:
         [
             (0, f"trials {trials} ({p.running_trials} running)"),
             (0, f"games {p.games}"),
+            (0, p.refused or ""),
             (1, _accepting(p.accepting, "trial")),
             (2, f"champion #{p.champion} {p.champion_elo:+.0f}+-{p.champion_elo95:.0f}"),
             (3, f"ETA {duration(p.eta)}"),
@@ -46,6 +47,7 @@ def spsa_progress_line(p: SpsaProgress) -> str:
         [
             (0, f"iterations {p.applied}/{p.iterations} ({p.in_flight} in flight)"),
             (0, f"games {p.games}"),
+            (0, p.refused or ""),
             (1, _accepting(p.accepting, "after iteration")),
             (2, f"champion #{p.champion} {p.champion_elo:+.0f}+-{p.champion_elo95:.0f}"),
             (3, f"ETA {duration(p.eta)}"),

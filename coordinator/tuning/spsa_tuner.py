@@ -30,7 +30,7 @@ from coordinator.runs import RunKind, RunState
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.runner import SprtRunner
 from coordinator.tuning import spsa
-from coordinator.tuning.acceptance import AcceptanceProgress, Candidate
+from coordinator.tuning.acceptance import AcceptanceProgress, Candidate, refused_note
 from coordinator.tuning.config import TuneConfig
 from coordinator.tuning.driver import TuningDriver
 from coordinator.tuning.progress import elo_vs_start
@@ -52,6 +52,8 @@ class SpsaProgress:
     accepting: AcceptanceProgress | None
     elapsed: float
     eta: float | None
+    #: Why every answer since the last result was refused (see ``SprtRunner.refused_note``).
+    refused: str | None = None
 
 
 def plan_of(config: TuneConfig) -> spsa.SpsaPlan:
@@ -233,6 +235,7 @@ class SpsaTuner(TuningDriver):
             accepting=self.acceptance.progress(),
             elapsed=time.monotonic() - self.started,
             eta=None if self.acceptance.busy else self._eta(left),
+            refused=refused_note([runner for _, runner in self.active.values()], self.acceptance),
         )
 
     def _finished(self) -> bool:

@@ -48,7 +48,7 @@ from coordinator.executors.base import BatchOutcome
 from coordinator.runs import RunKind, RunState
 from coordinator.sprt.runner import SprtRunner
 from coordinator.store import engine_url, schema_lock
-from coordinator.tuning.acceptance import Candidate
+from coordinator.tuning.acceptance import Candidate, refused_note
 from coordinator.tuning.driver import TuningDriver
 from coordinator.tuning.progress import TuneProgress, elo_vs_start
 from coordinator.tuning.pruning import TrialCourse, make_pruner
@@ -357,6 +357,7 @@ class Tuner(TuningDriver):
             accepting=self.acceptance.progress(),
             elapsed=time.monotonic() - self.started,
             eta=None if self.acceptance.busy else self._eta(left),
+            refused=refused_note([o.runner for o in self.open.values() if not o.ended], self.acceptance),
         )
 
     def _finished(self) -> bool:

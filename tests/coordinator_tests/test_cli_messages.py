@@ -10,6 +10,7 @@ import pytest
 
 from coordinator.console.hints import resume_command
 from coordinator.runs import decision_label
+from coordinator.sprt.config import side_name
 from coordinator.sprt.report import PROGRESS_WIDTH, ending_text, fit_line, headline
 from coordinator.sprt.report import progress_line as sprt_progress_line
 from coordinator.sprt.runner import Progress
@@ -97,6 +98,10 @@ def test_every_progress_line_fits_80_columns() -> None:
     )
     assert replace(tune, accepting=None).champion == 12
     assert "champion #12 +123+-45" in tune_progress_line(replace(tune, accepting=None), 2000)
+    refused = tune_progress_line(replace(tune, refused="3 refused: unsigned"), 2000)
+    assert "games 4567890  3 refused: unsigned" in refused
+    spsa_refused = spsa_progress_line(replace(spsa, refused="3 refused: why"))
+    assert "games 4567890  3 refused: why" in spsa_refused and len(spsa_refused) <= PROGRESS_WIDTH
     assert lines["tournament"].startswith("tournament 12345: 10010/20000 batches ended  128 in flight")
     first = sprt_progress_line(sprt_progress(pentanomial=[0] * 5, wdl=[0] * 3, games_played_here=0))
     assert first.startswith("run 12345: 0 games  LLR -2.50 [-2.94,2.94]") and "128 in flight" in first
@@ -136,3 +141,17 @@ def test_every_ending_of_an_acceptance_sprt_is_said_in_words() -> None:
     capped = acceptance_ending("budget", False, 0, 1, 0, 400)
     assert capped.startswith("stopped at its game cap of 400 games undecided: not crowned")
     assert "budget" not in capped
+
+
+def test_one_naming_of_engines() -> None:
+    """SPRTs and tournaments name an engine alike: weights by their file's stem, an engine file
+    by its name field, a commit as repository@sha."""
+    from worker.builds import BuildSpec
+    from worker.programs import EngineProgram
+
+    program = EngineProgram(name="myengine", digest="0" * 64, command=("./e",))
+    assert side_name("dir/cand.json", None) == "cand" and side_name("default", None) == "default"
+    assert side_name("dir/engines/file.toml", program) == "myengine"
+    sha = "1a2b3c4" + "0" * 33
+    built = replace(program, build=BuildSpec(repo="https://u:pw@host/arbiter.git", sha=sha, bench=1))
+    assert side_name("ref:topic", built) == "arbiter@1a2b3c4"

@@ -36,7 +36,7 @@ from sqlalchemy import select
 
 import engine
 from coordinator.reports import build, gather, html_page, terminal_summary
-from coordinator.reports.games import GameFilter, export, iter_games
+from coordinator.reports.games import GameFilter, clocks, export, iter_games, movetext
 from coordinator.reports.match import _throughput, iso
 from coordinator.runs import RunKind
 from coordinator.sprt.config import BatchPlan
@@ -446,7 +446,9 @@ def test_a_commit_run_shows_its_engines_times_faults_and_factors(tmp_path: Path)
     first, second = read_pgn_games(pgn_text)
     assert (first["tags"]["White"], first["tags"]["Black"]) == ("arbiter@1a2b3c4", "arbiter@bbbbbbb")
     assert (second["tags"]["White"], second["tags"]["Black"]) == ("arbiter@bbbbbbb", "arbiter@1a2b3c4")
-    assert first["tags"]["CandidateCommit"] == sha and first["tags"]["TimeControl"] == "0.05/move"
+    assert first["tags"]["CandidateCommit"] == sha
+    # what was played: 50 ms a move scaled by the worker's time factor 1.5
+    assert first["tags"]["TimeControl"] == "0.075/move" and first["tags"]["TimeFactor"] == "1.5"
     assert first["tags"]["CandidateVersion"] == "arbiter-engine 9.9 by arbiter <b>"
     assert (first["tags"]["Termination"], second["tags"]["Termination"]) == ("abandoned", "time forfeit")
     assert {e["reason"]: e["kind"] for e in report.data["endings"]} == {
@@ -470,3 +472,22 @@ def test_regressions_follow_the_history_of_the_commits(tmp_path: Path) -> None:
     assert row["name"] == "arbiter@ddddddd" and row["base"] == "arbiter@bbbbbbb" and row["ref"] == "topic"
     assert row["games"] == 2 and row["elo"] is not None and row["elo95"] is not None
     store.close()
+
+
+def test_pgn_clocks_follow_the_time_control_played() -> None:
+    """Each move's ``[%clk]``: its side's clock after it, the increment added and the base again
+    after every period of a repeating control; without a clock, ``[%emt]`` alone."""
+    control = engine.TimeControl.parse("2/10+1")  # 10 s for every 2 moves, 1 s a move
+    assert clocks(control, [3000, 500, 4000, 500, 1000], black_first=False) == [
+        8000,
+        10500,
+        15000,
+        21000,
+        15000,
+    ]
+    assert clocks(control, [3000], black_first=True) == [8000]
+    text = movetext("x w", ["a1a2", "a7a6"], "draw: repetition", "1/2-1/2", [1500, 250], control)
+    assert " ".join(text.split()).startswith(
+        "1. a1a2 {[%emt 0:00:01.500] [%clk 0:00:09.500]} a7a6 {[%emt 0:00:00.250] [%clk 0:00:10.750]}"
+    )
+    assert "%clk" not in movetext("x w", ["a1a2"], "c", "*", [1500])

@@ -12,6 +12,7 @@ to do with the faults: each test runs on one kind (the ``store_urls`` fixture of
 from __future__ import annotations
 
 import json
+import os
 import threading
 import time
 from collections.abc import Callable
@@ -162,6 +163,13 @@ def test_two_workers_give_the_local_pools_counts(
     workers.start("a2")
     out = first.output()
     assert f"engine {engine.ENGINE_VERSION}" in out and "bench depth 6" in out and "Mnps" in out
+    # arbiter's own start line, one line, and no Celery banner or superuser paragraph
+    [banner] = [line for line in out.splitlines() if line.startswith("arbiter worker: ")]
+    assert (
+        banner.startswith(f"arbiter worker: node {first.node}, broker redis://") and "bench depth 6" in banner
+    )
+    assert ("running as root" in banner) == (os.geteuid() == 0)
+    assert "[tasks]" not in out and "-------------- " not in out and "superuser" not in out, out
 
     config = make_config()
     store = Store(store_urls("a"))
@@ -186,6 +194,8 @@ def test_two_workers_give_the_local_pools_counts(
     assert done.returncode == 0, done.stderr
     data = status_json(cli_store, 1)
     assert (data["pentanomial"], data["wdl"], data["counted_batches"]) == reference(config)
+    log = first.output()  # a batch's answer is not logged whole
+    assert "succeeded in" in log and ": answer stored" in log and '"pentanomial"' not in log
 
 
 @pytest.mark.parametrize("store_kind", ["sqlite"])
@@ -345,3 +355,22 @@ def test_a_wrong_password_is_named_as_such(redis_server: RedisDatabase) -> None:
     lines = done.stderr.strip().splitlines()
     assert len(lines) == 1 and "(authentication failed: " in lines[0], done.stderr
     assert "unreachable" not in lines[0] and "wrong-secret" not in lines[0]
+
+
+def test_a_revoked_batch_stops_playing(redis_server: RedisDatabase, workers: WorkerPool) -> None:
+    """A batch revoked while a worker plays it (a run that ended, a copy nobody waits for) stops
+    there: the worker takes the next batch at once instead of playing the revoked one to its end."""
+    endless = make_config(limits=engine.Limits(nodes=5_000_000), batch_pairs=8, max_games=None)
+    short = make_config(seed=12)
+    worker = workers.start("revoked")
+    with CeleryExecutor(redis_server.url, concurrency=1) as first:
+        first.submit(endless.batch_plan().payload(1, 0))
+        wait_until(lambda: started_tasks(redis_server, worker.node), 60, "the long batch to start")
+        first.cancel()  # revokes it, terminating its playing
+    started = time.monotonic()
+    with CeleryExecutor(redis_server.url, concurrency=1) as second:
+        second.submit(short.batch_plan().payload(2, 0))
+        outcomes = wait_until(lambda: list(second.completed(timeout=1.0)), 120, "the next batch's outcome")
+    assert outcomes[0].result is not None, outcomes[0].error
+    assert time.monotonic() - started < 60  # the long batch alone would take many minutes
+    assert "Terminating" in worker.output() or "terminated" in worker.output().lower()

@@ -231,3 +231,8 @@ def test_a_tournament_shows_the_same_figures_everywhere(store_url: str) -> None:
         assert re.search(rf"{re.escape(name)}\s+{re.escape(elo)}\s", status), status
         assert re.search(rf"{re.escape(name)}\s+{re.escape(elo)}\s", report)
         assert name in body
+    assert data["head_to_head"]  # the terminal shows the head-to-head table the page shows
+    for h in data["head_to_head"]:
+        names = rf"{re.escape(h['engine'][:20])}\s+{re.escape(h['opponent'][:20])}"
+        row = rf"{names}\s+{h['wins']}\s+{h['draws']}\s+{h['losses']}\s"
+        assert re.search(row, status) and re.search(row, report), status

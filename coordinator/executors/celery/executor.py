@@ -25,7 +25,7 @@ refuses does not end the watch: a batch sent again with :meth:`CeleryExecutor.re
 watching the attempts sent before (their stored values were deleted when read, so what appears
 there later is new, such as the worker's own result) beside a new one, and the first outcome that
 counts wins. Attempts revoked when an outcome was delivered stay watched too: a worker drops a
-revoked task it has not started, but finishes and stores one it is playing.
+revoked task it has not started, and stops one it is playing (revoked with ``terminate``).
 
 Duplicates. A batch may still be played twice (its first worker was only slow). This executor
 delivers one outcome per submission, and the scheduler validates every outcome and stores one
@@ -565,15 +565,17 @@ class CeleryExecutor(Executor):
     # releasing --------------------------------------------------------------------------------
 
     def _discard(self, attempts: list[_Attempt], revoke: bool = True) -> None:
-        """Stop watching ``attempts``: revoke them (workers drop them unstarted) and delete their
-        stored results; best effort, since results also expire on their own."""
+        """Stop watching ``attempts``: revoke them (workers drop them unstarted, and stop one they
+        are playing: its pool process is killed, its engines dying with it, so that a hanging
+        batch no longer holds a worker after nobody waits for it) and delete their stored results;
+        best effort, since results also expire on their own."""
         ids = [a.task_id for a in attempts if a.sent]
         if not ids:
             return
         backend = self.app.backend
         try:
             if revoke:
-                self.app.control.revoke(ids)
+                self.app.control.revoke(ids, terminate=True, signal="SIGKILL")
             if isinstance(backend, RedisBackend):
                 backend.client.delete(*[backend.get_key_for_task(task_id) for task_id in ids])
             else:
