@@ -15,7 +15,8 @@ by each run's secret key (never sent: no worker can tell which); and every batch
 suspicion, one whose results differ beyond chance from the results of the run the coordinator
 played itself (never from the other workers', who may lie alike), for as long as they do; its
 latest results delivered unchecked are then checked after all, and a run does not end while such
-checks are under way.
+checks are under way. In its spare time the coordinator's pool checks results delivered unchecked
+too, each worker's latest in turn.
 """
 
 from __future__ import annotations
@@ -150,6 +151,7 @@ class CheckingExecutor(Executor):
         self._suspects: dict[int, set[str]] = defaultdict(set)
         #: Each worker's latest results delivered unchecked, per run.
         self._recent: dict[tuple[int, str], deque[_Held]] = {}
+        self._idle_turn = 0
         #: Spot checks passed and failed (for reports and tests).
         self.checks_passed = 0
         self.checks_failed = 0
@@ -191,6 +193,7 @@ class CheckingExecutor(Executor):
         wait = 0 if checks else timeout
         for outcome in self.inner.completed(timeout=wait):
             yield from self._admit(outcome)
+        self._audit_while_idle()
 
     def cancel(self) -> None:
         """Drop everything in flight, held results and checks included."""
@@ -296,6 +299,26 @@ class CheckingExecutor(Executor):
             if audit.key not in self._held and audit.key not in self._audits:
                 self._audits[audit.key] = audit
                 self._replay(audit)
+
+    def _audit_while_idle(self) -> None:
+        """With nothing to replay, have this machine's pool check a result delivered unchecked,
+        each worker's latest in turn, of the runs with batches out: its spare time finds lies
+        beyond the checked share, and grows each run's trusted estimate."""
+        if self._replays or self.verifier.in_flight():
+            return
+        out = {run for run, _ in self._payloads}
+        turns = sorted(
+            (run, worker)
+            for (run, worker), recent in self._recent.items()
+            if recent and run in out and worker not in self._quarantined
+        )
+        if not turns:
+            return
+        self._idle_turn += 1
+        audit = self._recent[turns[self._idle_turn % len(turns)]].pop()
+        if audit.key not in self._held and audit.key not in self._audits:
+            self._audits[audit.key] = audit
+            self._replay(audit)
 
     def _must_check(self, payload: BatchPayload, worker: str) -> bool:
         """Whether ``worker``'s result for ``payload`` is checked before it counts (never one
