@@ -70,7 +70,9 @@ def one_run(server: RedisServer, folder: Path, seed: int, args: argparse.Namespa
     finally:
         pool.stop_all()
         database.release()
-    quarantined = {q.worker for q in store.quarantines(run_id)}
+    reasons = {q.worker: q.reason for q in store.quarantines(run_id)}
+    quarantined = set(reasons)
+    how = sorted({"audit" if "once it was suspect" in r else r.split(" of ")[0] for r in reasons.values()})
     lies = sum(line.endswith(" lie") for line in (folder / "played.txt").read_text().splitlines())
     honest_counts = counts(progress) == reference(config)
     caught = quarantined == {c.node for c in colluders}
@@ -79,7 +81,7 @@ def one_run(server: RedisServer, folder: Path, seed: int, args: argparse.Namespa
     line = (
         f"seed {seed}: {lies} lying batches, quarantined {sorted(q.split('@')[0] for q in quarantined)}, "
         f"counts {'honest' if honest_counts else 'WRONG'} {progress.pentanomial}, "
-        f"ended {tail:.1f} s after its last counted batch"
+        f"ended {tail:.1f} s after its last counted batch; caught by {', '.join(how) or 'nothing'}"
     )
     return ok, line
 
