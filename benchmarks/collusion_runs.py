@@ -2,8 +2,9 @@
 
 Each run (one seed) starts a fresh redis-server database, two colluding insiders with their own
 keys (``tests/e2e_tests/forging_worker.py``, mode ``collude``: sharing a file of the batches they
-played, each playing a check of the other's batch as the other did) and one honest worker, plays a
-Congo SPRT with the production spot-check rule (the fraction given, peers on), and compares the
+played, each playing a check of the other's batch as the other did, lying on a share of their own)
+and one honest worker, plays a Congo SPRT of the tests' candidate (a bigger pawn) at 300 nodes
+with the production spot-check rule (the fraction given, peers on), and compares the
 counts with an honest run of the same seed on the local pool. One line per run, then a summary;
 exit status 1 if any run let a colluder escape, blamed an honest worker, miscounted, or did not
 end within a minute of its last counted batch.
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import signal
 import sys
 import tempfile
 import time
@@ -38,7 +40,8 @@ def one_run(server: RedisServer, folder: Path, seed: int, args: argparse.Namespa
     """Play one seed; (all well, its line)."""
     database = RedisDatabase(server, seed % 4000 + 1)
     pool = WorkerPool(database.url, folder)
-    config = make_config(candidate={}, max_games=args.games, batch_pairs=4, seed=seed)
+    sides = {"candidate": {}} if args.against_itself else {}  # else the tests' bigger pawn
+    config = make_config(max_games=args.games, batch_pairs=4, seed=seed, **sides)
     store = Store(f"sqlite:///{folder / 'run.db'}")
     run_id = new_run(store, config)
     colluders = [
@@ -94,7 +97,9 @@ def main() -> int:
     parser.add_argument("--games", type=int, default=320)
     parser.add_argument("--fraction", type=float, default=0.02)
     parser.add_argument("--lie-share", type=float, default=0.5)
+    parser.add_argument("--against-itself", action="store_true", help="the engine against itself")
     args = parser.parse_args()
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))  # stop the servers and workers on the way
     executable = redis_server_path()
     if executable is None:
         print("collusion_runs: redis-server is not installed (scripts/ensure-redis.sh)", file=sys.stderr)
