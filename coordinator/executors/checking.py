@@ -348,8 +348,9 @@ class CheckingExecutor(Executor):
         held = _Held(outcome, worker, payload, result, timed=not checkable_by_replaying(payload))
         if not self._must_check(payload, worker):
             self._payloads.pop(key, None)
-            recent = self._recent.setdefault((payload.run_id, worker), deque(maxlen=AUDITED_RECENT))
-            recent.append(held)
+            if payload.verifiable:  # the others are never played again to be compared
+                recent = self._recent.setdefault((payload.run_id, worker), deque(maxlen=AUDITED_RECENT))
+                recent.append(held)
             return [outcome]
         self._held[key] = held
         held.peer = self._peer_for(held)
