@@ -62,10 +62,10 @@ Key = tuple[int, int]
 
 @dataclass
 class _Held:
-    """A result under check: held until it is proved (``audit``: delivered unchecked already,
-    checked after all because its worker became a suspect). A held one is checked by a trusted
-    ``peer`` first when there is one, else (or when the peer does not prove it: ``peer_games``,
-    its games then) by the coordinator's own pool."""
+    """A result under check: held until it is proved, or an audit (delivered unchecked already,
+    checked after all because its worker became a suspect, or in this machine's spare time). A
+    held one is checked by a trusted ``peer`` first when there is one, else (or when the peer
+    does not prove it: ``peer_games``, its games then) by the coordinator's own pool."""
 
     outcome: BatchOutcome
     worker: str
@@ -73,7 +73,8 @@ class _Held:
     result: BatchResult
     #: A timed batch: checked by repeating its moves with their budgets (moves compared).
     timed: bool = False
-    audit: bool = False
+    #: An audit of this machine's spare time: a run does not wait for it to end.
+    idle: bool = False
     peer: str | None = None
     peer_games: list[dict[str, Any]] | None = None
     failed_replays: int = 0
@@ -180,11 +181,13 @@ class CheckingExecutor(Executor):
 
     def in_flight(self) -> int:
         """Batches sent and not delivered, held ones and checks of delivered ones included."""
-        return self.inner.in_flight() + len(self._held) + len(self._audits)
+        audits = sum(not audit.idle for audit in self._audits.values())
+        return self.inner.in_flight() + len(self._held) + audits
 
     def unsettled(self, run_id: int) -> bool:
-        """True while delivered results of ``run_id`` are being checked after all."""
-        return any(run == run_id for run, _ in self._audits)
+        """True while delivered results of ``run_id`` are being checked after all because their
+        worker became a suspect (not those this machine checks in its spare time)."""
+        return any(run == run_id and not audit.idle for (run, _), audit in self._audits.items())
 
     def completed(self, timeout: float | None = None) -> Iterator[BatchOutcome]:
         """Outcomes of the workers that need no check, and held ones a check proved (or refused)."""
@@ -296,14 +299,17 @@ class CheckingExecutor(Executor):
     def _audit(self, run_id: int, worker: str) -> None:
         """Check after all the latest results ``worker`` delivered unchecked in ``run_id``."""
         for audit in self._recent.pop((run_id, worker), ()):
-            if audit.key not in self._held and audit.key not in self._audits:
+            if audit.key in self._audits:
+                self._audits[audit.key].idle = False  # checked in spare time already: now it matters
+            elif audit.key not in self._held:
                 self._audits[audit.key] = audit
                 self._replay(audit)
 
     def _audit_while_idle(self) -> None:
         """With nothing to replay, have this machine's pool check a result delivered unchecked,
         each worker's latest in turn, of the runs with batches out: its spare time finds lies
-        beyond the checked share, and grows each run's trusted estimate."""
+        beyond the checked share, and grows each run's trusted estimate (a run that has all it
+        needs does not wait for such a check)."""
         if self._replays or self.verifier.in_flight():
             return
         out = {run for run, _ in self._payloads}
@@ -316,6 +322,7 @@ class CheckingExecutor(Executor):
             return
         self._idle_turn += 1
         audit = self._recent[turns[self._idle_turn % len(turns)]].pop()
+        audit.idle = True
         if audit.key not in self._held and audit.key not in self._audits:
             self._audits[audit.key] = audit
             self._replay(audit)

@@ -176,24 +176,26 @@ def test_a_batch_the_pool_cannot_replay_is_refused_never_delivered_unproved() ->
     assert fleet.checking.in_flight() == 0
 
 
-def test_an_audit_and_a_held_result_of_one_batch_each_get_their_own_replay_and_the_run_settles() -> None:
-    """The run that never ended: a result delivered unchecked is being checked after all (its
-    worker became a suspect) when the same batch, played again, is held for a peer's check; the
-    pool's replay of the first must not be taken for the second's, or the first waits forever."""
+def test_an_audit_and_a_held_result_of_one_batch_each_get_their_own_replay() -> None:
+    """The run that never ended: a result delivered unchecked is being checked after all when the
+    same batch, played again, is held for a peer's check; the pool's replay of the first must not
+    be taken for the second's, or the first waits forever (and a run waits for such a check)."""
     fleet = Fleet({"a", "b", "c"}, fraction=0.0)
     for batch, worker in enumerate("abc"):
         fleet.prove(worker, batch)
     fleet.checking.submit(payload(9))  # a batch out: the run goes on
     assert fleet.answer(played(3, "a")) != []  # delivered unchecked
     assert fleet.pool.sent[-1] == ("play", RUN, 3)  # the idle pool checks it after all
-    assert fleet.checking.unsettled(RUN)
+    assert not fleet.checking.unsettled(RUN)  # a spare-time check: no run waits for it
     # Batch 3 comes back from c (as after a retry) and is chosen for a check by a trusted peer.
     fleet.checking.fraction = 1.0
     assert fleet.answer(played(3, "c")) == []
     assert len(fleet.peers.sent) == 1
-    assert fleet.replay(played(3, None)) == []  # the audit's replay: a proved, nothing delivered
-    assert not fleet.checking.unsettled(RUN)
+    passed = fleet.checking.checks_passed
+    assert fleet.replay(played(3, None)) == []  # the audit's replay: a's result proved, no more
+    assert fleet.checking.checks_passed == passed + 1
     [(_, _, _, peer)] = fleet.peers.sent
-    [delivered] = fleet.replay(played(3, peer), peer=True)
+    [delivered] = fleet.replay(played(3, peer), peer=True)  # the held one, proved by its peer
     assert delivered.worker == "c" and delivered.error is None
     assert fleet.checking.checks_failed == 0 and fleet.checking.quarantined == {}
+    assert fleet.checking.in_flight() == 1  # batch 9 alone
