@@ -93,6 +93,8 @@ def only_moves(games: list[dict[str, Any]]) -> list[dict[str, Any]]:
 class Verifier(Protocol):
     """This machine's pool, as checks use it: a payload played again, or a check's data run."""
 
+    slots: int
+
     def ship_programs(self, archives: Mapping[str, bytes]) -> None: ...
     def submit(self, payload: BatchPayload) -> None: ...
     def submit_job(self, run_id: int, batch_index: int, data: dict[str, Any]) -> None: ...
@@ -136,9 +138,12 @@ class CheckingExecutor(Executor):
         self._payloads: dict[Key, BatchPayload] = {}
         self._held: dict[Key, _Held] = {}
         self._audits: dict[Key, _Held] = {}
-        #: The own pool's replays, per batch: the first is being played, the others wait for it
-        #: (one at a time per batch, so that each replay is compared with the result it is for).
+        #: The own pool's replays, per batch: the first is sent or waits its turn, the others wait
+        #: for it (one at a time per batch, so that each replay is compared with the result it is
+        #: for); the batches whose first waits its turn (the pool is given as many as it keeps
+        #: busy, so that a result that no longer needs its replay can still be let go).
         self._replays: dict[Key, deque[_Held]] = {}
+        self._backlog: deque[Key] = deque()
         self._quarantined: dict[str, str] = {}
         self._keys: dict[int, bytes] = {}
         self._fallback_key = os.urandom(32)  # for runs that gave none: still nobody else's
@@ -207,6 +212,7 @@ class CheckingExecutor(Executor):
         self._held.clear()
         self._audits.clear()
         self._replays.clear()
+        self._backlog.clear()
         self._payloads.clear()
 
     def close(self) -> None:
@@ -383,7 +389,20 @@ class CheckingExecutor(Executor):
         queue = self._replays.setdefault(held.key, deque())
         queue.append(held)
         if len(queue) == 1:
-            self._send_replay(held)
+            self._backlog.append(held.key)
+            self._pump()
+
+    def _pump(self) -> None:
+        """Hand this machine's pool the replays whose turn has come, as many as it keeps busy."""
+        while self._backlog and self.verifier.in_flight() < self.verifier.slots:
+            key = self._backlog.popleft()
+            queue = self._replays.get(key)
+            while queue and not self._under_check(queue[0]):
+                queue.popleft()
+            if queue:
+                self._send_replay(queue[0])
+            else:
+                self._replays.pop(key, None)
 
     def _send_replay(self, held: _Held) -> None:
         """Submit the replay of ``held`` (a timed batch's moves, repeated with its budgets)."""
@@ -430,18 +449,17 @@ class CheckingExecutor(Executor):
                 queue.appendleft(held)
                 self._send_replay(held)
                 return []
-        while queue and not self._under_check(queue[0]):
-            queue.popleft()
         if queue:
-            self._send_replay(queue[0])
+            self._backlog.append(key)
         else:
             del self._replays[key]
+        delivered: list[BatchOutcome] = []
         if self._audits.get(key) is held:
-            self._audited(held, replay)
-            return []
-        if self._held.get(key) is held:
-            return self._judged(held, replay)
-        return []
+            delivered = self._audited(held, replay)
+        elif self._held.get(key) is held:
+            delivered = self._judged(held, replay)
+        self._pump()
+        return delivered
 
     def _peer_checked(self, check: BatchOutcome) -> list[BatchOutcome]:
         """A peer's play of a held batch: agreement of a peer the run still trusts proves it; an
@@ -513,9 +531,9 @@ class CheckingExecutor(Executor):
         self.quarantine(held.worker, f"timed check of {where} (each move searched with its budget): {why}")
         return self._release(held.key, self._refused(held.outcome, held.worker))
 
-    def _audited(self, audit: _Held, replay: BatchOutcome) -> None:
+    def _audited(self, audit: _Held, replay: BatchOutcome) -> list[BatchOutcome]:
         """This machine's play of a batch delivered unchecked: a difference quarantines its worker
-        (its runs then discard all it gave them and count again)."""
+        (its runs then discard all it gave them and count again); what proving it lets go."""
         run, index = audit.key
         del self._audits[audit.key]
         if replay.error is not None:
@@ -527,35 +545,62 @@ class CheckingExecutor(Executor):
                 audit.worker,
                 replay.error,
             )
-            return
+            return []
         claimed, truth = games_of(audit.outcome.result) or [], games_of(replay.result) or []
         if audit.timed:  # a timed batch repeated: its moves are what can be compared
             claimed, truth = only_moves(claimed), only_moves(truth)
         if claimed == truth:
             self.checks_passed += 1
-            self._prove(audit)
-            return
+            return self._prove(audit)
         self.checks_failed += 1
         what = "timed check" if audit.timed else "check"
         why = first_difference({"games": claimed}, {"games": truth})
         self.quarantine(audit.worker, f"{what} of batch {index} of run {run}, once it was suspect: {why}")
+        return []
 
     def _passed(self, held: _Held, own: bool) -> list[BatchOutcome]:
         """A check agreed (``own``: on this machine's pool): the result is delivered, and a result
         this machine proved proves its worker in the run and joins the run's trusted estimate."""
         self.checks_passed += 1
-        if own:
-            self._prove(held)
-        return self._release(held.key, held.outcome)
+        freed = self._prove(held) if own else []
+        return self._release(held.key, held.outcome) + freed
 
-    def _prove(self, held: _Held) -> None:
+    def _prove(self, held: _Held) -> list[BatchOutcome]:
         """``held``'s result was proved by this machine's pool: its worker is proved in the run,
-        and its counts join the run's trusted estimate (suspicion is reviewed against it)."""
-        run = held.payload.run_id
-        self._proven[run].add(held.worker)
+        and its counts join the run's trusted estimate (suspicion is reviewed against it). The
+        results of a worker just proved that wait for a replay only because it was not are let go,
+        as if they came now; those let go (the others are checked as any later batch)."""
+        run, worker = held.payload.run_id, held.worker
+        newly = worker not in self._proven[run]
+        self._proven[run].add(worker)
         pentanomial, _ = tally(held.result.games)
         self._reference[run] = [a + b for a, b in zip(self._reference[run], pentanomial, strict=True)]
         self._review(run)
+        return self._reconsider(run, worker) if newly else []
+
+    def _reconsider(self, run: int, worker: str) -> list[BatchOutcome]:
+        """The held results of ``worker`` in ``run`` whose replay has not started, taken again:
+        delivered unchecked, or sent to a trusted peer, unless they must still wait for the pool."""
+        freed: list[BatchOutcome] = []
+        waiting = set(self._backlog)
+        for key, held in list(self._held.items()):
+            queue = self._replays.get(key)
+            mine = held.worker == worker and key[0] == run
+            if not mine or key not in waiting or not queue or queue[0] is not held:
+                continue
+            if self._must_check(held.payload, worker):
+                held.peer = self._peer_for(held)
+                if held.peer is None or self.peers is None:
+                    continue
+                self.peers.submit_to(held.payload, held.peer)
+            else:
+                self._recent.setdefault((run, worker), deque(maxlen=AUDITED_RECENT)).append(held)
+                freed += self._release(key, held.outcome)
+            queue.popleft()
+            if not queue:
+                del self._replays[key]
+                self._backlog.remove(key)
+        return freed
 
     def _release(self, key: Key, outcome: BatchOutcome) -> list[BatchOutcome]:
         """Stop holding ``key``; deliver ``outcome`` in its place."""

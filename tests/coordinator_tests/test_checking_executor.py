@@ -199,3 +199,17 @@ def test_an_audit_and_a_held_result_of_one_batch_each_get_their_own_replay() -> 
     assert delivered.worker == "c" and delivered.error is None
     assert fleet.checking.checks_failed == 0 and fleet.checking.quarantined == {}
     assert fleet.checking.in_flight() == 1  # batch 9 alone
+
+
+def test_once_a_worker_is_proved_its_results_waiting_for_the_pool_are_let_go() -> None:
+    """All of a new worker's batches are held until the pool proves one; the others, still waiting
+    their turn at the pool, are then taken as if they came now (here: not chosen, delivered)."""
+    fleet = Fleet({"a"})
+    fleet.pool.slots = 1  # the pool takes one replay at a time
+    for batch in range(3):
+        assert fleet.answer(played(batch, "a")) == []
+    assert fleet.pool.sent == [("play", RUN, 0)]  # the others wait their turn
+    delivered = fleet.replay(played(0, None))
+    assert sorted(o.batch_index for o in delivered) == [0, 1, 2]
+    assert all(o.error is None and o.worker == "a" for o in delivered)
+    assert fleet.pool.sent == [("play", RUN, 0)] and fleet.checking.in_flight() == 0
