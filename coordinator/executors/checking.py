@@ -73,8 +73,6 @@ class _Held:
     result: BatchResult
     #: A timed batch: checked by repeating its moves with their budgets (moves compared).
     timed: bool = False
-    #: An audit of this machine's spare time: a run does not wait for it to end.
-    idle: bool = False
     peer: str | None = None
     peer_games: list[dict[str, Any]] | None = None
     failed_replays: int = 0
@@ -140,8 +138,8 @@ class CheckingExecutor(Executor):
         self._audits: dict[Key, _Held] = {}
         #: The own pool's replays, per batch: the first is sent or waits its turn, the others wait
         #: for it (one at a time per batch, so that each replay is compared with the result it is
-        #: for); the batches whose first waits its turn (the pool is given as many as it keeps
-        #: busy, so that a result that no longer needs its replay can still be let go).
+        #: for); and the batches whose first waits its turn (the pool is handed as many as it
+        #: keeps busy, in turn, and a check dropped meanwhile is never played).
         self._replays: dict[Key, deque[_Held]] = {}
         self._backlog: deque[Key] = deque()
         self._quarantined: dict[str, str] = {}
@@ -186,13 +184,12 @@ class CheckingExecutor(Executor):
 
     def in_flight(self) -> int:
         """Batches sent and not delivered, held ones and checks of delivered ones included."""
-        audits = sum(not audit.idle for audit in self._audits.values())
-        return self.inner.in_flight() + len(self._held) + audits
+        return self.inner.in_flight() + len(self._held) + len(self._audits)
 
     def unsettled(self, run_id: int) -> bool:
-        """True while delivered results of ``run_id`` are being checked after all because their
-        worker became a suspect (not those this machine checks in its spare time)."""
-        return any(run == run_id and not audit.idle for (run, _), audit in self._audits.items())
+        """True while delivered results of ``run_id`` are being checked after all (a lie found
+        would change what the run counted)."""
+        return any(run == run_id for run, _ in self._audits)
 
     def completed(self, timeout: float | None = None) -> Iterator[BatchOutcome]:
         """Outcomes of the workers that need no check, and held ones a check proved (or refused)."""
@@ -305,17 +302,14 @@ class CheckingExecutor(Executor):
     def _audit(self, run_id: int, worker: str) -> None:
         """Check after all the latest results ``worker`` delivered unchecked in ``run_id``."""
         for audit in self._recent.pop((run_id, worker), ()):
-            if audit.key in self._audits:
-                self._audits[audit.key].idle = False  # checked in spare time already: now it matters
-            elif audit.key not in self._held:
+            if audit.key not in self._held and audit.key not in self._audits:
                 self._audits[audit.key] = audit
                 self._replay(audit)
 
     def _audit_while_idle(self) -> None:
         """With nothing to replay, have this machine's pool check a result delivered unchecked,
         each worker's latest in turn, of the runs with batches out: its spare time finds lies
-        beyond the checked share, and grows each run's trusted estimate (a run that has all it
-        needs does not wait for such a check)."""
+        beyond the checked share, and grows each run's trusted estimate."""
         if self._replays or self.verifier.in_flight():
             return
         out = {run for run, _ in self._payloads}
@@ -328,7 +322,6 @@ class CheckingExecutor(Executor):
             return
         self._idle_turn += 1
         audit = self._recent[turns[self._idle_turn % len(turns)]].pop()
-        audit.idle = True
         if audit.key not in self._held and audit.key not in self._audits:
             self._audits[audit.key] = audit
             self._replay(audit)
@@ -455,7 +448,7 @@ class CheckingExecutor(Executor):
             del self._replays[key]
         delivered: list[BatchOutcome] = []
         if self._audits.get(key) is held:
-            delivered = self._audited(held, replay)
+            self._audited(held, replay)
         elif self._held.get(key) is held:
             delivered = self._judged(held, replay)
         self._pump()
@@ -531,9 +524,9 @@ class CheckingExecutor(Executor):
         self.quarantine(held.worker, f"timed check of {where} (each move searched with its budget): {why}")
         return self._release(held.key, self._refused(held.outcome, held.worker))
 
-    def _audited(self, audit: _Held, replay: BatchOutcome) -> list[BatchOutcome]:
+    def _audited(self, audit: _Held, replay: BatchOutcome) -> None:
         """This machine's play of a batch delivered unchecked: a difference quarantines its worker
-        (its runs then discard all it gave them and count again); what proving it lets go."""
+        (its runs then discard all it gave them and count again)."""
         run, index = audit.key
         del self._audits[audit.key]
         if replay.error is not None:
@@ -545,62 +538,35 @@ class CheckingExecutor(Executor):
                 audit.worker,
                 replay.error,
             )
-            return []
+            return
         claimed, truth = games_of(audit.outcome.result) or [], games_of(replay.result) or []
         if audit.timed:  # a timed batch repeated: its moves are what can be compared
             claimed, truth = only_moves(claimed), only_moves(truth)
         if claimed == truth:
             self.checks_passed += 1
-            return self._prove(audit)
+            self._prove(audit)
+            return
         self.checks_failed += 1
         what = "timed check" if audit.timed else "check"
         why = first_difference({"games": claimed}, {"games": truth})
         self.quarantine(audit.worker, f"{what} of batch {index} of run {run}, once it was suspect: {why}")
-        return []
 
     def _passed(self, held: _Held, own: bool) -> list[BatchOutcome]:
         """A check agreed (``own``: on this machine's pool): the result is delivered, and a result
         this machine proved proves its worker in the run and joins the run's trusted estimate."""
         self.checks_passed += 1
-        freed = self._prove(held) if own else []
-        return self._release(held.key, held.outcome) + freed
+        if own:
+            self._prove(held)
+        return self._release(held.key, held.outcome)
 
-    def _prove(self, held: _Held) -> list[BatchOutcome]:
+    def _prove(self, held: _Held) -> None:
         """``held``'s result was proved by this machine's pool: its worker is proved in the run,
-        and its counts join the run's trusted estimate (suspicion is reviewed against it). The
-        results of a worker just proved that wait for a replay only because it was not are let go,
-        as if they came now; those let go (the others are checked as any later batch)."""
-        run, worker = held.payload.run_id, held.worker
-        newly = worker not in self._proven[run]
-        self._proven[run].add(worker)
+        and its counts join the run's trusted estimate (suspicion is reviewed against it)."""
+        run = held.payload.run_id
+        self._proven[run].add(held.worker)
         pentanomial, _ = tally(held.result.games)
         self._reference[run] = [a + b for a, b in zip(self._reference[run], pentanomial, strict=True)]
         self._review(run)
-        return self._reconsider(run, worker) if newly else []
-
-    def _reconsider(self, run: int, worker: str) -> list[BatchOutcome]:
-        """The held results of ``worker`` in ``run`` whose replay has not started, taken again:
-        delivered unchecked, or sent to a trusted peer, unless they must still wait for the pool."""
-        freed: list[BatchOutcome] = []
-        waiting = set(self._backlog)
-        for key, held in list(self._held.items()):
-            queue = self._replays.get(key)
-            mine = held.worker == worker and key[0] == run
-            if not mine or key not in waiting or not queue or queue[0] is not held:
-                continue
-            if self._must_check(held.payload, worker):
-                held.peer = self._peer_for(held)
-                if held.peer is None or self.peers is None:
-                    continue
-                self.peers.submit_to(held.payload, held.peer)
-            else:
-                self._recent.setdefault((run, worker), deque(maxlen=AUDITED_RECENT)).append(held)
-                freed += self._release(key, held.outcome)
-            queue.popleft()
-            if not queue:
-                del self._replays[key]
-                self._backlog.remove(key)
-        return freed
 
     def _release(self, key: Key, outcome: BatchOutcome) -> list[BatchOutcome]:
         """Stop holding ``key``; deliver ``outcome`` in its place."""

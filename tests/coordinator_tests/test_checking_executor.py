@@ -179,21 +179,21 @@ def test_a_batch_the_pool_cannot_replay_is_refused_never_delivered_unproved() ->
 def test_an_audit_and_a_held_result_of_one_batch_each_get_their_own_replay() -> None:
     """The run that never ended: a result delivered unchecked is being checked after all when the
     same batch, played again, is held for a peer's check; the pool's replay of the first must not
-    be taken for the second's, or the first waits forever (and a run waits for such a check)."""
+    be taken for the second's, or the first waits forever, and so does the run."""
     fleet = Fleet({"a", "b", "c"}, fraction=0.0)
     for batch, worker in enumerate("abc"):
         fleet.prove(worker, batch)
     fleet.checking.submit(payload(9))  # a batch out: the run goes on
     assert fleet.answer(played(3, "a")) != []  # delivered unchecked
     assert fleet.pool.sent[-1] == ("play", RUN, 3)  # the idle pool checks it after all
-    assert not fleet.checking.unsettled(RUN)  # a spare-time check: no run waits for it
+    assert fleet.checking.unsettled(RUN)  # a lie it finds would change the counts: the run waits
     # Batch 3 comes back from c (as after a retry) and is chosen for a check by a trusted peer.
     fleet.checking.fraction = 1.0
     assert fleet.answer(played(3, "c")) == []
     assert len(fleet.peers.sent) == 1
     passed = fleet.checking.checks_passed
     assert fleet.replay(played(3, None)) == []  # the audit's replay: a's result proved, no more
-    assert fleet.checking.checks_passed == passed + 1
+    assert fleet.checking.checks_passed == passed + 1 and not fleet.checking.unsettled(RUN)
     [(_, _, _, peer)] = fleet.peers.sent
     [delivered] = fleet.replay(played(3, peer), peer=True)  # the held one, proved by its peer
     assert delivered.worker == "c" and delivered.error is None
@@ -201,15 +201,18 @@ def test_an_audit_and_a_held_result_of_one_batch_each_get_their_own_replay() -> 
     assert fleet.checking.in_flight() == 1  # batch 9 alone
 
 
-def test_once_a_worker_is_proved_its_results_waiting_for_the_pool_are_let_go() -> None:
-    """All of a new worker's batches are held until the pool proves one; the others, still waiting
-    their turn at the pool, are then taken as if they came now (here: not chosen, delivered)."""
-    fleet = Fleet({"a"})
-    fleet.pool.slots = 1  # the pool takes one replay at a time
-    for batch in range(3):
-        assert fleet.answer(played(batch, "a")) == []
-    assert fleet.pool.sent == [("play", RUN, 0)]  # the others wait their turn
-    delivered = fleet.replay(played(0, None))
-    assert sorted(o.batch_index for o in delivered) == [0, 1, 2]
-    assert all(o.error is None and o.worker == "a" for o in delivered)
-    assert fleet.pool.sent == [("play", RUN, 0)] and fleet.checking.in_flight() == 0
+def test_every_result_of_a_new_worker_waits_for_the_pool_which_gets_them_in_turn() -> None:
+    """Until the pool proves one of its batches, a worker's results are all held for the pool (a
+    partner's vouching is no proof): handed over as the pool takes them, one at a time here."""
+    fleet = Fleet({"a", "b"}, fraction=0.0)
+    fleet.prove("b", 0)
+    fleet.pool.slots = 1
+    for batch in range(1, 4):
+        assert fleet.answer(played(batch, "a", lie=batch == 3)) == []
+    assert fleet.pool.sent[-1] == ("play", RUN, 1) and fleet.peers.sent == []
+    [first] = fleet.replay(played(1, None))
+    assert first.batch_index == 1 and fleet.pool.sent[-1] == ("play", RUN, 2)
+    [second] = fleet.replay(played(2, None))
+    assert second.batch_index == 2 and fleet.pool.sent[-1] == ("play", RUN, 3)
+    [refused] = fleet.replay(played(3, None))  # its lie, caught
+    assert refused.error is not None and "a" in fleet.checking.quarantined
