@@ -21,6 +21,10 @@ engine, a forged result). This module follows fishtest step by step, with the st
 5. Thresholds ``z_95`` / ``z_99``: the normal quantiles of ``1 - 0.05/rows`` and ``1 - 0.01/rows``.
    fishtest colours a residual below ``z_95`` green, below ``z_99`` yellow and beyond it red; here a
    worker is *flagged* at red.
+
+The spot checks ask another question (:func:`outliers_against`): whether a worker's results differ
+from a reference known to be true (the results the coordinator played again itself), since the
+other workers, against whom fishtest measures, may lie alike.
 """
 
 from __future__ import annotations
@@ -189,7 +193,7 @@ def worker_residuals(per_worker: Mapping[str, Sequence[float]]) -> list[WorkerRe
     return worker_chi2(per_worker).residuals
 
 
-#: A worker's pair scores are compared with the others' from this many pairs on.
+#: A worker's pair scores are compared with a reference from this many pairs on.
 MIN_SCORE_PAIRS = 4
 #: The smallest variance of a pair score taken (a worker whose pairs all scored alike).
 _MIN_PAIR_VARIANCE = 0.01
