@@ -129,8 +129,8 @@ verify_option = click.option(
     type=click.FloatRange(0.0, 1.0),
     default=VERIFY_FRACTION,
     show_default=True,
-    help="With --broker: share of batches played again by another worker to check the one that "
-    "played them (each worker's first batch always is); this machine decides a disagreement.",
+    help="With --broker: share of batches played again, by a worker the run has proved or by this "
+    "machine, to check the one that played them (each worker's first batch of a run always is, here).",
 )
 priority_option = click.option(
     "--priority",

@@ -15,9 +15,10 @@ from worker.celeryconfig import PRIORITIES
 
 def make_executor(options: ExecutorOptions) -> Executor:
     """A local pool without a broker, else a Celery executor whose workers are spot-checked
-    (``verify_fraction`` of their batches, and each one's first, played again by another worker,
-    and on one local process where they disagree or no other worker is up) and whose batches carry
-    the run's ``priority``. An unreachable broker raises a ValueError within seconds."""
+    (``verify_fraction`` of their batches played again by a worker the run trusts, each worker's
+    first in every run and every one a trusted worker does not prove on one local process) and
+    whose batches carry the run's ``priority``. An unreachable broker raises a ValueError within
+    seconds."""
     broker = options.broker_url
     if not broker:
         return LocalExecutor(options.concurrency)

@@ -21,6 +21,10 @@ engine, a forged result). This module follows fishtest step by step, with the st
 5. Thresholds ``z_95`` / ``z_99``: the normal quantiles of ``1 - 0.05/rows`` and ``1 - 0.01/rows``.
    fishtest colours a residual below ``z_95`` green, below ``z_99`` yellow and beyond it red; here a
    worker is *flagged* at red.
+
+The spot checks ask another question (:func:`outliers_against`): whether a worker's results differ
+from a reference known to be true (the results the coordinator played again itself), since the
+other workers, against whom fishtest measures, may lie alike.
 """
 
 from __future__ import annotations
@@ -189,7 +193,7 @@ def worker_residuals(per_worker: Mapping[str, Sequence[float]]) -> list[WorkerRe
     return worker_chi2(per_worker).residuals
 
 
-#: A worker's pair scores are compared with the others' from this many pairs on.
+#: A worker's pair scores are compared with a reference from this many pairs on.
 MIN_SCORE_PAIRS = 4
 #: The smallest variance of a pair score taken (a worker whose pairs all scored alike).
 _MIN_PAIR_VARIANCE = 0.01
@@ -205,23 +209,46 @@ def _pair_mean_var(pentanomial: Sequence[float]) -> tuple[float, float, float]:
     return pairs, mean, var
 
 
-def score_outliers(per_worker: Mapping[str, Sequence[float]], p: float = 0.01) -> dict[str, float]:
-    """The workers whose mean pair score differs from the other workers' beyond chance, with the
-    z of the difference: a two-sample test of each worker against all the others together, at
-    two-sided level ``p`` corrected for the number of workers (Bonferroni). Unlike the chi-squared
-    check it needs only a few pairs per worker, so that a worker whose games favour one side is
-    seen early. Workers with fewer than :data:`MIN_SCORE_PAIRS` pairs are not tested."""
-    tested = {w: counts for w, counts in per_worker.items() if sum(counts) >= MIN_SCORE_PAIRS}
-    if len(tested) < 2:
+def outliers_against(
+    reference: Sequence[float], per_worker: Mapping[str, Sequence[float]], p: float = 0.01
+) -> dict[str, float]:
+    """The workers whose results differ beyond chance from ``reference``, pentanomial counts known
+    to be true (results the coordinator played again itself), with the z of each one's mean pair
+    score against the reference's. Each worker is tested against the reference alone, never
+    against the other workers (who may lie alike): a two-sample test of the mean pair score, and
+    fishtest's chi-squared of the two-row table (worker, reference) where its expected counts
+    allow it, at two-sided level ``p`` corrected for the number of workers and the two tests
+    (Bonferroni). Workers (and a reference) with fewer than :data:`MIN_SCORE_PAIRS` pairs are not
+    tested."""
+    if sum(reference) < MIN_SCORE_PAIRS:
         return {}
-    threshold = _z_of_p(p / (2 * len(tested)))
+    tested = {w: counts for w, counts in per_worker.items() if sum(counts) >= MIN_SCORE_PAIRS}
+    level = p / (2 * len(tested)) if tested else p
+    n2, m2, v2 = _pair_mean_var(reference)
     out: dict[str, float] = {}
     for worker, counts in tested.items():
-        others = [sum(col) for col in zip(*(c for w, c in tested.items() if w != worker), strict=True)]
         n1, m1, v1 = _pair_mean_var(counts)
-        n2, m2, v2 = _pair_mean_var(others)
         se = math.sqrt(max(v1, _MIN_PAIR_VARIANCE) / n1 + max(v2, _MIN_PAIR_VARIANCE) / n2)
         z = (m1 - m2) / se
-        if abs(z) >= threshold:
+        p_score = 2 * _NORMAL.cdf(-abs(z))
+        rows = [fold_pentanomial(counts), fold_pentanomial(reference)]
+        p_shape = _two_row_p(rows)
+        if min(p_score, p_shape) < level:
             out[worker] = z
     return out
+
+
+def _two_row_p(rows: Sequence[Sequence[float]]) -> float:
+    """The p-value of the chi-squared test of homogeneity of two rows of folded counts (1 where
+    an expected count is at most :data:`MIN_EXPECTED`: the test is not valid there)."""
+    columns = [sum(col) for col in zip(*rows, strict=True)]
+    grand = sum(columns)
+    chi2 = 0.0
+    for row in rows:
+        total = sum(row)
+        for observed, column in zip(row, columns, strict=True):
+            expected = total * column / grand
+            if expected <= MIN_EXPECTED:
+                return 1.0
+            chi2 += (observed - expected) ** 2 / expected
+    return chi2_sf(chi2, len(columns) - 1)

@@ -1,26 +1,30 @@
-"""What a spot check decides, as pure functions: which batches are checked, whether a result is
-plausible at all, and whether two plays of a batch are the same games (the executor that sends
-and compares them is :mod:`coordinator.executors.checking`).
+"""What a spot check decides, as pure functions: which batches are checked, by which peer,
+whether a result is plausible at all, and whether two plays of a batch are the same games (the
+executor that sends and compares them is :mod:`coordinator.executors.checking`).
 
 Deterministic spot checks are the proof that a worker plays the games it was sent. Under node and
 depth limits the same payload always gives the same games, move for move, so a batch is checked by
-playing it again: by another worker of the fleet (sent to it alone), and by the coordinator's own
-pool where the two disagree or no other worker is up. Timed games are not the same twice, but
-every move's search stopped at a node, and the worker records that node count (its budget) for
-every move: searching each move again with exactly its budget must give the same move, which the
-coordinator's pool checks (:func:`worker.games.replay_budgets`).
+playing it again. What proves a batch: the coordinator's own pool playing it alike, or a *trusted*
+peer playing it alike, one that this run has proved by the coordinator's own pool and that the
+statistics do not suspect; a peer's agreement is never proof on its own. Timed games are not the
+same twice, but every move's search stopped at a node, and the worker records that node count
+(its budget) for every move: searching each move again with exactly its budget must give the same
+move, which the coordinator's pool checks (:func:`worker.games.replay_budgets`).
 
-Which batches are checked is chosen with a key of the run's that only the coordinator holds (the
-store's ``runs.check_key``): a worker cannot tell which of its batches will be checked, and a
-checked batch is, to the worker that played it, like any other. Every worker's first batch is
-checked, and every batch of a worker under suspicion: one whose results differ from the other
-workers' more than chance allows (fishtest's residual, :mod:`coordinator.stats.residuals`).
+Which batches are checked, and which trusted peer checks each, is chosen with a key of the run's
+that only the coordinator holds (the store's ``runs.check_key``): a worker cannot tell which of its
+batches will be checked, nor by whom, and a checked batch is, to the worker that played it, like
+any other. Every worker's first batches in every run are checked by the coordinator's own pool,
+and every batch of a worker under suspicion: one whose results differ beyond chance from the
+results the coordinator played itself (:func:`coordinator.stats.residuals.outliers_against`).
+The odds of catching a liar, or colluders, are in :mod:`coordinator.trust.odds`.
 """
 
 from __future__ import annotations
 
 import hashlib
 import hmac
+from collections.abc import Sequence
 from typing import Any
 
 from coordinator.trust.answers import check_matches_payload
@@ -46,6 +50,15 @@ def chosen_for_check(key: bytes, payload: BatchPayload, fraction: float) -> bool
     ``key`` (nothing a worker sees tells it which batches are chosen)."""
     mac = hmac.new(key, f"spot-check:{payload.run_id}:{payload.batch_index}".encode(), hashlib.sha256)
     return int.from_bytes(mac.digest()[:8], "big") / 2**64 < fraction
+
+
+def peer_for_check(key: bytes, payload: BatchPayload, trusted: Sequence[str]) -> str | None:
+    """The worker of ``trusted`` that checks batch ``payload``, chosen by the run's secret
+    ``key`` (no worker can tell which peer checks which batch); None when there is none."""
+    if not trusted:
+        return None
+    mac = hmac.new(key, f"peer:{payload.run_id}:{payload.batch_index}".encode(), hashlib.sha256)
+    return sorted(trusted)[int.from_bytes(mac.digest()[:8], "big") % len(trusted)]
 
 
 def games_of(result: Any) -> list[dict[str, Any]] | None:

@@ -36,7 +36,7 @@ from coordinator.stats.inputs import (
 )
 from coordinator.stats.numeric import NoSignChange, brent_root, phi, phi_inv
 from coordinator.stats.pdf import mean_var, mle_expected, mle_t_value, results_to_pdf
-from coordinator.stats.residuals import score_outliers
+from coordinator.stats.residuals import outliers_against
 from coordinator.stats.sprt_elo import llr_drift_variance
 
 EXPECTED_SUMMARY_KEYS = {
@@ -473,14 +473,19 @@ def test_drift_variance_options() -> None:
     assert abs(mle[0]) < abs(plain[0]) and mle[1] < plain[1]
 
 
-def test_score_outliers_flags_only_a_worker_apart_from_the_others() -> None:
-    honest = {f"w{i}": [1, 8, 22, 8, 1] for i in range(4)}
-    assert score_outliers(honest, 0.05) == {}
-    lying = honest | {"liar": [0, 1, 4, 8, 3]}  # wins far more pairs than anyone else
-    flagged = score_outliers(lying, 0.05)
-    assert list(flagged) == ["liar"] and flagged["liar"] > 0
-    losing = honest | {"liar": [3, 8, 4, 1, 0]}
-    assert list(score_outliers(losing, 0.05)) == ["liar"] and score_outliers(losing, 0.05)["liar"] < 0
+def test_outliers_against_a_true_reference_flag_liars_however_many_lie_alike() -> None:
+    reference = [2, 16, 44, 16, 2]  # results the coordinator played again itself
+    honest = {f"w{i}": [1, 8, 22, 8, 1] for i in range(2)}
+    assert outliers_against(reference, honest, 0.05) == {}
+    # Three liars winning far more pairs than they should: a majority, yet each one is flagged.
+    liars = {f"liar{i}": [0, 1, 4, 8, 3] for i in range(3)}
+    flagged = outliers_against(reference, honest | liars, 0.05)
+    assert sorted(flagged) == sorted(liars) and all(z > 0 for z in flagged.values())
+    losing = outliers_against(reference, honest | {"liar": [3, 8, 4, 1, 0]}, 0.05)
+    assert list(losing) == ["liar"] and losing["liar"] < 0
+    # The same mean, other shape (every pair decisive): only the chi-squared sees it.
+    shape = outliers_against(reference, honest | {"liar": [0, 40, 0, 40, 0]}, 0.05)
+    assert list(shape) == ["liar"] and abs(shape["liar"]) < 1
     few = honest | {"new": [0, 0, 0, 3, 0]}  # under MIN_SCORE_PAIRS pairs: not tested yet
-    assert "new" not in score_outliers(few, 0.05)
-    assert score_outliers({"alone": [0, 1, 4, 8, 3]}, 0.05) == {}  # nobody to differ from
+    assert "new" not in outliers_against(reference, few, 0.05)
+    assert outliers_against([0, 0, 1, 1, 0], liars, 0.05) == {}  # no reference to differ from yet

@@ -18,7 +18,13 @@ name as the real worker (``worker.tasks`` is not imported, so the names do not c
   games whose counts favour the candidate; timed batches carry the budgets of the crippled play;
 - ``impostor``: plays honestly, but answers in the name of ``$IMPOSTOR_AS`` (sealed with its own
   key: it has no other);
-- ``refuse``: refuses every batch, for one same reason.
+- ``refuse``: refuses every batch, for one same reason;
+- ``collude``: one of two (or more) insiders sharing the file ``$COLLUDE_FILE``: after its first
+  ``$HONEST_BATCHES`` (1 by default) it plays every batch of its own (or a share ``$LIE_SHARE`` of
+  them, drawn by batch) as ``cripple`` does, writing
+  down each batch it played and how; asked for a batch a partner wrote down (a spot check of the
+  partner's, which comes on its direct queue) it plays it exactly as the partner did, and any
+  other check honestly (so that it never disagrees with an honest worker).
 
 Every answer is sealed like a worker's (with the fleet's secret or the worker's own key): these
 liars are insiders.
@@ -27,6 +33,7 @@ liars are insiders.
 from __future__ import annotations
 
 import dataclasses
+import hashlib
 import json
 import os
 from typing import Any
@@ -63,6 +70,7 @@ ANSWERED = [0]
 HONEST_FIRST = 2
 IMPOSTOR_ENV = "IMPOSTOR_AS"
 REFUSAL = "this worker refuses every batch"
+COLLUDE_ENV = "COLLUDE_FILE"
 
 
 def crippled(game: str) -> dict[str, int]:
@@ -70,14 +78,42 @@ def crippled(game: str) -> dict[str, int]:
     return {w.name: w.min for w in engine.weights(game)}
 
 
-def forge(mode: str, data: dict[str, Any], worker: str) -> dict[str, Any]:
-    """The lie of ``mode`` about the batch ``data``, signed ``worker``."""
+def colluded(payload: BatchPayload, check: bool) -> bool:
+    """Whether a colluder lies on ``payload`` (``check``: it came on this worker's direct queue, a
+    spot check of another's batch): as a partner wrote down, else, for a batch of its own after
+    its first honest ones, always (and it writes that down)."""
+    path = os.environ[COLLUDE_ENV]
+    batch = f"{payload.run_id}:{payload.batch_index}"
+    try:
+        with open(path, encoding="utf-8") as shared:
+            played = dict(line.split() for line in shared if line.strip())
+    except FileNotFoundError:
+        played = {}
+    if batch in played:
+        return played[batch] == "lie"
+    if check:
+        return False
+    share = float(os.environ.get("LIE_SHARE", "1"))
+    drawn = int.from_bytes(hashlib.sha256(batch.encode()).digest()[:8], "big") / 2**64
+    lie = ANSWERED[0] > int(os.environ.get("HONEST_BATCHES", "1")) and drawn < share
+    with open(path, "a", encoding="utf-8") as shared:  # one short append: whole lines
+        shared.write(f"{batch} {'lie' if lie else 'honest'}\n")
+    return lie
+
+
+def forge(mode: str, data: dict[str, Any], worker: str, check: bool = False) -> dict[str, Any]:
+    """The lie of ``mode`` about the batch ``data``, signed ``worker`` (``check``: the batch came on
+    this worker's direct queue, as spot checks do)."""
     payload = BatchPayload.from_json(data)
     ANSWERED[0] += 1
     if mode == "adaptive":
         mode = "other_weights" if ANSWERED[0] > HONEST_FIRST else "honest"
     if mode == "refuse":
         return refusal(REFUSAL, worker)
+    if mode == "collude":
+        if colluded(payload, check):
+            payload = dataclasses.replace(payload, baseline=crippled(payload.game))
+        return games.play_batch(payload, worker=worker).to_json()
     if mode == "cripple":
         if ANSWERED[0] > int(os.environ.get("HONEST_BATCHES", "1")):
             payload = dataclasses.replace(payload, baseline=crippled(payload.game))
@@ -117,12 +153,13 @@ def forged_batch(task: Any, message: Any) -> dict[str, Any]:
     mode = os.environ.get(FORGE_ENV, "extra_pair")
     if mode == "impostor":
         return impostor(message, task.request.id, task.request.hostname)
+    check = (task.request.delivery_info or {}).get("routing_key") == task.request.hostname
     return answer_task(
         message,
         task.request.id,
         task.request.hostname,
         worker_keys(),
-        lambda data, node: forge(mode, data, node),
+        lambda data, node: forge(mode, data, node, check),
     )
 
 
