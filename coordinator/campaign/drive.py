@@ -25,7 +25,7 @@ from coordinator.console.progress import ProgressPrinter
 from coordinator.console.signals import graceful_stop
 from coordinator.files import write_atomically
 from coordinator.registry import kind_of
-from coordinator.runs import Decision, RunKind, RunState
+from coordinator.runs import Decision, RunKind, RunState, decision_label
 
 if TYPE_CHECKING:
     from coordinator.executors.base import Executor
@@ -137,9 +137,11 @@ class CampaignDriver:
         self.store.update_run(self.run.id, state=RunState.FINISHED, finished=True)
 
 
-def drive(store: Store, run: Run, config: CampaignConfig, executor: Executor, out: str | None) -> None:
+def drive(
+    store: Store, run: Run, config: CampaignConfig, executor: Executor, out: str | None, report: bool = True
+) -> None:
     """Play ``run`` to its end with live progress; then write the final values (a weights file
-    and an option file) and the HTML report, and print the chain."""
+    and an option file) and (with ``report``) the HTML report, and print the chain."""
     from coordinator.sprt.runner import RunFailed
     from coordinator.tuning.drive import champion_text, write_report
 
@@ -167,7 +169,7 @@ def drive(store: Store, run: Run, config: CampaignConfig, executor: Executor, ou
     took = "" if shown_only else f" in {time.monotonic() - started:.0f} s"
     show(f"campaign {run.id} ({config.game}): {len(chain.rounds)} round(s), {chain.games} games{took}")
     show(chain_table(chain))
-    page = write_report(store, store.get_run(run.id) or run)
+    page = write_report(store, store.get_run(run.id) or run) if report else None
     show(
         f"{chain.ending}; final values written to {weights} and {options}"
         + (f"; report: {page}" if page else "")
@@ -191,7 +193,7 @@ def chain_table(chain: Chain) -> str:
         lines.append(f"{r.number + 1:>5}  {r.tune_run_id:>10}  {r.tune_games:>7}  {changed:>7}  {r.verdict}")
         for v in r.verifications:
             elo = "-" if v.elo is None else f"{v.elo:+.1f} +- {v.elo95:.1f}"
-            decision = v.decision or v.state
+            decision = decision_label(v.decision) if v.decision else v.state
             lines.append(f"{'':>5}  verify {v.setting} (run {v.run_id}): {v.games} games, {elo}, {decision}")
     if not chain.rounds:
         lines.append(f"{'':>5}  no round yet")

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from coordinator.campaign.chain import read_chain
 from coordinator.campaign.config import CampaignConfig, limits_text
+from coordinator.runs import decision_label
 
 if TYPE_CHECKING:
     from coordinator.reports.html import ReportPage
@@ -102,7 +103,7 @@ def campaign_html(data: dict[str, Any]) -> ReportPage:
             )
         )
         verifications = "; ".join(
-            f"{v['setting']}: {v['decision'] or v['state']}"
+            f"{v['setting']}: {decision_label(v['decision']) if v['decision'] else v['state']}"
             + ("" if v["elo"] is None else f" ({v['elo']:+.1f} ± {v['elo95']:.1f} Elo, {v['games']} games)")
             for v in r["verifications"]
         )

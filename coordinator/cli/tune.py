@@ -409,7 +409,7 @@ def tune(
         from coordinator.campaign.drive import drive as drive_campaign
 
         found = create_or_resume(store, RunKind.CAMPAIGN, campaign, finished_too=True)
-        drive_campaign(store, found, found.settings_as(CampaignConfig), executor, output)
+        drive_campaign(store, found, found.settings_as(CampaignConfig), executor, output, report)
         return
     # The same command again continues the run, or only reports it when its budget is used.
     run = create_or_resume(store, RunKind.TUNE, config, finished_too=True)
