@@ -1,8 +1,9 @@
 """``arbiter tune --rounds`` end to end with the real engine: a tiny campaign of two rounds on
 Congress from every piece worth 100 (``examples/congress-flat.json``: SPSA finds a better set at
 once), its chain in ``arbiter status`` and ``arbiter report``, the final values as a weights file
-and an option file; and kill -9 during the second round, then ``arbiter resume``: the first round
-is not played again and the campaign ends as the uninterrupted one did."""
+and an option file; kill -9 during the second round, then ``arbiter resume``: the first round is
+not played again and the campaign ends as the uninterrupted one did; and the same campaign over two
+real Celery workers and a real redis-server ends with the same chain."""
 
 from __future__ import annotations
 
@@ -18,7 +19,7 @@ from typing import Any
 
 import cli_fork
 import pytest
-from celery_testkit import wait_until
+from celery_testkit import RedisDatabase, WorkerPool, wait_until
 from sprt_testkit import status_json
 
 import engine
@@ -34,8 +35,10 @@ TINY = (
     *("tune", GAME, "--start", str(FLAT), "--nodes", "50"),
     *("--batch-pairs", "2", "--rounds", "2", "--max-games", "1200", "--accept-max-games", "100"),
     *("--verify-max-games", "100", "--verify-nodes", "100,200", "--accept-elo1", "50"),
-    *("--seed", "5", "--concurrency", "2"),
+    *("--seed", "5"),
 )
+#: On a local pool of two processes.
+LOCAL = (*TINY, "--concurrency", "2")
 
 
 def environment() -> dict[str, str]:
@@ -63,7 +66,7 @@ def chain_of(db: Path, run_id: int = 1) -> dict[str, Any]:
 def reference(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, subprocess.CompletedProcess[str]]:
     """The tiny campaign, played once without interruption."""
     where = tmp_path_factory.mktemp("campaign")
-    done = arbiter(*TINY, "--store", f"sqlite:///{where / 's.db'}", cwd=where)
+    done = arbiter(*LOCAL, "--store", f"sqlite:///{where / 's.db'}", cwd=where)
     return where, done
 
 
@@ -111,7 +114,7 @@ def test_kill_9_in_round_2_then_resume_ends_as_if_never_killed(
     assert done.returncode == 0, done.stderr
     db = tmp_path / "s.db"
     process = subprocess.Popen(
-        [sys.executable, "-m", "coordinator.cli", *TINY, "--store", f"sqlite:///{db}"],
+        [sys.executable, "-m", "coordinator.cli", *LOCAL, "--store", f"sqlite:///{db}"],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         cwd=tmp_path,
@@ -145,3 +148,21 @@ def test_kill_9_in_round_2_then_resume_ends_as_if_never_killed(
     assert final["chain"]["rounds"][0] == first
     assert chain_of(db) == chain_of(where / "s.db")
     assert json.loads((tmp_path / "1-campaign.json").read_text()) == final["chain"]["best"]
+
+
+def test_the_campaign_over_two_celery_workers_chains_as_on_the_local_pool(
+    redis_server: RedisDatabase,
+    workers: WorkerPool,
+    tmp_path: Path,
+    reference: tuple[Path, subprocess.CompletedProcess[str]],
+) -> None:
+    where, done = reference
+    assert done.returncode == 0, done.stderr
+    workers.start("campaign1")
+    workers.start("campaign2")
+    db = tmp_path / "s.db"
+    over = arbiter(*TINY, "--broker", redis_server.url, "--store", f"sqlite:///{db}", cwd=tmp_path)
+    assert over.returncode == 0, over.stderr
+    assert "Traceback" not in over.stderr
+    assert chain_of(db) == chain_of(where / "s.db")
+    assert (tmp_path / "1-campaign.toml").is_file()
