@@ -107,6 +107,7 @@ class CampaignConfig:
             openings=tuning,
             max_games=self.tune_games,
             acceptance_in_budget=True,
+            start_source=self.tune.start_source if round_number == 0 else f"round {round_number}'s champion",
         )
 
     def verify_config(
@@ -115,7 +116,8 @@ class CampaignConfig:
         """Verification SPRT ``stage`` of round ``round_number``: its champion against its start
         at the stage's setting, on a seed of its own and the verification half of the book."""
         _, verifying = split_book(self.tune.openings, self.tune.seed)
-        labels = (f"{tag} round {round_number} champion", f"{tag} round {round_number} start")
+        shown = round_number + 1
+        labels = (f"{tag} round {shown} champion", f"{tag} round {shown} start")
         return replace(self.tune, openings=verifying).match_config(
             derive_seed(self.tune.seed, "campaign verify", round_number, stage),
             champion,
@@ -149,5 +151,6 @@ class CampaignConfig:
         )
 
     def fingerprint(self) -> str:
-        """Equal for campaigns that would play the same games."""
-        return fingerprint(self.to_json())
+        """Equal for campaigns that would play the same games (their tuning's by its own
+        fingerprint, which leaves out what probing a program found)."""
+        return fingerprint(self.to_json() | {"tune": self.tune.fingerprint()})

@@ -164,8 +164,9 @@ def drive(
         sys.exit(1)
     chain = read_chain(store, run.id, config)
     weights, options = output_paths(run.id, out)
-    write_atomically(weights, champion_text(chain.best, weights))
-    write_atomically(options, champion_text(chain.best, options))
+    what = f"campaign {run.id}'s final values"
+    write_atomically(weights, champion_text(chain.best, weights, what))
+    write_atomically(options, champion_text(chain.best, options, what))
     took = "" if shown_only else f" in {time.monotonic() - started:.0f} s"
     show(f"campaign {run.id} ({config.game}): {len(chain.rounds)} round(s), {chain.games} games{took}")
     show(chain_table(chain))
