@@ -166,3 +166,24 @@ def test_the_campaign_over_two_celery_workers_chains_as_on_the_local_pool(
     assert "Traceback" not in over.stderr
     assert chain_of(db) == chain_of(where / "s.db")
     assert (tmp_path / "1-campaign.toml").is_file()
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--verify-nodes", "100,200"), "--verify-nodes is an option of a campaign: add --rounds N"),
+        (("--rounds", "2", "--method", "optuna"), "--rounds: a campaign tunes with --method spsa"),
+        (("--rounds", "2", "--verify-nodes", "100"), "--verify-nodes: expected two node counts, got 1"),
+        (("--rounds", "2", "--verify-tc", "10+0.1"), "--verify-tc: expected two time controls"),
+        (("--rounds", "2", "--depth", "3"), "with --verify-nodes or --verify-tc"),
+        (("--rounds", "2", "--time-limit", "5m"), "drop --time-limit"),
+        (("--rounds", "2", "--max-games", "500"), "--max-games: SPSA plans its gains over its games"),
+    ],
+)
+def test_bad_campaign_options_exit_2_with_one_line_and_no_store(
+    tmp_path: Path, args: tuple[str, ...], message: str
+) -> None:
+    db = tmp_path / "s.db"
+    done = arbiter("tune", GAME, *args, "--store", f"sqlite:///{db}", cwd=tmp_path)
+    assert done.returncode == 2 and message in done.stderr, done.stderr
+    assert len(done.stderr.strip().splitlines()) == 1 and not db.exists()
