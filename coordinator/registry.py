@@ -32,6 +32,9 @@ KINDS: dict[RunKind, str] = {
     RunKind.ITERATION: "coordinator.tuning.kind:ITERATION",
     RunKind.TOURNAMENT: "coordinator.tournament.kind:TOURNAMENT",
     RunKind.MATCH: "coordinator.match.kind:MATCH",
+    RunKind.CAMPAIGN: "coordinator.campaign.kind:CAMPAIGN",
+    RunKind.ROUND: "coordinator.campaign.kind:ROUND",
+    RunKind.VERIFY: "coordinator.campaign.kind:VERIFY",
 }
 
 #: The version of a stored configuration that has none: every configuration stored before

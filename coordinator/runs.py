@@ -21,6 +21,13 @@ class RunKind(StrEnum):
     ACCEPTANCE = "acceptance"
     #: One SPSA iteration of a tuning run: theta+ against theta- for one batch of game pairs.
     ITERATION = "iteration"
+    #: A tuning campaign (``arbiter tune --rounds N``): rounds of tuning, each round's champion
+    #: verified by two SPRTs before it starts the next round.
+    CAMPAIGN = "campaign"
+    #: One round of a campaign: a tuning run from the campaign's current best.
+    ROUND = "round"
+    #: A campaign's SPRT of a round's champion against the round's start.
+    VERIFY = "verify"
     #: A tournament of several engines (``arbiter tournament``): each batch plays one pairing.
     TOURNAMENT = "tournament"
     #: A fixed number of game pairs of two sides, no SPRT (``arbiter match``).

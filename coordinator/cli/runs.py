@@ -19,7 +19,7 @@ from coordinator.executors.options import ExecutorOptions
 from coordinator.registry import kind_of
 from coordinator.runs import RunState
 from coordinator.sprt.report import STATUS_HEADER
-from coordinator.store import Store
+from coordinator.store import Run, Store
 from coordinator.tuning.records import TuningRecords
 
 
@@ -57,6 +57,15 @@ def status(run_id: int | None, as_json: bool, show_all: bool, store_url: str | N
     click.echo(kind_of(run.kind).status_text(store, run))
 
 
+def top_run(store: Store, run: Run) -> Run | None:
+    """The run people started that ``run`` belongs to (a tuning run, a campaign), or None."""
+    owner: Run | None = run
+    while owner is not None and not kind_of(owner.kind).started_by_user:
+        parent = kind_of(owner.kind).parent_of(store, owner)
+        owner = store.get_run(parent) if parent is not None else None
+    return owner
+
+
 @click.command()
 @run_argument()
 @fleet_options
@@ -74,9 +83,10 @@ def resume(
     run = load_run(store, run_id)
     kind = kind_of(run.kind)
     if not kind.started_by_user:
+        owner = top_run(store, run)
+        whose = "a tuning run" if owner is None else f"{kind_of(owner.kind).noun} {owner.id}"
         raise click.BadParameter(
-            f"run {run_id} is a {run.kind} run of a tuning run: resume the tuning run instead",
-            param_hint="RUN",
+            f"run {run_id} is a {run.kind} run of {whose}: resume that instead", param_hint="RUN"
         )
     check_engine_version(run, str(run.config.get("engine_version")))
     if run.state is RunState.FINISHED:

@@ -9,6 +9,7 @@ from dataclasses import replace
 import click
 
 import engine
+from coordinator.campaign.config import CampaignConfig, default_verify_limits
 from coordinator.cli.options import (
     MAX_NODES,
     F,
@@ -73,16 +74,17 @@ def parse_duration(text: str | None) -> float | None:
     return float(match.group(1)) * {"": 1, "s": 1, "m": 60, "h": 3600}[match.group(2)]
 
 
-def parse_node_list(values: tuple[str, ...]) -> list[int]:
-    """``--accept-nodes 1000,4000`` (or the option given twice) as node counts, in order."""
+def parse_node_list(values: tuple[str, ...], hint: str = "'--accept-nodes'") -> list[int]:
+    """``--accept-nodes 1000,4000`` (or the option given twice) as node counts, in order
+    (``hint``: the option named in errors)."""
     counts = []
     for part in (p.strip() for value in values for p in value.split(",")):
         if not re.fullmatch(r"-?\d+", part):
-            raise click.BadParameter(f"{part!r} is not a node count", param_hint="'--accept-nodes'")
+            raise click.BadParameter(f"{part!r} is not a node count", param_hint=hint)
         count = int(part)
         if not 1 <= count <= MAX_NODES:
             raise click.BadParameter(
-                f"{count} is not a node count between 1 and {MAX_NODES}", param_hint="'--accept-nodes'"
+                f"{count} is not a node count between 1 and {MAX_NODES}", param_hint=hint
             )
         counts.append(count)
     return counts
@@ -223,9 +225,37 @@ def check_method_options(method: str) -> None:
 @click.option(
     "--max-games",
     type=click.IntRange(1, 10**9),
-    help=f"Game budget (default: none; SPSA: its planned iteration games, {SPSA_GAMES}).",
+    help=f"Game budget, every game counted: SPSA plans its iterations so that they and their "
+    f"acceptance SPRTs (each at its --accept-max-games) fit (default: {SPSA_GAMES}; with --rounds, "
+    f"{SPSA_GAMES} plus 2 x --verify-max-games a round); Optuna asks no trial once its trials and "
+    "acceptance SPRTs played it (trials open at once may finish beyond it; default: none).",
 )
 @click.option("--time-limit", metavar="DURATION", help="Stop after this long: 90s, 30m, 2h.")
+@click.option(
+    "--rounds",
+    type=click.IntRange(1, 1000),
+    help="Run a campaign of up to N rounds of SPSA instead: each round tunes from the best so far, "
+    "and its champion must pass two verification SPRTs against the round's start to begin the next; "
+    "--max-games is then the whole campaign's budget, split evenly between the rounds.",
+)
+@click.option(
+    "--verify-nodes",
+    multiple=True,
+    metavar="N,N",
+    help="Campaign: the node counts of the two verification SPRTs (default: the tuning nodes x4 and x40).",
+)
+@click.option(
+    "--verify-tc",
+    metavar="STC,LTC",
+    help="Campaign: verify at these two time controls instead (default with --tc: it and it x6).",
+)
+@count_option(
+    "--verify-max-games",
+    10**9,
+    4000,
+    "Campaign: game cap of each verification SPRT (undecided: failed).",
+    low=2,
+)
 @output_file_option("The champion's weights file to write (default: RUN-champion.json).")
 @click.option(
     "--report/--no-report",
@@ -273,6 +303,10 @@ def tune(
     max_trials: int,
     max_games: int | None,
     time_limit: str | None,
+    rounds: int | None,
+    verify_nodes: tuple[str, ...],
+    verify_tc: str | None,
+    verify_max_games: int,
     output: str | None,
     report: bool,
     concurrency: int | None,
@@ -283,8 +317,11 @@ def tune(
 ) -> None:
     """Tune GAME's evaluation weights with SPSA (default) or Optuna; a better candidate must pass
     an SPRT against the champion (at each --accept-nodes) to become champion. The champion's
-    weights go to -o FILE (default: RUN-champion.json)."""
+    weights go to -o FILE (default: RUN-champion.json). With --rounds N, a campaign: rounds of
+    tuning whose champions must pass two verification SPRTs; the final values go to -o FILE
+    (default: RUN-campaign.json) and, as [options] for engine files, beside it (.toml)."""
     check_method_options(method)
+    check_campaign_options(rounds, method, time_limit)
     accept_node_counts = parse_node_list(accept_nodes)
     names = [p.strip() for p in params.split(",") if p.strip()] if params else None
     table = read_param_list(spsa_params, params, method)
@@ -353,22 +390,88 @@ def tune(
             ranges=ranges,
             spsa_rounding=rounding if method == "spsa" else "nearest",
             spsa_table=[p.row() for p in table],
+            acceptance_in_budget=method == "spsa",
         )
         if table:  # the list's start values and ranges: within what the engine accepts
             check_param_list(config, table)
             config = replace(config, start={**config.start, **{p.name: p.start for p in table}})
     except ValueError as e:
         raise click.UsageError(str(e)) from None
+    campaign = None
+    if rounds is not None:
+        budget = max_games if max_games is not None else rounds * (SPSA_GAMES + 2 * verify_max_games)
+        campaign = campaign_config(config, rounds, budget, verify_nodes, verify_tc, verify_max_games)
     options = ExecutorOptions(broker, concurrency, verify_fraction, priority)
     executor, store = open_executor_and_store(options, store_url)
     if side is not None:
         side.keep(store)
+    if campaign is not None:
+        from coordinator.campaign.drive import drive as drive_campaign
+
+        found = create_or_resume(store, RunKind.CAMPAIGN, campaign, finished_too=True)
+        drive_campaign(store, found, found.settings_as(CampaignConfig), executor, output, report)
+        return
     # The same command again continues the run, or only reports it when its budget is used.
     run = create_or_resume(store, RunKind.TUNE, config, finished_too=True)
     from coordinator.tuning.drive import drive  # the tuners (Optuna) load only once the inputs are good
 
     # a run found again keeps its program's probe findings: it plays its stored configuration
     drive(store, run, run.settings_as(TuneConfig), executor, output, report)
+
+
+def check_campaign_options(rounds: int | None, method: str, time_limit: str | None) -> None:
+    """A usage error for a campaign option without --rounds, or a campaign that cannot be."""
+    ctx = click.get_current_context()
+    if rounds is None:
+        for name in ("verify_nodes", "verify_tc", "verify_max_games"):
+            if ctx.get_parameter_source(name) is click.core.ParameterSource.COMMANDLINE:
+                raise click.UsageError(
+                    f"--{name.replace('_', '-')} is an option of a campaign: add --rounds N"
+                )
+        return
+    if method != "spsa":
+        raise click.UsageError("--rounds: a campaign tunes with --method spsa")
+    if time_limit is not None:
+        raise click.UsageError("--rounds: a campaign ends by its rounds and --max-games; drop --time-limit")
+
+
+def campaign_config(
+    tune: TuneConfig,
+    rounds: int,
+    max_games: int,
+    verify_nodes: tuple[str, ...],
+    verify_tc: str | None,
+    verify_max_games: int,
+) -> CampaignConfig:
+    """The campaign of ``--rounds``: ``tune`` is every round's tuning (from the best so far)."""
+    if verify_nodes and verify_tc is not None:
+        raise click.UsageError(
+            "give the verification settings with --verify-nodes or --verify-tc (one of them)"
+        )
+    if verify_nodes:
+        counts = parse_node_list(verify_nodes, "'--verify-nodes'")
+        if len(counts) != 2:
+            raise click.BadParameter(
+                f"expected two node counts, got {len(counts)}", param_hint="'--verify-nodes'"
+            )
+        verify = [engine.Limits(nodes=n) for n in counts]
+    elif verify_tc is not None:
+        parts = [p.strip() for p in verify_tc.split(",")]
+        try:
+            if len(parts) != 2:
+                raise ValueError(f"expected two time controls like 10+0.1,60+0.6, got {verify_tc!r}")
+            verify = [engine.Limits(time_control=engine.TimeControl.parse(p)) for p in parts]
+        except ValueError as e:
+            raise click.BadParameter(str(e), param_hint="'--verify-tc'") from None
+    else:
+        try:
+            verify = default_verify_limits(tune.limits)
+        except ValueError as e:
+            raise click.UsageError(str(e)) from None
+    try:
+        return CampaignConfig(tune, rounds, max_games, verify, verify_max_games)
+    except ValueError as e:
+        raise click.UsageError(str(e)) from None
 
 
 def read_param_list(path: str | None, params: str | None, method: str) -> list[SpsaParam]:

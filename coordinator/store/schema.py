@@ -204,8 +204,19 @@ spsa_iterations = Table(
     Column("theta", Text),
 )
 
+#: The runs of a tuning campaign, round by round: step 0 is the round's tuning run, step 1 and on
+#: its verification SPRTs in order.
+campaign_steps = Table(
+    "campaign_steps",
+    metadata,
+    Column("campaign_run_id", Integer, ForeignKey("runs.id"), primary_key=True),
+    Column("round", Integer, primary_key=True),
+    Column("step", Integer, primary_key=True),
+    Column("run_id", Integer, ForeignKey("runs.id"), nullable=False),
+)
+
 #: The tables of a tuning run (created with the others; listed for readers that count rows).
-TUNING_TABLES = (tune_trials, champions, tune_acceptances, spsa_iterations)
+TUNING_TABLES = (tune_trials, champions, tune_acceptances, spsa_iterations, campaign_steps)
 
 PENTANOMIAL_COLUMNS = ("ll", "ld", "dd_wl", "wd", "ww")
 WDL_COLUMNS = ("wins", "draws", "losses")

@@ -24,6 +24,7 @@ _OMITTED_AT_DEFAULT: dict[str, Any] = {
     "ranges": {},
     "spsa_rounding": "nearest",
     "spsa_table": [],
+    "acceptance_in_budget": False,
 }
 #: How SPSA makes a perturbed theta whole numbers: to the nearest, or as fishtest does.
 ROUNDINGS = ("nearest", "stochastic")
@@ -116,6 +117,10 @@ class TuneConfig:
     #: OpenBench's format when one was given: [name, start, min, max, c_end, r_end] each.
     spsa_rounding: str = "nearest"
     spsa_table: list[list[Any]] = field(default_factory=list)
+    #: SPSA: ``max_games`` bounds every game of the run, its acceptance SPRTs' included (each
+    #: reserved at its whole ``accept_max_games``), not only its iterations'. False for runs
+    #: stored before budgets counted every game (their iterations stay what they were).
+    acceptance_in_budget: bool = False
 
     def __post_init__(self) -> None:
         """Reject settings no run could use."""
@@ -152,10 +157,14 @@ class TuneConfig:
                 raise ValueError(f"{flag} must be positive, got {value:g}")
         if self.spsa_a_ratio < 0:
             raise ValueError(f"--a-ratio must be 0 or more, got {self.spsa_a_ratio:g}")
-        if self.method == "spsa" and (self.max_games is None or self.max_games < 2 * self.batch_pairs):
+        if self.method == "spsa" and (self.max_games is None or self.iterations < 1):
+            least = self.spsa_games(1) if self.acceptance_in_budget else 2 * self.batch_pairs
             raise ValueError(
                 f"--max-games: SPSA plans its gains over its games; give at least one iteration "
-                f"({2 * self.batch_pairs} games), got {self.max_games}"
+                f"and its acceptance SPRTs ({least} games), got {self.max_games}"
+                if self.acceptance_in_budget
+                else f"--max-games: SPSA plans its gains over its games; give at least one iteration "
+                f"({least} games), got {self.max_games}"
             )
         check_hypotheses(self.accept_elo0, self.accept_elo1, "normalized", ("--accept-elo0", "--accept-elo1"))
         if not 0 < self.prune_los < 1:
@@ -225,8 +234,35 @@ class TuneConfig:
 
     @property
     def iterations(self) -> int:
-        """SPSA iterations planned: the game budget in whole batches."""
-        return (self.max_games or 0) // (2 * self.batch_pairs)
+        """SPSA iterations planned: the game budget in whole batches, less (with
+        ``acceptance_in_budget``) the games every acceptance SPRT of theta may play."""
+        per_iteration = 2 * self.batch_pairs
+        budget = self.max_games or 0
+        if not self.acceptance_in_budget:
+            return budget // per_iteration
+        low, high = 0, budget // per_iteration  # the most iterations whose games fit, with their SPRTs
+        while low < high:
+            middle = (low + high + 1) // 2
+            if self.spsa_games(middle) <= budget:
+                low = middle
+            else:
+                high = middle - 1
+        return low
+
+    def spsa_games(self, iterations: int) -> int:
+        """The most games ``iterations`` SPSA iterations play with their acceptance SPRTs: theta
+        goes to them each time the iterations' games pass a multiple of ``accept_every`` and after
+        the last iteration, and each plays every acceptance stage to its game cap at most."""
+        if iterations == 0:
+            return 0
+        games = iterations * 2 * self.batch_pairs
+        every = self.accept_every
+        checkpoints = 1
+        if every:
+            crossings = games // every
+            last_crosses = crossings > (games - 2 * self.batch_pairs) // every
+            checkpoints = crossings + (0 if last_crosses else 1)
+        return games + checkpoints * self.stages * self.accept_max_games
 
     def _match(
         self,
@@ -262,6 +298,31 @@ class TuneConfig:
             baseline_source=sources[1],
             **programs,
             **sprt,
+        )
+
+    def match_config(
+        self,
+        seed: int,
+        candidate: dict[str, int],
+        baseline: dict[str, int],
+        sources: tuple[str, str],
+        limits: engine.Limits,
+        max_games: int,
+    ) -> SprtConfig:
+        """An SPRT of ``candidate`` against ``baseline`` at ``limits`` with the acceptance SPRTs'
+        hypotheses (a campaign's verification of a round's champion)."""
+        return self._match(
+            seed,
+            candidate,
+            baseline,
+            sources,
+            limits,
+            elo0=self.accept_elo0,
+            elo1=self.accept_elo1,
+            elo_model="normalized",
+            alpha=self.accept_alpha,
+            beta=self.accept_beta,
+            max_games=max_games,
         )
 
     def trial_config(

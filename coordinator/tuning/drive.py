@@ -117,13 +117,13 @@ def drive(
     show(f"{verdict}; weights written to {target}" + (f"; report: {page}" if page else ""))
 
 
-def champion_text(values: dict[str, int], target: Path) -> str:
-    """The champion as a weights file (JSON), or, for a ``.toml`` target, as an option file an
-    engine file includes (``include = "champion.toml"``)."""
+def champion_text(values: dict[str, int], target: Path, what: str = "a tuning run's champion") -> str:
+    """The champion (``what``) as a weights file (JSON), or, for a ``.toml`` target, as an
+    option file an engine file includes (``include = "champion.toml"``)."""
     if target.suffix.lower() != ".toml":
         return json.dumps(values, indent=2, sort_keys=True) + "\n"
     lines = [f"{json.dumps(name)} = {value}" for name, value in sorted(values.items())]
-    return "# a tuning run's champion: include it from an engine file\n[options]\n" + "\n".join(lines) + "\n"
+    return f"# {what}: include it from an engine file\n[options]\n" + "\n".join(lines) + "\n"
 
 
 def write_report(store: Store, run: Run) -> Path | None:

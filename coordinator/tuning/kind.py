@@ -133,10 +133,11 @@ class TuneKind(Kind):
         return tune_report(store, run)
 
     def report_plots(self, store: Store, run: Run, data: dict[str, Any]) -> dict[str, str]:
-        """Champions, trials or theta, acceptance SPRTs, and the Optuna study's plots."""
+        """Champions, trials or theta, acceptance SPRTs, and the Optuna study's plots (SPSA has
+        no study: a read-only store that never ran Optuna has no tables to load one from)."""
         from coordinator.reports.plots import tune_plots
 
-        return tune_plots(data, _study(store, run))
+        return tune_plots(data, None if data.get("method") == "spsa" else _study(store, run))
 
     def report_html(self, data: dict[str, Any], plots: dict[str, str]) -> str:
         """The tuning report page."""

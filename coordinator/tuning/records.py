@@ -15,7 +15,15 @@ from typing import TYPE_CHECKING, Any, TypeVar
 from sqlalchemy import Column, Table, and_, func, insert, or_, select, union_all, update
 
 from coordinator.store import Store, now
-from coordinator.store.schema import champions, results, runs, spsa_iterations, tune_acceptances, tune_trials
+from coordinator.store.schema import (
+    campaign_steps,
+    champions,
+    results,
+    runs,
+    spsa_iterations,
+    tune_acceptances,
+    tune_trials,
+)
 
 if TYPE_CHECKING:
     from _typeshed import DataclassInstance
@@ -149,8 +157,8 @@ class TuningRecords:
         return self._read(TrialRow, tune_trials, tune_run_id, tune_trials.c.trial_number, params=json.loads)
 
     def parents(self) -> dict[int, int]:
-        """The tuning run of every trial, acceptance and SPSA iteration run of the store:
-        ``{child: parent}``."""
+        """The tuning run of every trial, acceptance and SPSA iteration run of the store, and the
+        campaign of every round and verification SPRT: ``{child: parent}``."""
         parents: dict[int, int] = {}
         with self.store.engine.connect() as c:
             for parent, child in c.execute(self._children_query()):
@@ -164,17 +172,19 @@ class TuningRecords:
 
     @staticmethod
     def _children_query(tune_run_id: int | None = None) -> Any:
-        """(tuning run, match run) of every child run, or only those of ``tune_run_id``."""
+        """(parent, child) of every child run (a tuning run's match runs, a campaign's rounds and
+        verification SPRTs), or only those of parent ``tune_run_id``."""
         parts = []
-        for table, column in (
-            (tune_trials, tune_trials.c.trial_run_id),
-            (tune_trials, tune_trials.c.accept_run_id),
-            (tune_acceptances, tune_acceptances.c.run_id),
-            (spsa_iterations, spsa_iterations.c.run_id),
+        for parent, column in (
+            (tune_trials.c.tune_run_id, tune_trials.c.trial_run_id),
+            (tune_trials.c.tune_run_id, tune_trials.c.accept_run_id),
+            (tune_acceptances.c.tune_run_id, tune_acceptances.c.run_id),
+            (spsa_iterations.c.tune_run_id, spsa_iterations.c.run_id),
+            (campaign_steps.c.campaign_run_id, campaign_steps.c.run_id),
         ):
-            query = select(table.c.tune_run_id, column).where(column.is_not(None))
+            query = select(parent, column).where(column.is_not(None))
             if tune_run_id is not None:
-                query = query.where(table.c.tune_run_id == tune_run_id)
+                query = query.where(parent == tune_run_id)
             parts.append(query)
         return union_all(*parts)
 

@@ -34,6 +34,7 @@ def test_every_stored_kind_name_has_its_kind() -> None:
     assert [k for k in RunKind if kind_of(k).started_by_user] == [
         RunKind.SPRT,
         RunKind.TUNE,
+        RunKind.CAMPAIGN,
         RunKind.TOURNAMENT,
         RunKind.MATCH,
     ]

@@ -113,9 +113,9 @@ def test_spsa_over_two_celery_workers_reaches_the_local_pools_theta(
     workers.start("spsa1")
     workers.start("spsa2")
     spsa = (
-        *("tune", GAME, "--method", "spsa", "--params", "pawn,politician,mobility", "--max-games", "80"),
+        *("tune", GAME, "--method", "spsa", "--params", "pawn,politician,mobility", "--max-games", "88"),
         *("--batch-pairs", "2", "--nodes", "200", "--spsa-lag", "3", "--r-end", "0.05"),
-        *("--accept-max-games", "8", "--seed", "5"),
+        *("--accept-max-games", "8", "--seed", "5"),  # 88 games: 20 iterations and an SPRT of 8
     )
     celery, local = tmp_path / "celery.db", tmp_path / "local.db"
     done = arbiter(*spsa, "--broker", redis_server.url, "--store", url(celery), cwd=tmp_path)

@@ -32,10 +32,11 @@ from coordinator.executors.local import IN_FLIGHT_PER_WORKER
 from coordinator.store import Store
 
 #: 100 iterations of 2 pairs at 300 nodes, theta to an acceptance SPRT every 200 games and at the
-#: end (each SPRT at most 40 games); 3 iterations in flight at most.
+#: end (each SPRT at most 40 games: the budget of 480 holds 400 games of iterations and the two
+#: SPRTs); 3 iterations in flight at most.
 SPSA = (
     *("--method", "spsa", "--params", "pawn,politician,king_safety,mobility,senior_politician"),
-    *("--max-games", "400", "--batch-pairs", "2", "--nodes", "300", "--spsa-lag", "2"),
+    *("--max-games", "480", "--batch-pairs", "2", "--nodes", "300", "--spsa-lag", "2"),
     *("--r-end", "0.02", "--accept-every", "200", "--accept-max-games", "40", "--accept-elo1", "30"),
     *("--concurrency", "2", "--seed", "9"),
 )
@@ -89,6 +90,7 @@ def test_spsa_run_resumes_after_kill_9_on_the_same_theta(tmp_path: Path) -> None
     assert "Traceback" not in done.stderr and "iterations" in done.stderr  # progress on stderr
     lines = done.stdout.splitlines()
     assert lines[0].startswith(f"tuning run 1 ({GAME}, spsa): 100 of 100 iterations")
+    assert int(lines[0].split(" games")[0].rsplit(" ", 1)[1]) <= 480  # every game counts
     reference = status(alone, 1)
     assert (reference["method"], reference["state"]) == ("spsa", "finished")
     assert reference["spsa"]["applied"] == reference["spsa"]["dispatched"] == 100

@@ -1,0 +1,144 @@
+"""A campaign's report, status and dashboard row: its chain of rounds (start, champion, the
+verification SPRTs' results), its games and how it ended, as JSON data, text and HTML."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from coordinator.campaign.chain import read_chain
+from coordinator.campaign.config import CampaignConfig, limits_text
+from coordinator.runs import decision_label
+
+if TYPE_CHECKING:
+    from coordinator.reports.html import ReportPage
+    from coordinator.store import Run, Store
+
+
+def campaign_data(store: Store, run: Run) -> dict[str, Any]:
+    """The campaign's report data (what ``arbiter report --json`` and ``status --json`` print)."""
+    from coordinator.reports.match import run_info
+
+    config = run.settings_as(CampaignConfig)
+    chain = read_chain(store, run.id, config)
+    passed = sum(r.verdict == "passed" for r in chain.rounds)
+    return {
+        "run": run_info(run),
+        "config": {
+            "rounds": config.rounds,
+            "max_games": config.max_games,
+            "round_games": config.round_games,
+            "tune_games": config.tune_games,
+            "verify": [limits_text(limits) for limits in config.verify_limits],
+            "verify_max_games": config.verify_max_games,
+            "tuning": limits_text(config.tune.limits),
+            "method": config.tune.method,
+            "seed": config.tune.seed,
+            "start_source": config.tune.start_source,
+            "params": list(config.tune.params),
+        },
+        "chain": chain.to_json(),
+        "totals": {
+            "games": chain.games,
+            "rounds": len(chain.rounds),
+            "passed": passed,
+            "ending": chain.ending,
+            "changed": {k: v for k, v in chain.best.items() if config.tune.start.get(k) != v},
+        },
+    }
+
+
+def campaign_text(data: dict[str, Any]) -> str:
+    """The campaign for people: its settings, the chain and the final values that changed."""
+    from coordinator.campaign.chain import Chain, Round, Verification
+    from coordinator.campaign.drive import chain_table
+
+    c, t, run = data["config"], data["totals"], data["run"]
+    chain = data["chain"]
+    rounds = [
+        Round(**{**r, "verifications": [Verification(**v) for v in r["verifications"]]})
+        for r in chain["rounds"]
+    ]
+    table = chain_table(Chain(rounds, chain["best"], chain["games"], chain["ending"]))
+    changed = ", ".join(
+        f"{k} {data['chain']['rounds'][0]['start'].get(k)} -> {v}" for k, v in t["changed"].items()
+    )
+    lines = [
+        f"campaign {run['id']} ({run['game']}, {c['method']}): {run['state']}, {t['rounds']} of "
+        f"{c['rounds']} round(s), {t['passed']} passed, {t['games']} games",
+        f"tuning at {c['tuning']}, verified at {' and '.join(c['verify'])}; budget {c['max_games']} games "
+        f"({c['round_games']} a round: {c['tune_games']} to tune, 2 x {c['verify_max_games']} to verify)",
+        table,
+    ]
+    if t["ending"]:
+        lines.append(t["ending"])
+    lines.append(f"final values: {changed or 'the start values (nothing changed)'}")
+    return "\n".join(lines)
+
+
+def campaign_html(data: dict[str, Any]) -> ReportPage:
+    """The campaign's report page: its settings, then the chain, round by round."""
+    from coordinator.reports.html import esc, page, pairs_table, section, table
+
+    c, t, run = data["config"], data["totals"], data["run"]
+    settings = pairs_table(
+        [
+            ("run", f"{run['id']} (campaign, {run['game']})"),
+            ("state", run["state"]),
+            ("tuning", f"{c['method']} at {c['tuning']}, from {c['start_source']}, seed {c['seed']}"),
+            ("verification", " and ".join(c["verify"]) + f", up to {c['verify_max_games']} games each"),
+            ("budget", f"{c['max_games']} games, {c['round_games']} a round ({c['tune_games']} to tune)"),
+            ("games", t["games"]),
+            ("ending", t["ending"] or "running"),
+        ]
+    )
+    rows = []
+    for r in data["chain"]["rounds"]:
+        changed = (
+            "-"
+            if r["champion"] is None
+            else ", ".join(
+                f"{k} {r['start'][k]} → {v}"
+                for k, v in sorted(r["champion"].items())
+                if r["start"].get(k) != v
+            )
+        )
+        verifications = "; ".join(
+            f"{v['setting']}: {decision_label(v['decision']) if v['decision'] else v['state']}"
+            + ("" if v["elo"] is None else f" ({v['elo']:+.1f} ± {v['elo95']:.1f} Elo, {v['games']} games)")
+            for v in r["verifications"]
+        )
+        rows.append(
+            [
+                r["number"] + 1,
+                r["tune_run_id"],
+                r["tune_games"],
+                changed or "none",
+                verifications or "-",
+                r["verdict"],
+            ]
+        )
+    chain = table(
+        ["round", "tuning run", "games", "champion vs start", "verification SPRTs", "verdict"], rows
+    )
+    final = pairs_table(sorted(data["chain"]["best"].items()))
+    return page(
+        f"Campaign {run['id']}",
+        [("settings", "Settings"), ("chain", "Chain"), ("final", "Final values")],
+        section("settings", "Settings", settings),
+        section("chain", "Chain", chain),
+        section("final", "Final values", f"<p>{esc(len(t['changed']))} changed from the start.</p>", final),
+    )
+
+
+def campaign_row(data: dict[str, Any]) -> dict[str, Any]:
+    """The campaign's dashboard columns, from its report data."""
+    t = data["totals"]
+    rounds = data["chain"]["rounds"]
+    return {
+        "start": data["config"]["start_source"] or "default",
+        "games": t["games"],
+        "rounds": t["rounds"],
+        "planned": data["config"]["rounds"],
+        "passed": t["passed"],
+        "verdict": rounds[-1]["verdict"] if rounds else "-",
+    }
