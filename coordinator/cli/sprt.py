@@ -37,6 +37,7 @@ from coordinator.sprt.config import SprtConfig
 if TYPE_CHECKING:  # the store and the runner (SQLAlchemy) load only once the inputs are good
     pass
 
+
 def warn_if_games_repeat(config: SprtConfig) -> None:
     """Say so when a depth-limited run may play more pairs than the book has openings.
 
