@@ -7,8 +7,6 @@ or ``arbiter resume RUN``, continues an interrupted run with the same final coun
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
-
 import click
 
 import engine
@@ -34,8 +32,6 @@ from coordinator.registry import kind_of
 from coordinator.runs import RunKind
 from coordinator.sprt.config import SprtConfig
 
-if TYPE_CHECKING:  # the store and the runner (SQLAlchemy) load only once the inputs are good
-    pass
 
 def warn_if_games_repeat(config: SprtConfig) -> None:
     """Say so when a depth-limited run may play more pairs than the book has openings.
