@@ -69,7 +69,8 @@ class FakeControl:
     def __init__(self) -> None:
         self.revoked: list[str] = []
 
-    def revoke(self, ids: list[str]) -> None:
+    def revoke(self, ids: list[str], terminate: bool = False, signal: str | None = None) -> None:
+        assert terminate and signal == "SIGKILL"  # a copy being played stops too
         self.revoked.extend(ids)
 
 
