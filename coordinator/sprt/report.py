@@ -7,6 +7,7 @@ Pure formatting over :class:`coordinator.sprt.runner.Progress` and the statistic
 from __future__ import annotations
 
 import math
+import textwrap
 from typing import Any
 
 from coordinator.runs import Decision, decision_label
@@ -156,10 +157,13 @@ def summary_text(run: Run, config: SprtConfig, p: Progress, wall_seconds: float,
         llr,
     )
     ending = ending_text(p.decision, llr, config.max_games)
+    said = [f"run {run.id} ({run.kind} {run.game}): {line}", *([ending] if ending else [])]
     return "\n".join(
         [
-            f"run {run.id} ({run.kind} {run.game}): {line}",
-            *([ending] if ending else []),
+            *(
+                "\n".join(textwrap.wrap(text, 80, subsequent_indent="    ", break_on_hyphens=False))
+                for text in said
+            ),
             f"LLR: {s['llr']:.2f} [{s['lower_bound']:.2f}, {s['upper_bound']:.2f}]  "
             f"(elo0 {config.elo0:g}, elo1 {config.elo1:g}, {config.elo_model}, "
             f"alpha {config.alpha:g}, beta {config.beta:g})",

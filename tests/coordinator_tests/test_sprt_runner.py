@@ -154,7 +154,7 @@ def test_budget_stops_at_the_same_batch(tmp_path: Path, openings: list[str]) -> 
     store, run_id = fresh_run(tmp_path, "budget.db", cfg)
     progress = run_with(store, run_id, cfg, ShuffledExecutor(5, slots=8))
     assert progress.decision == "budget"
-    assert progress.counted_batches == 3 and progress.games == 20
+    assert progress.counted_batches == 3 and progress.games == 20  # the last batch cut to the cap
     assert store.totals(run_id).games == 20
     # Results of later batches may be stored, but they do not count.
     assert len(store.results(run_id)) >= 3

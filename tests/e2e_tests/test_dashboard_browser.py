@@ -214,7 +214,7 @@ def test_sprt_tune_and_a_game_live(watch: Watch, browser: Any) -> None:
     tuning = browser.new_page()
     tuning.goto(f"{watch.base}/runs/{tune}")  # the tuning run's page stays open throughout
     mark(tuning)
-    trials_seen = number(tuning, "[data-field=trials]")
+    trials_seen = int((tuning.text_content("[data-field=trials]") or "0").split()[0])  # the tally's total
 
     runs = browser.new_page()
     runs.goto(f"{watch.base}/")
@@ -278,7 +278,7 @@ def test_sprt_tune_and_a_game_live(watch: Watch, browser: Any) -> None:
     # The tuning run's page: trials come in, and a champion is crowned, without a reload.
     watch.tune_workers.resume()
     tuning.wait_for_function(
-        "(n) => Number(document.querySelector('[data-field=trials]').textContent) > n",
+        "(n) => parseInt(document.querySelector('[data-field=trials]').textContent) > n",
         arg=trials_seen,
         timeout=SEE,
     )

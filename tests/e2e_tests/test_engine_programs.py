@@ -139,9 +139,11 @@ def test_status_report_and_pgn_show_the_engines_times_and_faults(tmp_path: Path)
     pgn = run_cli("games", "1", *store)
     assert pgn.returncode == 0, pgn.stderr
     assert '[White "faulty-crash"]' in pgn.stdout and '[Black "arbiter (default)"]' in pgn.stdout
-    assert (
-        '[TimeControl "1/move"]' in pgn.stdout and '[CandidateVersion "plain by arbiter tests"]' in pgn.stdout
-    )
+    # what was played: the second a move scaled by the worker's time factor (and the factor)
+    played = f"{round(1000 * worker['time_factor']) / 1000:g}/move"
+    assert f'[TimeControl "{played}"]' in pgn.stdout, (played, pgn.stdout[:600])
+    assert worker["time_factor"] == 1.0 or f'[TimeFactor "{worker["time_factor"]:g}"]' in pgn.stdout
+    assert '[CandidateVersion "plain by arbiter tests"]' in pgn.stdout
     assert pgn.stdout.count("[%emt 0:00:") == times["candidate"]["moves"] + times["baseline"]["moves"]
     # Fault reasons are selectable, and exports carry the full reason beside the record's short one.
     crashes = run_cli("games", "1", "--reason", "crash", "--format", "jsonl", *store)
