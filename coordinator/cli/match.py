@@ -13,21 +13,23 @@ import engine
 from coordinator.cli.options import (
     batch_pairs_for,
     check_batch_time,
-    check_programs_can_go,
-    create_or_resume,
     game_argument,
-    open_executor_and_store,
-    probed,
     read_book,
     search_limits,
     seed_option,
     store_option,
 )
-from coordinator.cli.stacks import fleet_options, games_options, match_sides, side_options
+from coordinator.cli.stacks import (
+    fleet_options,
+    games_options,
+    play_run,
+    played_sides,
+    side_options,
+    sides_fields,
+)
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS, TOURNAMENT_PAIRS
 from coordinator.executors.options import ExecutorOptions
 from coordinator.match.config import MatchConfig
-from coordinator.registry import kind_of
 from coordinator.runs import RunKind
 
 
@@ -74,15 +76,11 @@ def match(
         click.get_current_context(), min(batch_pairs, pairs), batch_seconds, game, limits
     )
     check_batch_time(game, limits, batch_pairs, broker)
-    sides = match_sides(game, candidate, baseline, candidate_ref, baseline_ref, repo)
-    check_programs_can_go(sides, broker)
-    sides = (probed(game, sides[0], limits), probed(game, sides[1], limits))
+    sides = played_sides(game, (candidate, baseline, candidate_ref, baseline_ref, repo), limits, broker)
     book_path, openings = read_book(game, book)
     try:
         config = MatchConfig(
             game=game,
-            candidate=sides[0].weights,
-            baseline=sides[1].weights,
             openings=openings,
             engine_version=engine.ENGINE_VERSION,
             pairs=pairs,
@@ -91,19 +89,10 @@ def match(
             batch_pairs=batch_pairs,
             seed=seed,
             book=book_path,
-            candidate_source=sides[0].source,
-            baseline_source=sides[1].source,
-            candidate_program=sides[0].program,
-            baseline_program=sides[1].program,
             scale_time=not limits.deterministic,
-            candidate_commit=sides[0].commit,
-            baseline_commit=sides[1].commit,
+            **sides_fields(sides),
         )
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     options = ExecutorOptions(broker, concurrency, verify_fraction, priority)
-    executor, store = open_executor_and_store(options, store_url)
-    for side in sides:
-        side.keep(store)
-    run = create_or_resume(store, RunKind.MATCH, config, finished_too=True)
-    kind_of(run.kind).play(store, run, executor)
+    play_run(RunKind.MATCH, config, sides, options, store_url)

@@ -14,21 +14,23 @@ from coordinator.cli.options import (
     batch_pairs_for,
     check_batch_time,
     check_hypothesis,
-    check_programs_can_go,
-    create_or_resume,
     game_argument,
     hypothesis_options,
-    open_executor_and_store,
-    probed,
     read_book,
     search_limits,
     seed_option,
     store_option,
 )
-from coordinator.cli.stacks import fleet_options, games_options, match_sides, side_options
+from coordinator.cli.stacks import (
+    fleet_options,
+    games_options,
+    play_run,
+    played_sides,
+    side_options,
+    sides_fields,
+)
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS
 from coordinator.executors.options import ExecutorOptions
-from coordinator.registry import kind_of
 from coordinator.runs import RunKind
 from coordinator.sprt.config import SprtConfig
 
@@ -98,15 +100,11 @@ def sprt(
     limits = search_limits(nodes, depth, movetime, SPRT_LIMITS, tc, timemargin)
     batch_pairs = batch_pairs_for(click.get_current_context(), batch_pairs, batch_seconds, game, limits)
     check_batch_time(game, limits, batch_pairs, broker)
-    sides = match_sides(game, candidate, baseline, candidate_ref, baseline_ref, repo)
-    check_programs_can_go(sides, broker)
-    sides = (probed(game, sides[0], limits), probed(game, sides[1], limits))
+    sides = played_sides(game, (candidate, baseline, candidate_ref, baseline_ref, repo), limits, broker)
     book_path, openings = read_book(game, book)
     try:
         config = SprtConfig(
             game=game,
-            candidate=sides[0].weights,
-            baseline=sides[1].weights,
             openings=openings,
             engine_version=engine.ENGINE_VERSION,
             elo0=elo0,
@@ -120,21 +118,11 @@ def sprt(
             max_games=max_games,
             seed=seed,
             book=book_path,
-            candidate_source=sides[0].source,
-            baseline_source=sides[1].source,
-            candidate_program=sides[0].program,
-            baseline_program=sides[1].program,
             scale_time=not limits.deterministic,
-            candidate_commit=sides[0].commit,
-            baseline_commit=sides[1].commit,
+            **sides_fields(sides),
         )
     except ValueError as e:
         raise click.UsageError(str(e)) from None
-    options = ExecutorOptions(broker, concurrency, verify_fraction, priority)
-    executor, store = open_executor_and_store(options, store_url)
-    for side in sides:
-        side.keep(store)
     warn_if_games_repeat(config)
-    run = create_or_resume(store, RunKind.SPRT, config, finished_too=True)
-    # a run found again keeps its programs' probe findings: it plays its stored configuration
-    kind_of(run.kind).play(store, run, executor)
+    options = ExecutorOptions(broker, concurrency, verify_fraction, priority)
+    play_run(RunKind.SPRT, config, sides, options, store_url)

@@ -4,7 +4,8 @@ executor's options); and reading the two sides the options name."""
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -16,14 +17,23 @@ from coordinator.cli.options import (
     batch_seconds_option,
     book_option,
     broker_option,
+    check_programs_can_go,
     concurrency_option,
+    create_or_resume,
     limit_options,
+    open_executor_and_store,
     priority_option,
+    probed,
     read_ref_side,
     read_side,
     verify_option,
 )
+from coordinator.executors.options import ExecutorOptions
 from coordinator.refs import DEFAULT_BASE
+
+if TYPE_CHECKING:
+    from coordinator.registry import RunConfig
+    from coordinator.runs import RunKind
 
 
 def stack(*decorators: Callable[[F], F]) -> Callable[[F], F]:
@@ -109,3 +119,48 @@ def match_sides(
     else:
         second = read_side(game, baseline, "'--baseline'")
     return first, second
+
+
+def played_sides(
+    game: str,
+    options: tuple[str | None, str, str | None, str | None, str | None],
+    limits: engine.Limits,
+    broker: str | None,
+) -> tuple[Side, Side]:
+    """The two sides ``options`` name (``--candidate``, ``--baseline``, ``--candidate-ref``,
+    ``--baseline-ref``, ``--repo``: :func:`match_sides`), checked to be playable where the games
+    go, each program probed once."""
+    sides = match_sides(game, *options)
+    check_programs_can_go(sides, broker)
+    return probed(game, sides[0], limits), probed(game, sides[1], limits)
+
+
+def sides_fields(sides: tuple[Side, Side]) -> dict[str, Any]:
+    """The fields of a two-sided run's configuration that its sides give: weights, sources,
+    programs and commits of the candidate and the baseline."""
+    candidate, baseline = sides
+    return {
+        "candidate": candidate.weights,
+        "baseline": baseline.weights,
+        "candidate_source": candidate.source,
+        "baseline_source": baseline.source,
+        "candidate_program": candidate.program,
+        "baseline_program": baseline.program,
+        "candidate_commit": candidate.commit,
+        "baseline_commit": baseline.commit,
+    }
+
+
+def play_run(
+    kind: RunKind, config: RunConfig, sides: Sequence[Side], options: ExecutorOptions, store_url: str | None
+) -> None:
+    """Open the executor and the store, keep the sides' programs, then play the unfinished run of
+    ``kind`` with ``config`` (or show the finished one, or start a new one) to its end."""
+    from coordinator.registry import kind_of
+
+    executor, store = open_executor_and_store(options, store_url)
+    for side in sides:
+        side.keep(store)
+    run = create_or_resume(store, kind, config, finished_too=True)
+    # a run found again keeps its programs' probe findings: it plays its stored configuration
+    kind_of(run.kind).play(store, run, executor)

@@ -20,9 +20,7 @@ from coordinator.cli.options import (
     batch_pairs_for,
     check_batch_time,
     check_programs_can_go,
-    create_or_resume,
     game_argument,
-    open_executor_and_store,
     open_existing_store,
     probed,
     read_book,
@@ -32,10 +30,9 @@ from coordinator.cli.options import (
     seed_option,
     store_option,
 )
-from coordinator.cli.stacks import fleet_options, games_options
+from coordinator.cli.stacks import fleet_options, games_options, play_run
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS, TOURNAMENT_PAIRS
 from coordinator.executors.options import ExecutorOptions
-from coordinator.registry import kind_of
 from coordinator.runs import RunKind
 from coordinator.tournament.config import FORMATS, Entrant, TournamentConfig
 
@@ -219,8 +216,4 @@ def tournament(
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     options = ExecutorOptions(broker, concurrency, verify_fraction, priority)
-    executor, store = open_executor_and_store(options, store_url)
-    for kept in sides:
-        kept.keep(store)
-    run = create_or_resume(store, RunKind.TOURNAMENT, config, finished_too=True)
-    kind_of(run.kind).play(store, run, executor)
+    play_run(RunKind.TOURNAMENT, config, sides, options, store_url)
