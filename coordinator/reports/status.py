@@ -15,6 +15,7 @@ from coordinator.sprt.report import STATS_ERRORS, stored_status
 from coordinator.store import Run, Store
 from coordinator.trust.verifiable import unverifiable_engines, unverifiable_note
 from coordinator.tuning.config import TuneConfig
+from coordinator.tuning.outcomes import tally, trial_outcomes
 from coordinator.tuning.records import TuningRecords
 
 
@@ -67,6 +68,7 @@ def tune_status(store: Store, run: Run) -> dict[str, Any]:
         records.iterations(run.id) if config.method == "spsa" else None,
     )
     data["unverifiable"] = unverifiable_engines(run.config)
+    data["outcomes"] = tally(trial_outcomes(store, run.id).values())  # as the report counts them
     return data
 
 
