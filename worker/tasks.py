@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import logging
 import os
+import re
 from functools import cache
 from typing import Any
 
@@ -23,15 +24,27 @@ from worker.protocol import TASK_NAME
 from worker.sealing import WorkerKeys, worker_keys
 from worker.secrecy import KEY_VARIABLES, hold_keys, non_dumpable
 
+#: The batch an answer's body is for, read from its first characters (the body is JSON whose
+#: first fields are the run id and the batch index).
+ANSWER_OF = re.compile(r'"run_id":\s*(\d+),\s*"batch_index":\s*(\d+)')
+
 
 class AnswerNotLogged(logging.Filter):
     """Celery logs every task's return value when it succeeds; an answer is a whole batch's games
-    (kilobytes a batch), so the worker's log says only that the answer was stored."""
+    (kilobytes a batch), so the worker's log says only which batch's answer was stored."""
 
     def filter(self, record: logging.LogRecord) -> bool:
         if isinstance(record.args, dict) and "return_value" in record.args:
-            record.args = {**record.args, "return_value": "answer stored"}
+            record.args = {**record.args, "return_value": answer_line(record.args["return_value"])}
         return True
+
+
+def answer_line(answer: object) -> str:
+    """``answer stored (run R, batch B)``, or without the batch where the answer names none.
+    Celery hands the log the answer as its (shortened) repr; its body's first fields are there."""
+    text = answer.get("body") if isinstance(answer, dict) else answer
+    found = ANSWER_OF.search(text[:1000]) if isinstance(text, str) else None
+    return f"answer stored (run {found[1]}, batch {found[2]})" if found else "answer stored"
 
 
 logging.getLogger("celery.app.trace").addFilter(AnswerNotLogged())

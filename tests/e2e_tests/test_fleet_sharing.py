@@ -72,12 +72,9 @@ def test_higher_priority_batches_are_played_first(
         progress = runs[0].result()
         runs[1].result()
     assert counts(progress) == reference(urgent_config)
-    # The worker logs each sealed answer it returns (its body begins with the run id): the order it
-    # played them in.
-    played = [
-        int(run)
-        for run in re.findall(r"""succeeded in [^:]*: \{[^\n]*?'body': '\{"run_id":(\d+)""", single.output())
-    ]
+    # The worker logs each answer it returns with its run and batch: the order it played them in.
+    answers = re.findall(r"succeeded in [^:]*: answer stored \(run (\d+),", single.output())
+    played = [int(run) for run in answers]
     assert played[:4] == [urgent_id] * 4 and background_id in played[4:], played
 
 
