@@ -19,7 +19,8 @@ import contextlib
 import ctypes
 import os
 import sys
-from collections.abc import Mapping, MutableMapping
+from collections.abc import Callable, Mapping, MutableMapping
+from typing import TypeVar
 
 #: The variables held in memory (worker.sealing reads them by these names).
 KEY_VARIABLES = ("ARBITER_SECRET", "ARBITER_WORKER_KEY")
@@ -61,6 +62,29 @@ def _scrub_initial_environment(names: tuple[str, ...]) -> None:
         if value and name.decode(errors="replace") in names:
             ctypes.memset(start + offset + len(name) + 1, ord("x"), len(value))
         offset += len(entry) + 1
+
+
+def forget_keys() -> None:
+    """Drops the keys this process holds: a command that needs none (``arbiter engine check``)
+    runs the programs it checks from a process without them."""
+    _held.clear()
+
+
+T = TypeVar("T")
+
+
+def without_keys(function: Callable[..., T], *args: object) -> T:
+    """``function(*args)`` run in a fresh interpreter spawned for it (not forked: nothing of this
+    process's memory), whose environment holds no key once :func:`hold_keys` ran: where a process
+    that holds the fleet's secret must have an engine program run (the run-start probe), the
+    program's launcher never held it. Its exceptions are raised here; ``function`` and its
+    arguments must be importable and picklable (the pipe to a child of this machine, never the
+    broker)."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    with ProcessPoolExecutor(max_workers=1, mp_context=multiprocessing.get_context("spawn")) as pool:
+        return pool.submit(function, *args).result()
 
 
 def key_environment(environ: Mapping[str, str] | None = None) -> Mapping[str, str]:

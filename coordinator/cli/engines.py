@@ -9,6 +9,7 @@ import click
 
 import engine
 from coordinator.engine_check import CHECK_NODES, check_engine_file
+from worker.secrecy import forget_keys
 
 #: The exit status of an engine that fails a check (usage errors exit with 2).
 FAILED_EXIT = 1
@@ -46,6 +47,7 @@ def check(file: str, game: str | None, nodes: int, timeout: float, as_json: bool
     the file's option values, play two positions twice at fixed nodes (deterministic?) and under
     movetime then the reported nodes (replayable?), and run its bench. Exit status 0 when it is
     usable, 1 when it fails a check, 2 when FILE is not a usable engine file."""
+    forget_keys()  # the check needs no key: the programs it runs start from a process without one
     report = check_engine_file(file, game.lower() if game else None, nodes, timeout)
     if as_json:
         click.echo(json.dumps(report.to_json(), indent=2))

@@ -375,9 +375,11 @@ def probed(game: str, side: Side, limits: engine.Limits) -> Side:
     if side.program is None:
         return side
     from coordinator.engine_probe import StartFailed, probe_program
+    from worker.secrecy import without_keys
 
-    try:
-        program, note = probe_program(side.program, side.archive, game, timed=not limits.deterministic)
+    timed = not limits.deterministic
+    try:  # this process holds the fleet's secret: the program starts from one that never did
+        program, note = without_keys(probe_program, side.program, side.archive, game, timed)
     except StartFailed as e:
         raise click.UsageError(f"{side.source}: {e}") from None
     if note is not None:

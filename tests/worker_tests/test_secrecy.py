@@ -8,6 +8,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 CODE = """
 import ctypes, json, os, subprocess, sys
 from worker.secrecy import hold_keys, key_environment
@@ -50,3 +52,22 @@ def test_a_child_inherits_no_key() -> None:
     done = subprocess.run([sys.executable, "-c", CODE], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["child"] is False
+
+
+def _held_and_environment() -> tuple[list[str], list[str]]:
+    """What a process holds and has in its environment of the key variables."""
+    import os
+
+    from worker import secrecy
+
+    return sorted(secrecy._held), sorted(n for n in secrecy.KEY_VARIABLES if n in os.environ)
+
+
+def test_a_function_run_without_keys_runs_where_no_key_was_ever_held(monkeypatch: pytest.MonkeyPatch) -> None:
+    from worker import secrecy
+
+    for name in secrecy.KEY_VARIABLES:  # as after hold_keys: the keys in memory, none in the environment
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(secrecy, "_held", {"ARBITER_SECRET": "s" * 64})
+    assert _held_and_environment() == (["ARBITER_SECRET"], [])
+    assert secrecy.without_keys(_held_and_environment) == ([], [])
