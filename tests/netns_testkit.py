@@ -215,11 +215,12 @@ class HostWorker:
 
     def open_tasks(self) -> set[str]:
         """The tasks it has received and neither finished nor discarded (a task the coordinator
-        revoked is dropped unplayed), by its log."""
+        revoked is dropped unplayed, or stopped where it plays), by its log."""
         text = self.output()
         received = set(re.findall(r"Task arbiter\.play_batch\[([^\]]+)\] received", text))
         ended = set(re.findall(r"Task arbiter\.play_batch\[([^\]]+)\] (?:succeeded|failed|raised)", text))
         ended |= set(re.findall(r"Discarding revoked task: arbiter\.play_batch\[([^\]]+)\]", text))
+        ended |= set(re.findall(r"Terminating ([0-9a-f-]+) \(", text))  # revoked while it played
         return received - ended
 
     def playing(self) -> bool:

@@ -173,7 +173,8 @@ def test_workers_on_other_hosts_cut_healed_joined_and_removed(network: Network, 
         h2.resume()
     net.remove_host("h2")
 
-    # The healed link carries h1's traffic again: the batch it was playing at the cut gets through.
+    # The healed link carries h1's traffic again: the batch it was playing at the cut gets through,
+    # or is stopped there by its revocation.
     wait_until(lambda: not workers["h1"].playing(), EVENT_TIMEOUT, "h1's batch from before the cut to end")
     run.process.wait(timeout=RUN_TIMEOUT)
     assert run.process.returncode == 0, run.output()[-3000:]
