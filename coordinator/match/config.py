@@ -14,7 +14,7 @@ from typing import Any
 
 import engine
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS, TOURNAMENT_PAIRS
-from coordinator.sprt.config import OpeningWalk, PairsPlan, PlayedSide, derive_seed, fingerprint
+from coordinator.sprt.config import BatchPlan, fingerprint
 from worker.programs import EngineProgram
 
 
@@ -67,9 +67,14 @@ class MatchConfig:
         """The engine programs of the match."""
         return [p for p in (self.candidate_program, self.baseline_program) if p is not None]
 
-    def batch_plan(self) -> MatchPlan:
-        """The match's batch plan."""
-        return MatchPlan(self)
+    @property
+    def max_pairs(self) -> int:
+        """Every pair of the plan: the last batch is cut to it."""
+        return self.pairs
+
+    def batch_plan(self) -> BatchPlan:
+        """The match's batch plan: an SPRT's, cut at its pairs (the same openings and seeds)."""
+        return BatchPlan(self)
 
     def to_json(self) -> dict[str, Any]:
         """The configuration as a JSON-safe dict."""
@@ -103,27 +108,3 @@ class MatchConfig:
     def fingerprint(self) -> str:
         """Equal for matches that would play the same games."""
         return fingerprint(self.to_json())
-
-
-class MatchPlan(OpeningWalk, PairsPlan):
-    """Which openings batch ``i`` of a match plays and with which seed, from its seed alone."""
-
-    def __init__(self, config: MatchConfig) -> None:
-        """Plan for ``config``'s openings, seed, batch size and pairs."""
-        super().__init__(config.openings, config.seed, config.batch_pairs)
-        self.config = config
-        self.settings = config
-
-    def sides_for(self, batch_index: int) -> tuple[PlayedSide, PlayedSide]:
-        """The match's candidate and baseline, in every batch."""
-        c = self.config
-        return (c.candidate, c.candidate_program), (c.baseline, c.baseline_program)
-
-    def openings_for(self, batch_index: int) -> list[str]:
-        """Slice ``batch_index`` of the walk, the last one cut at ``pairs``."""
-        left = self.config.pairs - batch_index * self.batch_pairs
-        return super().openings_for(batch_index)[:left]
-
-    def seed_for(self, batch_index: int) -> int:
-        """The seed sent with batch ``batch_index``."""
-        return derive_seed(self.seed, "batch", batch_index)

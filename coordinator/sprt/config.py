@@ -239,6 +239,51 @@ class GameSettings(Protocol):
 PlayedSide = tuple[dict[str, int], EngineProgram | None]
 
 
+class TwoSides(GameSettings, Protocol):
+    """A run of two fixed sides over a book (an SPRT's, a match's): what :class:`BatchPlan` reads."""
+
+    @property
+    def openings(self) -> list[str]:
+        """The book's openings, walked batch by batch."""
+        ...
+
+    @property
+    def seed(self) -> int:
+        """The run's seed."""
+        ...
+
+    @property
+    def batch_pairs(self) -> int:
+        """Game pairs per batch."""
+        ...
+
+    @property
+    def candidate(self) -> dict[str, int]:
+        """The candidate's weights."""
+        ...
+
+    @property
+    def baseline(self) -> dict[str, int]:
+        """The baseline's weights."""
+        ...
+
+    @property
+    def candidate_program(self) -> EngineProgram | None:
+        """The candidate's program, if it is one."""
+        ...
+
+    @property
+    def baseline_program(self) -> EngineProgram | None:
+        """The baseline's program, if it is one."""
+        ...
+
+
+    @property
+    def max_pairs(self) -> int | None:
+        """The most game pairs the run plays (None: no cap)."""
+        ...
+
+
 class PairsPlan(ABC):
     """A batch plan of game pairs between two sides: which sides, openings and seed batch ``i``
     has (each kind's own), and the payload that sends them (one for every kind)."""
@@ -282,8 +327,8 @@ class BatchPlan(OpeningWalk, PairsPlan):
     """Which openings batch ``i`` plays (slice ``i`` of the :class:`OpeningWalk`) and with which
     seed, from the run's seed alone."""
 
-    def __init__(self, config: SprtConfig) -> None:
-        """Plan for ``config``'s openings, seed and batch size."""
+    def __init__(self, config: TwoSides) -> None:
+        """Plan for ``config``'s openings, seed, batch size and cap of pairs."""
         super().__init__(config.openings, config.seed, config.batch_pairs)
         self.config = config
         self.settings = config
