@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from sqlalchemy import (
     BigInteger,
+    Boolean,
     Column,
     DateTime,
     Float,
@@ -220,3 +221,29 @@ TUNING_TABLES = (tune_trials, champions, tune_acceptances, spsa_iterations, camp
 
 PENTANOMIAL_COLUMNS = ("ll", "ld", "dd_wl", "wd", "ww")
 WDL_COLUMNS = ("wins", "draws", "losses")
+
+# What ``arbiter server`` keeps about each run it owns (revision 0006): a row is added when the
+# server first takes the run up (submitted to it, or found unfinished in its store).
+run_service = Table(
+    "run_service",
+    metadata,
+    Column("run_id", Integer, ForeignKey("runs.id"), primary_key=True),
+    # Who submitted it (None: the operator, or a run started from a terminal).
+    Column("owner", String(64)),
+    # Runs of a higher priority are served first; equal ones share the fleet.
+    Column("priority", Integer, nullable=False, server_default="0"),
+    # The run's weight among its owner's runs of its priority, in percent.
+    Column("throughput", Integer, nullable=False, server_default="100"),
+    # The part of the fleet the server gives it now (0 to 1; None: not served now).
+    Column("share", Float),
+    # A stop was asked for: the server does not play it until it is resumed.
+    Column("held", Boolean, nullable=False, server_default="0"),
+    # The server playing it, and until when its claim holds unless renewed.
+    Column("lease_holder", String(255)),
+    Column("lease_until", DateTime),
+    # The submitter's webhooks (a JSON list of URLs).
+    Column("webhooks", Text),
+    # True once its end was announced (webhooks are sent once).
+    Column("notified", Boolean, nullable=False, server_default="0"),
+    Column("submitted_at", DateTime, nullable=False),
+)
