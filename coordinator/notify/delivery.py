@@ -6,11 +6,13 @@ one per URL: a URL that hangs or refuses holds one slot for one attempt at a tim
 ``timeout``), and deliveries to other URLs go on beside it. Retries wait in the queue, not on a
 thread (``coordinator.notify.backoff`` says which failures are retried and how long each waits).
 A delivery that fails for good is logged once, on the ``arbiter.notify`` logger, with its URL
-masked; redirects are not followed (a webhook that moved is a failure to fix, not a body to resend).
+masked. A URL's userinfo is sent as HTTP basic authentication. Redirects are not followed (a
+webhook that moved is a failure to fix, not a body to resend).
 """
 
 from __future__ import annotations
 
+import base64
 import http.client
 import itertools
 import json
@@ -24,6 +26,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from email.message import Message
 from typing import IO, Any
+from urllib.parse import unquote, urlsplit, urlunsplit
 
 from coordinator.escape import terminal
 from coordinator.notify.backoff import next_delay, retry_after, retryable
@@ -91,7 +94,7 @@ class Deliverer:
         self._timeout = timeout
         self._concurrency = concurrency
         self._opener = urllib.request.build_opener(_NoRedirect)
-        self._cond = threading.Condition()
+        self._cond = threading.Condition(threading.RLock())  # _finish runs under it too
         self._pending: list[_Delivery] = []
         self._busy: set[str] = set()
         self._closed = False
@@ -105,9 +108,13 @@ class Deliverer:
         body that cannot be sent is logged, as is a send after :meth:`close`."""
         try:
             check_webhook(url)
-            data = json.dumps(body, ensure_ascii=False).encode()
+        except ValueError as error:
+            log.warning("%s; not sent", error)
+            return
+        try:
+            data = json.dumps(body, ensure_ascii=False, allow_nan=False).encode()
         except (TypeError, ValueError) as error:
-            log.warning("webhook %s not sent: %s", mask_webhook(url), terminal(error))
+            log.warning("webhook %s not sent: its body is not JSON (%s)", mask_webhook(url), terminal(error))
             return
         with self._cond:
             if self._closed:
@@ -148,7 +155,10 @@ class Deliverer:
                 self._pending.remove(ready)
                 self._busy.add(ready.url)
                 name = f"arbiter-notify-{next(self._names)}"
-                threading.Thread(target=self._attempt, args=(ready,), name=name, daemon=True).start()
+                try:
+                    threading.Thread(target=self._attempt, args=(ready,), name=name, daemon=True).start()
+                except RuntimeError as error:  # no thread to be had: a failed attempt, retried later
+                    self._finish(ready, _Outcome(False, reason=f"no thread for the attempt ({error})"))
 
     def _ready(self, now: float) -> _Delivery | None:
         """The delivery to start now: the earliest due of a URL with no attempt in flight."""
@@ -166,45 +176,46 @@ class Deliverer:
         return max(0.0, min(waiting) - now) if waiting else None
 
     def _attempt(self, delivery: _Delivery) -> None:
-        """One attempt, on its own thread; then the delivery is done, queued again or failed."""
+        """One attempt, on its own thread."""
         outcome = _Outcome(False, reason="the attempt ended unexpectedly", retry=False)
-        again = False
         try:
             outcome = self._post(delivery)
         finally:
-            with self._cond:
-                self._busy.discard(delivery.url)
-                if not outcome.delivered:
-                    delivery.failures += 1
-                    again = (
-                        outcome.retry
-                        and retryable(outcome.status)
-                        and delivery.failures < self._attempts
-                        and not self._stopped
-                    )
-                    if again:
-                        wait = next_delay(delivery.failures, self._base_delay, self._max_delay, outcome.asked)
-                        delivery.due = time.monotonic() + wait
-                        self._pending.append(delivery)
-                self._cond.notify_all()
-            if again:
-                log.debug(
-                    "webhook %s: attempt %d failed (%s), retrying",
-                    mask_webhook(delivery.url),
-                    delivery.failures,
-                    outcome.reason,
+            self._finish(delivery, outcome)
+
+    def _finish(self, delivery: _Delivery, outcome: _Outcome) -> None:
+        """Free the delivery's URL; then the delivery is done, queued again or failed (logged)."""
+        with self._cond:
+            self._busy.discard(delivery.url)
+            again = False
+            if not outcome.delivered:
+                delivery.failures += 1
+                again = (
+                    outcome.retry
+                    and retryable(outcome.status)
+                    and delivery.failures < self._attempts
+                    and not self._stopped
                 )
-            elif not outcome.delivered:
-                self._log_failure(delivery, outcome.reason)
+            if again:
+                wait = next_delay(delivery.failures, self._base_delay, self._max_delay, outcome.asked)
+                delivery.due = time.monotonic() + wait
+                self._pending.append(delivery)
+            self._cond.notify_all()
+        if again:
+            log.debug(
+                "webhook %s: attempt %d failed (%s), retrying",
+                mask_webhook(delivery.url),
+                delivery.failures,
+                outcome.reason,
+            )
+        elif not outcome.delivered:
+            self._log_failure(delivery, outcome.reason)
 
     def _post(self, delivery: _Delivery) -> _Outcome:
         """POST the delivery's body once."""
-        request = urllib.request.Request(
-            delivery.url,
-            data=delivery.data,
-            method="POST",
-            headers={"Content-Type": "application/json; charset=utf-8", "User-Agent": "arbiter"},
-        )
+        url, headers = _without_userinfo(delivery.url)
+        headers |= {"Content-Type": "application/json; charset=utf-8", "User-Agent": "arbiter"}
+        request = urllib.request.Request(url, data=delivery.data, method="POST", headers=headers)
         try:
             with self._opener.open(request, timeout=self._timeout) as response:
                 response.read(MAX_ANSWER)
@@ -222,6 +233,18 @@ class Deliverer:
     def _log_failure(self, delivery: _Delivery, reason: str) -> None:
         tries = f"{delivery.failures} attempt{'s' if delivery.failures != 1 else ''}"
         log.warning("webhook %s not delivered (%s): %s", mask_webhook(delivery.url), tries, reason)
+
+
+def _without_userinfo(url: str) -> tuple[str, dict[str, str]]:
+    """``url`` without its userinfo, and the headers that send it instead (HTTP basic
+    authentication, which urllib does not take from the URL itself)."""
+    parts = urlsplit(url)
+    if parts.username is None:
+        return url, {}
+    credentials = f"{unquote(parts.username)}:{unquote(parts.password or '')}".encode()
+    netloc = parts.netloc.rpartition("@")[2]
+    bare = urlunsplit(parts._replace(netloc=netloc))
+    return bare, {"Authorization": "Basic " + base64.b64encode(credentials).decode("ascii")}
 
 
 def _reason(error: BaseException) -> str:

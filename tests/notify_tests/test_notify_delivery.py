@@ -5,6 +5,7 @@ delays are made short through its constructor."""
 
 from __future__ import annotations
 
+import base64
 import json
 import logging
 import socket
@@ -219,3 +220,28 @@ def test_close_gives_up_after_its_timeout_and_logs_what_it_dropped(hooks: Hooks,
     failures.wait_for(lambda f: len(f) == 2, "the send after close logged")
     assert failures.items[1] == f"webhook {hooks.base}/… not sent: notifications are closed"
     assert len(hooks.answered("/down")) == 1
+
+
+def test_userinfo_is_sent_as_basic_authentication(hooks: Hooks, failures: Watched) -> None:
+    deliverer = Deliverer(attempts=1)
+    deliverer.send(hooks.url("/auth").replace("://", "://bot:p%40ss@"), {"text": "hi"})
+    hooks.requests.wait_for(lambda r: len(r) == 1, "the authenticated request")
+    assert deliverer.close(WAIT)
+    (request,) = hooks.answered("/auth")
+    assert request.headers["Authorization"] == "Basic " + base64.b64encode(b"bot:p@ss").decode()
+    assert failures.items == []
+
+
+def test_what_cannot_be_sent_is_logged_not_raised(failures: Watched) -> None:
+    deliverer = Deliverer(attempts=1)
+    deliverer.send(f"ftp://files.example/{TOKEN}", {"text": "hi"})
+    deliverer.send(f"http://127.0.0.1:9/{TOKEN}", {"value": float("nan")})
+    deliverer.send(f"http://127.0.0.1:9/{TOKEN}", {"value": object()})
+    assert deliverer.close(WAIT)
+    assert len(failures.items) == 3
+    assert failures.items[0] == (
+        "webhook 'ftp://files.example/…': scheme 'ftp'; expected an http:// or https:// URL with a host "
+        "and no whitespace; not sent"
+    )
+    for line in failures.items[1:]:  # (the reasons are json's own words, which vary by version)
+        assert line.startswith("webhook http://127.0.0.1:9/… not sent: its body is not JSON (")
