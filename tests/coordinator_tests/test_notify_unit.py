@@ -11,8 +11,11 @@ from datetime import UTC, datetime, timedelta
 from email.utils import format_datetime
 from typing import Any
 
+import click
 import pytest
+from click.testing import CliRunner
 
+from coordinator.cli.webhooks import webhook_option
 from coordinator.notify.backoff import backoff_delay, next_delay, retry_after, retryable
 from coordinator.notify.message import MAX_TEXT, RunEnd, message_for, text_for
 from coordinator.notify.notifier import Notifier, operator_webhooks
@@ -226,3 +229,24 @@ def test_notifier_posts_to_operator_and_run_webhooks_each_once() -> None:
 def test_notifier_refuses_a_bad_operator_webhook() -> None:
     with pytest.raises(ValueError, match=r"webhook 'hooks.example/…': no scheme"):
         Notifier(["hooks.example/x"], Recording())
+
+
+# --- the --webhook option ----------------------------------------------------------------------
+
+
+@click.command()
+@webhook_option("where to post when the run ends")
+def notified(webhooks: tuple[str, ...]) -> None:
+    click.echo(" ".join(webhooks))
+
+
+def test_webhook_option_takes_several_urls() -> None:
+    result = CliRunner().invoke(notified, ["--webhook", DISCORD, "--webhook", SLACK])
+    assert result.exit_code == 0 and result.output == f"{DISCORD} {SLACK}\n"
+
+
+def test_a_bad_webhook_option_is_a_usage_error_with_the_url_masked() -> None:
+    result = CliRunner().invoke(notified, ["--webhook", "https://discord.com/api/webhooks/1/Sup3r Secret"])
+    assert result.exit_code == 2
+    assert "webhook 'https://discord.com/…': holds whitespace" in result.output
+    assert "Secret" not in result.output
