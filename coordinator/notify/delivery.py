@@ -140,7 +140,8 @@ class Deliverer:
             self._stopped = True
             self._cond.notify_all()
         for delivery in dropped:
-            self._log_failure(delivery, "notifications closed before it could be sent")
+            when = "its next attempt" if delivery.failures else "it was sent"
+            self._log_failure(delivery, f"notifications closed before {when}")
         return drained
 
     def _dispatch(self) -> None:
