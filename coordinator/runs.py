@@ -37,15 +37,23 @@ class RunKind(StrEnum):
 class RunState(StrEnum):
     """Where a run stands."""
 
+    #: Submitted to ``arbiter server``, not started yet.
+    QUEUED = "queued"
     RUNNING = "running"
     INTERRUPTED = "interrupted"
+    #: Stopped on request (``arbiter stop``): a server plays it again only once it is resumed.
+    STOPPED = "stopped"
     FINISHED = "finished"
     FAILED = "failed"
 
     @property
     def unfinished(self) -> bool:
         """True while the run can still be resumed."""
-        return self in (RunState.RUNNING, RunState.INTERRUPTED)
+        return self in UNFINISHED
+
+
+#: The states of a run that can still be resumed.
+UNFINISHED = frozenset({RunState.QUEUED, RunState.RUNNING, RunState.INTERRUPTED, RunState.STOPPED})
 
 
 class BatchState(StrEnum):

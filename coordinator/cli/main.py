@@ -12,6 +12,7 @@ from typing import Any
 
 import click
 
+from coordinator.console.lifetime import follow_supervisor
 from worker.secrecy import hold_keys
 
 USAGE_EXIT = 2
@@ -37,6 +38,10 @@ COMMANDS = {
     "report": "coordinator.cli.report:report",
     "games": "coordinator.cli.games:games",
     "serve": "coordinator.cli.serve:serve",
+    "server": "coordinator.cli.server:server",
+    "watch": "coordinator.cli.remote:watch",
+    "stop": "coordinator.cli.remote:stop",
+    "rerun": "coordinator.cli.remote:rerun",
     "worker": "coordinator.cli.worker:worker",
     "worker-key": "coordinator.cli.worker:worker_key",
     "engine": "coordinator.cli.engines:engine_group",
@@ -110,6 +115,7 @@ def main() -> None:
     # Keys in memory only, before any command runs a program or starts a process
     # (worker.secrecy; docs/deploy.md, Security).
     hold_keys()
+    follow_supervisor()
 
 
 if __name__ == "__main__":

@@ -14,7 +14,9 @@ from coordinator.cli.options import (
     run_argument,
     store_option,
 )
+from coordinator.cli.remote import check_local_only, client_of, remote
 from coordinator.cli.stacks import fleet_options
+from coordinator.console.lease import holding_lease
 from coordinator.executors.options import ExecutorOptions
 from coordinator.registry import kind_of
 from coordinator.runs import RunState
@@ -70,6 +72,7 @@ def top_run(store: Store, run: Run) -> Run | None:
 @run_argument()
 @fleet_options
 @store_option
+@click.option("--served-by", hidden=True, help="The server whose lease of RUN this process plays under.")
 def resume(
     run_id: int,
     concurrency: int | None,
@@ -77,8 +80,19 @@ def resume(
     verify_fraction: float,
     priority: int,
     store_url: str | None,
+    served_by: str | None,
 ) -> None:
     """Continue an interrupted SPRT, tuning run, tournament or match where it stopped."""
+    where = remote()
+    if where.server is not None:
+        from coordinator.server.client import follow
+
+        check_local_only("concurrency", "broker", "verify_fraction", "store_url")
+        client = client_of(where.server)
+        row = client.action(run_id, "resume")
+        click.echo(f"arbiter: run {row['id']} resumes on the server ({row['state']} now)", err=True)
+        follow(client, run_id)
+        return
     store = open_existing_store(store_url)
     run = load_run(store, run_id)
     kind = kind_of(run.kind)
@@ -96,5 +110,22 @@ def resume(
         return
     options = ExecutorOptions(broker, concurrency, verify_fraction, priority)
     run.settings  # noqa: B018 - a configuration this version refuses is the only line
-    click.echo(f"arbiter: resuming {kind.noun} {run_id}", err=True)
-    kind.play(store, run, open_executor(options))
+    if served_by is not None:
+        play_served(store, run, options, served_by)
+        return
+    with holding_lease(store, run_id):
+        click.echo(f"arbiter: resuming {kind.noun} {run_id}", err=True)
+        kind.play(store, run, open_executor(options))
+
+
+def play_served(store: Store, run: Run, options: ExecutorOptions, server: str) -> None:
+    """Play ``run`` for ``server``, which holds its lease, with the share of the fleet the server
+    gives it (``arbiter server`` starts this)."""
+    from coordinator.executors.shared import SharedExecutor
+
+    holder = store.lease_holder(run.id)
+    if holder != server:
+        raise click.UsageError(f"run {run.id} is not leased to {server} (held by {holder or 'nobody'})")
+    click.echo(f"arbiter: playing {kind_of(run.kind).noun} {run.id} for {server}", err=True)
+    executor = SharedExecutor(open_executor(options), lambda: store.share(run.id))
+    kind_of(run.kind).play(store, run, executor)

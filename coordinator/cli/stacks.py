@@ -28,6 +28,7 @@ from coordinator.cli.options import (
     read_side,
     verify_option,
 )
+from coordinator.cli.remote import remote, server_options, submit
 from coordinator.executors.options import ExecutorOptions
 from coordinator.refs import DEFAULT_BASE
 
@@ -87,8 +88,9 @@ def games_options(limits: engine.Limits, batch_pairs: int) -> Callable[[F], F]:
     )
 
 
-#: Where the games are played: the local pool's size or the broker, spot checks, priority.
-fleet_options = stack(concurrency_option, broker_option, verify_option, priority_option)
+#: Where the games are played: the local pool's size or the broker, spot checks, priority; or the
+#: server the run is submitted to.
+fleet_options = stack(concurrency_option, broker_option, verify_option, priority_option, server_options)
 
 
 def match_sides(
@@ -156,11 +158,17 @@ def play_run(
 ) -> None:
     """Open the executor and the store, keep the sides' programs, then play the unfinished run of
     ``kind`` with ``config`` (or show the finished one, or start a new one) to its end."""
+    from coordinator.console.lease import holding_lease
     from coordinator.registry import kind_of
 
+    where = remote()
+    if where.server is not None:
+        submit(kind, config, sides, where)
+        return
     executor, store = open_executor_and_store(options, store_url)
     for side in sides:
         side.keep(store)
     run = create_or_resume(store, kind, config, finished_too=True)
     # a run found again keeps its programs' probe findings: it plays its stored configuration
-    kind_of(run.kind).play(store, run, executor)
+    with holding_lease(store, run.id):
+        kind_of(run.kind).play(store, run, executor)

@@ -32,6 +32,7 @@ from coordinator.cli.options import (
     seed_option,
     store_option,
 )
+from coordinator.cli.remote import remote, submit
 from coordinator.cli.stacks import fleet_options
 from coordinator.defaults import ADJUDICATION, SPSA_GAMES, TUNE_BATCH_PAIRS, TUNE_LIMITS
 from coordinator.executors.options import ExecutorOptions
@@ -397,10 +398,22 @@ def tune(
             config = replace(config, start={**config.start, **{p.name: p.start for p in table}})
     except ValueError as e:
         raise click.UsageError(str(e)) from None
+    from coordinator.console.lease import holding_lease
+
     campaign = None
     if rounds is not None:
         budget = max_games if max_games is not None else rounds * (SPSA_GAMES + 2 * verify_max_games)
         campaign = campaign_config(config, rounds, budget, verify_nodes, verify_tc, verify_max_games)
+    where = remote()
+    if where.server is not None:
+        if output is not None:
+            raise click.UsageError("-o: with --server, the run's page on the server has its results")
+        sides = [side] if side is not None else []
+        if campaign is not None:
+            submit(RunKind.CAMPAIGN, campaign, sides, where)
+        else:
+            submit(RunKind.TUNE, config, sides, where)
+        return
     options = ExecutorOptions(broker, concurrency, verify_fraction, priority)
     executor, store = open_executor_and_store(options, store_url)
     if side is not None:
@@ -409,14 +422,16 @@ def tune(
         from coordinator.campaign.drive import drive as drive_campaign
 
         found = create_or_resume(store, RunKind.CAMPAIGN, campaign, finished_too=True)
-        drive_campaign(store, found, found.settings_as(CampaignConfig), executor, output, report)
+        with holding_lease(store, found.id):
+            drive_campaign(store, found, found.settings_as(CampaignConfig), executor, output, report)
         return
     # The same command again continues the run, or only reports it when its budget is used.
     run = create_or_resume(store, RunKind.TUNE, config, finished_too=True)
     from coordinator.tuning.drive import drive  # the tuners (Optuna) load only once the inputs are good
 
     # a run found again keeps its program's probe findings: it plays its stored configuration
-    drive(store, run, run.settings_as(TuneConfig), executor, output, report)
+    with holding_lease(store, run.id):
+        drive(store, run, run.settings_as(TuneConfig), executor, output, report)
 
 
 def check_campaign_options(rounds: int | None, method: str, time_limit: str | None) -> None:

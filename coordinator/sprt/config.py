@@ -277,7 +277,6 @@ class TwoSides(GameSettings, Protocol):
         """The baseline's program, if it is one."""
         ...
 
-
     @property
     def max_pairs(self) -> int | None:
         """The most game pairs the run plays (None: no cap)."""

@@ -12,7 +12,8 @@ counted_batches - 1`` of a run. Totals are always computed from the stored resul
 The package: ``schema`` (every table), ``migrations`` (the schema's versions, upgraded in place),
 ``connection`` (opening a store: SQLite, PostgreSQL, read-only connections), ``rows`` (the values
 handed out), and the queries by subject: ``runs``, ``results``, ``fleet`` (the dashboard's),
-``programs``, ``tournaments`` (which engines play each batch of a tournament).
+``programs``, ``tournaments`` (which engines play each batch of a tournament), ``service``
+(what ``arbiter server`` keeps about the runs it owns, and leases).
 """
 
 from __future__ import annotations
@@ -27,6 +28,7 @@ from coordinator.store.rows import (
     Quarantine,
     Refusal,
     Run,
+    ServiceRow,
     StoredResult,
     Totals,
     WorkerBatch,
@@ -35,11 +37,12 @@ from coordinator.store.rows import (
     now,
 )
 from coordinator.store.runs import RunStore
+from coordinator.store.service import ServiceStore
 from coordinator.store.tournaments import TournamentStore
 from coordinator.store.urls import DEFAULT_URL, STORE_ENV, engine_url, mask_url, store_url
 
 
-class Store(RunStore, ResultStore, FleetStore, ProgramStore, TournamentStore):
+class Store(RunStore, ResultStore, FleetStore, ProgramStore, TournamentStore, ServiceStore):
     """Transactional access to the runs, batches, results and game records of one URL."""
 
 
@@ -51,6 +54,7 @@ __all__ = [
     "Quarantine",
     "Refusal",
     "Run",
+    "ServiceRow",
     "Store",
     "StoredResult",
     "Totals",

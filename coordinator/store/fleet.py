@@ -4,6 +4,7 @@ results, refusals and batches."""
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import datetime
 
 from sqlalchemy import and_, func, or_, select
 
@@ -22,6 +23,20 @@ from coordinator.store.schema import (
 
 class FleetStore(Database):
     """Read-only queries over runs and workers (the dashboard's)."""
+
+    def games_since(self, run_ids: Sequence[int], since: datetime) -> int:
+        """Games of results of ``run_ids`` stored since ``since``."""
+        ids = list(run_ids)
+        if not ids:
+            return 0
+        total = results.c.wins + results.c.draws + results.c.losses
+        with self.engine.connect() as c:
+            found = c.execute(
+                select(func.coalesce(func.sum(total), 0)).where(
+                    results.c.run_id.in_(ids), results.c.created_at >= since
+                )
+            ).scalar()
+        return int(found or 0)
 
     def ping(self) -> None:
         """Raise unless the store answers a query (a health check)."""

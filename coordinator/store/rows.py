@@ -56,6 +56,24 @@ class Run:
 
 
 @dataclass(frozen=True)
+class ServiceRow:
+    """What ``arbiter server`` keeps about one run (``run_service``; see ``store.service``)."""
+
+    run_id: int
+    owner: str | None
+    priority: int
+    throughput: int
+    share: float | None
+    held: bool
+    lease_holder: str | None
+    lease_until: datetime | None
+    webhooks: tuple[str, ...]
+    notified: bool
+    deleted: bool
+    submitted_at: datetime
+
+
+@dataclass(frozen=True)
 class StoredResult:
     """The counts of one stored result."""
 

@@ -10,7 +10,7 @@ from typing import Any
 
 from sqlalchemy import func, insert, select, update
 
-from coordinator.runs import BatchState, RunKind, RunState
+from coordinator.runs import UNFINISHED, BatchState, RunKind, RunState
 from coordinator.store.connection import Database
 from coordinator.store.rows import Refusal, Run, now, run_from_row
 from coordinator.store.schema import batches, refusal_log, runs
@@ -30,8 +30,15 @@ def clip_worker(worker: str | None) -> str | None:
 class RunStore(Database):
     """The runs of a store and the state of their batches."""
 
-    def create_run(self, kind: RunKind, game: str, config: dict[str, Any], fingerprint: str) -> int:
-        """Insert a new run in state ``running``; its id."""
+    def create_run(
+        self,
+        kind: RunKind,
+        game: str,
+        config: dict[str, Any],
+        fingerprint: str,
+        state: RunState = RunState.RUNNING,
+    ) -> int:
+        """Insert a new run in ``state`` (``queued`` for a server's); its id."""
         stamp = now()
         with self.transaction() as c:
             inserted = c.execute(
@@ -40,7 +47,7 @@ class RunStore(Database):
                     game=game,
                     config=json.dumps(config, sort_keys=True),
                     fingerprint=fingerprint,
-                    state=RunState.RUNNING,
+                    state=state,
                     counted_batches=0,
                     created_at=stamp,
                     updated_at=stamp,
@@ -78,12 +85,18 @@ class RunStore(Database):
         with self.engine.connect() as c:
             return [run_from_row(row) for row in c.execute(query)]
 
+    def open_runs(self, kinds: Sequence[RunKind]) -> list[Run]:
+        """The unfinished runs of ``kinds``, oldest first."""
+        query = select(runs).where(runs.c.state.in_(sorted(UNFINISHED)), runs.c.kind.in_(list(kinds)))
+        with self.engine.connect() as c:
+            return [run_from_row(row) for row in c.execute(query.order_by(runs.c.id))]
+
     def find_unfinished(self, kind: RunKind, fingerprint: str) -> Run | None:
         """The latest running or interrupted run with this configuration fingerprint, if any."""
         query = (
             select(runs)
             .where(runs.c.kind == kind, runs.c.fingerprint == fingerprint)
-            .where(runs.c.state.in_([RunState.RUNNING, RunState.INTERRUPTED]))
+            .where(runs.c.state.in_(sorted(UNFINISHED)))
             .order_by(runs.c.id.desc())
         )
         with self.engine.connect() as c:

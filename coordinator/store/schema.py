@@ -245,5 +245,7 @@ run_service = Table(
     Column("webhooks", Text),
     # True once its end was announced (webhooks are sent once).
     Column("notified", Boolean, nullable=False, server_default="0"),
+    # Deleted by a user: hidden from lists and never played again (its records are kept).
+    Column("deleted", Boolean, nullable=False, server_default="0"),
     Column("submitted_at", DateTime, nullable=False),
 )

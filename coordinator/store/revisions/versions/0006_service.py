@@ -30,6 +30,7 @@ def upgrade() -> None:
         Column("lease_until", DateTime),
         Column("webhooks", Text),
         Column("notified", Boolean, nullable=False, server_default="0"),
+        Column("deleted", Boolean, nullable=False, server_default="0"),
         Column("submitted_at", DateTime, nullable=False),
     )
 

@@ -1,0 +1,22 @@
+"""The server's web application: the dashboard (read-only, as ``arbiter serve`` shows it) and the
+JSON API of ``coordinator.server.api``, which writes through a store of its own."""
+
+from __future__ import annotations
+
+from starlette.applications import Starlette
+from starlette.routing import Route
+
+from coordinator.server import api
+from coordinator.store import Store
+from coordinator.web.app import create_app
+
+
+def create_server_app(dashboard_store: Store, server_store: Store, token: str | None) -> Starlette:
+    """The dashboard of ``dashboard_store`` (opened read-only) with the API on ``server_store``
+    (the same store, opened read-write); writes need ``token`` when it is given."""
+    app = create_app(dashboard_store)
+    app.state.server_store = server_store
+    app.state.token = token
+    for path, handler, methods in api.ROUTES:
+        app.router.routes.append(Route(path, handler, methods=methods))
+    return app
