@@ -33,6 +33,7 @@ COMMANDS = {
     "tune": "coordinator.cli.tune:tune",
     "tournament": "coordinator.cli.tournament:tournament",
     "match": "coordinator.cli.match:match",
+    "presets": "coordinator.cli.presets:presets",
     "status": "coordinator.cli.runs:status",
     "resume": "coordinator.cli.runs:resume",
     "report": "coordinator.cli.report:report",

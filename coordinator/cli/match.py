@@ -19,6 +19,7 @@ from coordinator.cli.options import (
     seed_option,
     store_option,
 )
+from coordinator.cli.presets import chosen_preset, preset_option
 from coordinator.cli.stacks import (
     fleet_options,
     games_options,
@@ -43,6 +44,7 @@ from coordinator.runs import RunKind
     show_default=True,
     help="Game pairs to play (an opening, colours reversed).",
 )
+@preset_option("limits")
 @games_options(SPRT_LIMITS, SPRT_BATCH_PAIRS)
 @fleet_options
 @seed_option
@@ -55,6 +57,7 @@ def match(
     baseline_ref: str | None,
     repo: str | None,
     pairs: int,
+    preset_name: str | None,
     nodes: int | None,
     depth: int | None,
     movetime: int | None,
@@ -71,7 +74,9 @@ def match(
     store_url: str | None,
 ) -> None:
     """Play a fixed number of game pairs of a candidate against a baseline and rate them."""
-    limits = search_limits(nodes, depth, movetime, SPRT_LIMITS, tc, timemargin)
+    preset = chosen_preset(game, preset_name)
+    default_limits = SPRT_LIMITS if preset is None else preset.limits
+    limits = search_limits(nodes, depth, movetime, default_limits, tc, timemargin)
     batch_pairs = batch_pairs_for(
         click.get_current_context(), min(batch_pairs, pairs), batch_seconds, game, limits
     )

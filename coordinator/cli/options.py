@@ -255,11 +255,15 @@ def search_limits(
     tc: engine.TimeControl | None = None,
     timemargin: int | None = None,
 ) -> engine.Limits:
-    """The limits given, or ``default`` when none is; --timemargin goes with --tc only."""
+    """The limits given, or ``default`` when none is; --timemargin goes with --tc only (or with a
+    ``default`` that has a clock, such as a preset's)."""
+    if nodes is None and depth is None and movetime is None and tc is None:
+        if timemargin is None:
+            return default
+        if default.time_control is not None:
+            return default.replace(time_margin_ms=timemargin)
     if timemargin is not None and tc is None:
         raise click.UsageError("--timemargin is the grace of a clock: it needs --tc")
-    if nodes is None and depth is None and movetime is None and tc is None:
-        return default
     margin = {} if timemargin is None else {"time_margin_ms": timemargin}
     return engine.Limits(nodes=nodes, depth=depth, movetime_ms=movetime, time_control=tc, **margin)
 

@@ -21,6 +21,7 @@ from coordinator.cli.options import (
     seed_option,
     store_option,
 )
+from coordinator.cli.presets import chosen_preset, hypothesis_of, preset_option
 from coordinator.cli.stacks import (
     fleet_options,
     games_options,
@@ -57,6 +58,7 @@ def warn_if_games_repeat(config: SprtConfig) -> None:
 @click.command()
 @game_argument()
 @side_options
+@preset_option("bounds and limits")
 @hypothesis_options
 @games_options(SPRT_LIMITS, SPRT_BATCH_PAIRS)
 @click.option(
@@ -74,6 +76,7 @@ def sprt(
     candidate_ref: str | None,
     baseline_ref: str | None,
     repo: str | None,
+    preset_name: str | None,
     elo0: float,
     elo1: float,
     model: str,
@@ -96,9 +99,13 @@ def sprt(
     store_url: str | None,
 ) -> None:
     """Play game pairs of a candidate against a baseline until the SPRT decides."""
+    ctx = click.get_current_context()
+    preset = chosen_preset(game, preset_name)
+    elo0, elo1, alpha, beta, model = hypothesis_of(ctx, preset, elo0, elo1, alpha, beta, model)
     check_hypothesis(elo0, elo1, alpha, beta, model)
-    limits = search_limits(nodes, depth, movetime, SPRT_LIMITS, tc, timemargin)
-    batch_pairs = batch_pairs_for(click.get_current_context(), batch_pairs, batch_seconds, game, limits)
+    default_limits = SPRT_LIMITS if preset is None else preset.limits
+    limits = search_limits(nodes, depth, movetime, default_limits, tc, timemargin)
+    batch_pairs = batch_pairs_for(ctx, batch_pairs, batch_seconds, game, limits)
     check_batch_time(game, limits, batch_pairs, broker)
     sides = played_sides(game, (candidate, baseline, candidate_ref, baseline_ref, repo), limits, broker)
     book_path, openings = read_book(game, book)
