@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from coordinator.cli.options import F, run_argument
+from coordinator.cli.webhooks import WebhookType
 
 if TYPE_CHECKING:
     from coordinator.cli.options import Side
@@ -19,6 +20,7 @@ if TYPE_CHECKING:
     from coordinator.server.client import ServerClient
 
 SERVER_ENV = "ARBITER_SERVER"
+USER_ENV = "ARBITER_USER"
 META_KEY = "arbiter.remote"
 
 
@@ -67,6 +69,7 @@ def server_options(f: F) -> F:
             click.option(
                 "--webhook",
                 "webhooks",
+                type=WebhookType(),
                 metavar="URL",
                 multiple=True,
                 expose_value=False,
@@ -120,12 +123,27 @@ def submit(kind: RunKind, config: RunConfig, sides: Sequence[Side], where: Remot
                 )
     priority = click.get_current_context().params.get("priority", 0)
     row, created = client.submit(
-        str(kind), kind_of(kind).encode(config), priority, where.throughput, where.webhooks
+        str(kind), kind_of(kind).encode(config), priority, where.throughput, where.webhooks, submitter()
     )
     noun = kind_of(kind).noun
     said = "submitted" if created else "already on the server with the same configuration"
     click.echo(f"arbiter: {noun} {row['id']} {said} ({row['page']} on {client.url})", err=True)
     follow(client, int(row["id"]))
+
+
+def submitter() -> str | None:
+    """Who submits: ``$ARBITER_USER``, else the user's login name (the server shares its fleet
+    among submitters; accounts will prove who they are)."""
+    import getpass
+    import os
+
+    name = os.environ.get(USER_ENV, "").strip()
+    if name:
+        return name
+    try:
+        return getpass.getuser()
+    except (OSError, KeyError):
+        return None
 
 
 # commands -----------------------------------------------------------------------------------------
@@ -162,13 +180,25 @@ def stop(run_id: int, server: str) -> None:
 @run_argument()
 @server_required
 @click.option("--seed", type=click.IntRange(0, 2**63 - 1), help="The new run's seed (default: a random one).")
+@click.option(
+    "--preset",
+    metavar="NAME",
+    help="Play it with the bounds and limits of the server's preset NAME (e.g. ltc after stc passed).",
+)
 @click.option("--follow/--no-follow", default=True, show_default=True, help="Follow the new run.")
-def rerun(run_id: int, server: str, seed: int | None, follow: bool) -> None:
-    """Play a run of a server again with the same settings and a new seed, as a new run."""
+def rerun(run_id: int, server: str, seed: int | None, preset: str | None, follow: bool) -> None:
+    """Play a run of a server again with the same settings and a new seed, as a new run (or as
+    its follow-up under another preset)."""
     from coordinator.server.client import follow as follow_run
 
     client = client_of(server)
-    row = client.action(run_id, "rerun", {"seed": seed} if seed is not None else {})
-    click.echo(f"arbiter: run {row['id']} submitted: run {run_id} again with a new seed", err=True)
+    body: dict[str, Any] = {}
+    if seed is not None:
+        body["seed"] = seed
+    if preset is not None:
+        body["preset"] = preset
+    row = client.action(run_id, "rerun", body)
+    how = f"under preset {preset}" if preset else "with a new seed"
+    click.echo(f"arbiter: run {row['id']} submitted: run {run_id} again {how}", err=True)
     if follow:
         follow_run(client, int(row["id"]))

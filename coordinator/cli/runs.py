@@ -27,14 +27,20 @@ from coordinator.tuning.records import TuningRecords
 
 def list_runs(store: Store, show_all: bool) -> None:
     """The runs table: the runs people start, or every run with ``show_all``."""
+    from coordinator.reports.serving import serving
+
     parents = TuningRecords(store).parents() if show_all else {}
-    click.echo(STATUS_HEADER + ("  parent" if show_all else ""))
+    services = store.services()
+    served = any(s.share is not None for s in services.values())
+    click.echo(STATUS_HEADER + ("  parent" if show_all else "") + ("  share, games/s" if served else ""))
     for run in store.list_runs():
         kind = kind_of(run.kind)
-        if not (show_all or kind.started_by_user):
+        service = services.get(run.id)
+        if not (show_all or kind.started_by_user) or (service is not None and service.deleted):
             continue
         parent = f"  {parents[run.id]:>6}" if run.id in parents else ""
-        click.echo(kind.status_row(store, run) + parent)
+        how = serving(store, run, service).text if served else ""
+        click.echo(kind.status_row(store, run) + parent + (f"  {how}" if how else ""))
 
 
 @click.command()

@@ -15,6 +15,7 @@ import click
 
 from coordinator.cli.options import broker_option, store_option
 from coordinator.cli.serve import DEFAULT_HOST, DEFAULT_PORT, exposure_warning, listening_socket
+from coordinator.cli.webhooks import webhook_option
 
 #: Seconds between two passes of the server's loop.
 TICK_SECONDS = 1.0
@@ -41,13 +42,7 @@ TOKEN_ENV = "ARBITER_SERVER_TOKEN"
     type=click.IntRange(1, 4096),
     help="Without --broker: processes of each run's local pool (default: one per core).",
 )
-@click.option(
-    "--webhook",
-    "webhooks",
-    metavar="URL",
-    multiple=True,
-    help="POST a JSON message to URL when any run ends (also $ARBITER_WEBHOOKS).",
-)
+@webhook_option("POST a JSON message to URL when any run ends (also $ARBITER_WEBHOOKS).")
 def server(
     store_url: str | None,
     broker: str | None,

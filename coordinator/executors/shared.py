@@ -33,7 +33,7 @@ class SharedExecutor(Executor):
         self._value: float | None = None
 
     @property
-    def slots(self) -> int:  # type: ignore[override]
+    def slots(self) -> int:
         """The inner executor's slots times the run's share (at least one)."""
         if time.monotonic() - self._read_at >= SHARE_REFRESH:
             self._read_at = time.monotonic()

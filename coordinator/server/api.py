@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import hmac
 import json
-from datetime import timedelta
 from typing import Any
 
 from starlette.exceptions import HTTPException
@@ -18,6 +17,7 @@ from starlette.responses import Response
 
 import engine
 from coordinator.registry import kind_of
+from coordinator.reports.serving import serving
 from coordinator.runs import RunState
 from coordinator.server.submissions import (
     BadSubmission,
@@ -28,7 +28,7 @@ from coordinator.server.submissions import (
     store_submission,
 )
 from coordinator.server.supervisor import PLAYED_KINDS
-from coordinator.store import Run, ServiceRow, Store, now
+from coordinator.store import Run, ServiceRow, Store
 from coordinator.store.service import MAX_PRIORITY, MAX_THROUGHPUT
 from coordinator.web.responses import json_response
 from coordinator.web.state import path_number
@@ -36,8 +36,6 @@ from coordinator.web.state import path_number
 API_VERSION = 1
 #: Largest request body read (an engine program's archive is the largest thing sent).
 MAX_BODY_BYTES = 64 << 20
-#: Seconds over which a run's games/s is measured.
-RATE_WINDOW_SECONDS = 60
 
 
 def server_store(request: Request) -> Store:
@@ -88,13 +86,6 @@ def run_of(request: Request) -> Run:
     return run
 
 
-def games_per_second(store: Store, run: Run) -> float:
-    """Games counted per second over the last minute."""
-    ids = [r.id for r in kind_of(run.kind).match_runs(store, run)]
-    games = store.games_since(ids, now() - timedelta(seconds=RATE_WINDOW_SECONDS))
-    return games / RATE_WINDOW_SECONDS
-
-
 def run_json(store: Store, run: Run, service: ServiceRow | None, detail: bool = False) -> dict[str, Any]:
     """A run as the API shows it: what it is, where it stands, how the server serves it."""
     kind = kind_of(run.kind)
@@ -109,13 +100,8 @@ def run_json(store: Store, run: Run, service: ServiceRow | None, detail: bool = 
         "created_at": run.created_at.isoformat(),
         "finished_at": run.finished_at.isoformat() if run.finished_at else None,
         "line": kind.status_row(store, run),
-        "owner": service.owner if service else None,
-        "priority": service.priority if service else 0,
-        "throughput": service.throughput if service else 100,
-        "share": service.share if service else None,
-        "games_per_second": round(games_per_second(store, run), 3) if run.state is RunState.RUNNING else 0.0,
         "page": f"/runs/{run.id}",
-    }
+    } | serving(store, run, service).to_json()
     if detail:
         data["config"] = run.config
         data["status"] = kind.status_json(store, run)
@@ -134,6 +120,22 @@ def index(request: Request) -> Response:
             "engine_version": engine.ENGINE_VERSION,
             "kinds": list(PLAYED_KINDS),
             "token_needed": request.app.state.token is not None,
+        }
+    )
+
+
+def presets(request: Request) -> Response:
+    """``GET /api/v1/presets``: the server's presets, by game (what ``rerun`` with a preset uses)."""
+    from coordinator.presets import load_presets, presets_file
+
+    try:
+        found = load_presets()
+    except ValueError as e:
+        raise HTTPException(503, str(e)) from None
+    return json_response(
+        {
+            "file": str(presets_file().path),
+            "presets": {game: {n: p.to_json() for n, p in named.items()} for game, named in found.items()},
         }
     )
 
@@ -229,21 +231,33 @@ async def rerun(request: Request) -> Response:
     body = await json_body(request)
     run = run_of(request)
     store = server_store(request)
-    if not isinstance(body, dict) or set(body) - {"seed", "priority", "throughput", "webhooks"}:
-        raise HTTPException(400, "body: expected an object with seed, priority, throughput or webhooks")
+    if not isinstance(body, dict) or set(body) - {
+        "seed",
+        "preset",
+        "owner",
+        "priority",
+        "throughput",
+        "webhooks",
+    }:
+        raise HTTPException(
+            400, "body: expected an object with seed, preset, owner, priority, throughput or webhooks"
+        )
     seed = body.pop("seed", None)
+    preset = body.pop("preset", None)
+    if preset is not None and not isinstance(preset, str):
+        raise HTTPException(400, f"preset: expected a preset's name, got {preset!r}")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or not 0 <= seed < 2**63):
         raise HTTPException(400, f"seed: expected a whole number from 0 to 2^63-1, got {seed!r}")
     try:
-        again = rerun_config(run, seed)
+        again = rerun_config(run, seed, preset)
         submission = await _threaded(
             request, read_submission, {"kind": str(again.kind), "config": again.config, **body}, store
         )
     except BadSubmission as e:
         raise refused(e) from None
     old = store.service(run.id)
-    if old is not None and "webhooks" not in body:
-        submission = _with_service(submission, old)
+    if old is not None:
+        submission = _with_service(submission, old, body)
     created, new = store_submission(store, submission)
     return json_response({"run": run_json(store, created, store.service(created.id)), "created": new}, 201)
 
@@ -272,11 +286,13 @@ async def upload_program(request: Request) -> Response:
     return json_response({"digest": digest, "name": name, "size": len(raw)}, 201)
 
 
-def _with_service(submission: Any, service: ServiceRow) -> Any:
+def _with_service(submission: Any, service: ServiceRow, body: dict[str, Any]) -> Any:
     """A rerun keeps its run's owner, priority, throughput and webhooks unless given anew."""
     from dataclasses import replace
 
-    return replace(submission, owner=service.owner, webhooks=service.webhooks)
+    kept: dict[str, Any] = {"owner": service.owner, "priority": service.priority}
+    kept |= {"throughput": service.throughput, "webhooks": service.webhooks}
+    return replace(submission, **{k: v for k, v in kept.items() if k not in body})
 
 
 async def _threaded(request: Request, function: Any, *args: Any) -> Any:
@@ -299,4 +315,5 @@ ROUTES = (
     ("/api/v1/runs/{run_id:int}/resume", resume, ["POST"]),
     ("/api/v1/runs/{run_id:int}/rerun", rerun, ["POST"]),
     ("/api/v1/programs", upload_program, ["POST"]),
+    ("/api/v1/presets", presets, ["GET"]),
 )

@@ -9,6 +9,7 @@ import json
 import os
 import sys
 import threading
+import time
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -28,6 +29,8 @@ TOKEN_ENV = "ARBITER_SERVER_TOKEN"
 FOLLOW_INTERVAL = 1.0
 #: Seconds a request may take.
 REQUEST_TIMEOUT = 60.0
+#: Seconds a follower waits for a server that stopped answering before it gives up.
+LOST_SECONDS = 120.0
 #: The states in which a run moves on.
 MOVING = ("queued", "running", "interrupted")
 FAILED_EXIT = 1
@@ -36,6 +39,10 @@ DETACHED_EXIT = 130
 
 class ServerError(ValueError):
     """The server could not be reached, or refused the request (its one-line reason)."""
+
+
+class Unreachable(ServerError):
+    """The server did not answer."""
 
 
 @dataclass(frozen=True)
@@ -71,7 +78,7 @@ class ServerClient:
             raise ServerError(f"server {mask_url(self.url)}: {reason(e)}") from None
         except (urllib.error.URLError, OSError, ValueError) as e:
             why = getattr(e, "reason", None) or e
-            raise ServerError(f"server {mask_url(self.url)}: cannot be reached ({why})") from None
+            raise Unreachable(f"server {mask_url(self.url)}: cannot be reached ({why})") from None
 
     def upload_program(self, name: str, archive: bytes) -> str:
         """Upload an engine program's archive; its digest as the server computed it."""
@@ -79,12 +86,25 @@ class ServerClient:
         return str(answer["digest"])
 
     def submit(
-        self, kind: str, config: dict[str, Any], priority: int, throughput: int, webhooks: Sequence[str]
+        self,
+        kind: str,
+        config: dict[str, Any],
+        priority: int,
+        throughput: int,
+        webhooks: Sequence[str],
+        owner: str | None = None,
     ) -> tuple[dict[str, Any], bool]:
         """Submit a run: its row, and whether it is new."""
-        body = {"kind": kind, "config": config, "priority": priority, "throughput": throughput}
+        body: dict[str, Any] = {
+            "kind": kind,
+            "config": config,
+            "priority": priority,
+            "throughput": throughput,
+        }
         if webhooks:
             body["webhooks"] = list(webhooks)
+        if owner:
+            body["owner"] = owner
         answer = self.request("POST", "/api/v1/runs", body)
         return answer["run"], bool(answer.get("created"))
 
@@ -112,9 +132,19 @@ def follow(client: ServerClient, run_id: int) -> None:
     goes on). Exits 1 when the run failed."""
     printer = ProgressPrinter()
     waiting = threading.Event()
+    lost_since: float | None = None
     try:
         while True:
-            row = client.run(run_id)
+            try:
+                row = client.run(run_id)
+            except Unreachable as e:  # a server restarting: its runs go on; wait for it, within bounds
+                lost_since = lost_since if lost_since is not None else time.monotonic()
+                if time.monotonic() - lost_since > LOST_SECONDS:
+                    raise
+                printer.show(f"{e}; trying again")
+                waiting.wait(FOLLOW_INTERVAL)
+                continue
+            lost_since = None
             if row["state"] not in MOVING:
                 break
             share = f"  share {row['share']:.0%}" if row.get("share") is not None else ""

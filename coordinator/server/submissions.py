@@ -9,6 +9,7 @@ was expected, for a 400 answer.
 from __future__ import annotations
 
 import random
+import re
 import tempfile
 from collections.abc import Iterator
 from dataclasses import dataclass, field, replace
@@ -24,6 +25,12 @@ from coordinator.store.service import MAX_PRIORITY, MAX_THROUGHPUT
 
 #: Most webhooks one run may carry.
 MAX_RUN_WEBHOOKS = 5
+#: What a submission may hold.
+SUBMISSION_FIELDS = frozenset({"kind", "config", "owner", "priority", "throughput", "webhooks"})
+#: A submitter's name.
+OWNER_PATTERN = re.compile(r"[A-Za-z0-9._-]{1,64}")
+#: How a dataclass names a keyword it does not take.
+UNKNOWN_ARGUMENT = re.compile(r"unexpected keyword argument '(\w+)'")
 #: The keys of a program as a configuration holds it (``EngineProgram.to_json``).
 PROGRAM_KEYS = frozenset({"name", "digest", "command"})
 
@@ -57,6 +64,18 @@ def number_field(body: dict[str, Any], name: str, default: int, low: int, high: 
     return value
 
 
+def owner_field(body: dict[str, Any]) -> str | None:
+    """Who submits the run, as they name themselves (accounts will prove it): a short name."""
+    value = body.get("owner")
+    if value is None:
+        return None
+    if not isinstance(value, str) or not OWNER_PATTERN.fullmatch(value):
+        raise BadSubmission(
+            "owner", f"expected a name of 1 to 64 letters, digits, '.', '_' or '-', got {value!r}"
+        )
+    return value
+
+
 def webhooks_field(body: dict[str, Any]) -> tuple[str, ...]:
     """The run's webhooks: a list of http(s) URLs."""
     from coordinator.notify.urls import check_webhook
@@ -80,11 +99,10 @@ def read_submission(body: Any, store: Store) -> Submission:
     ``throughput``, ``webhooks``), with its programs probed; a BadSubmission otherwise."""
     if not isinstance(body, dict):
         raise BadSubmission("body", "expected a JSON object with kind and config")
-    unknown = sorted(set(body) - {"kind", "config", "priority", "throughput", "webhooks"})
+    unknown = sorted(set(body) - SUBMISSION_FIELDS)
     if unknown:
-        raise BadSubmission(
-            unknown[0], "not a field of a submission (kind, config, priority, throughput, webhooks)"
-        )
+        fields = ", ".join(sorted(SUBMISSION_FIELDS))
+        raise BadSubmission(unknown[0], f"not a field of a submission ({fields})")
     kind_name = body.get("kind")
     if kind_name not in PLAYED_KINDS:
         names = ", ".join(PLAYED_KINDS)
@@ -104,6 +122,7 @@ def read_submission(body: Any, store: Store) -> Submission:
         kind,
         config,
         decoded(kind, config),
+        owner=owner_field(body),
         priority=number_field(body, "priority", 0, 0, MAX_PRIORITY),
         throughput=number_field(body, "throughput", 100, 1, MAX_THROUGHPUT),
         webhooks=webhooks_field(body),
@@ -116,9 +135,12 @@ def decoded(kind: RunKind, config: dict[str, Any]) -> Any:
         settings = kind_of(kind).decode(config)
         again = kind_of(kind).encode(settings)
     except (ValueError, TypeError, KeyError, AttributeError) as e:
-        text = str(e).strip("'\"") or type(e).__name__
-        where = f"config.{e.args[0]}" if isinstance(e, KeyError) and e.args else "config"
-        raise BadSubmission(where, text if not isinstance(e, KeyError) else "missing") from None
+        if isinstance(e, KeyError) and e.args:
+            raise BadSubmission(f"config.{e.args[0]}", "missing") from None
+        unknown = UNKNOWN_ARGUMENT.search(str(e)) if isinstance(e, TypeError) else None
+        if unknown is not None:
+            raise BadSubmission(f"config.{unknown[1]}", f"not a field of a {kind} configuration") from None
+        raise BadSubmission("config", str(e) or type(e).__name__) from None
     if again != config:
         extra = sorted(set(config) - set(again)) or sorted(k for k in config if config[k] != again.get(k))
         name = f"config.{extra[0]}" if extra else "config"
@@ -166,7 +188,8 @@ def probe_programs(config: dict[str, Any], store: Store, settings: Any) -> dict[
         found[where] = probed.to_json()
     if not found:
         return config
-    return replaced(config, found)
+    changed: dict[str, Any] = replaced(config, found)
+    return changed
 
 
 def replaced(value: Any, found: dict[str, dict[str, Any]], path: str = "config") -> Any:
@@ -206,19 +229,27 @@ def store_submission(store: Store, submission: Submission) -> tuple[Run, bool]:
         found = done[-1] if done else None
     if found is not None:
         return found, False
-    run_id = store.create_run(
-        submission.kind, submission.settings.game, submission.config, fingerprint, state=RunState.QUEUED
+    s = submission
+    run_id = store.create_served_run(
+        s.kind, s.settings.game, s.config, fingerprint, s.owner, s.priority, s.throughput, s.webhooks
     )
-    store.enroll(run_id, submission.owner, submission.priority, submission.throughput, submission.webhooks)
     run = store.get_run(run_id)
     assert run is not None
     return run, True
 
 
-def rerun_config(run: Run, seed: int | None) -> Submission:
-    """The submission of ``run`` again with a new seed (``seed``, else a random one)."""
+def rerun_config(run: Run, seed: int | None, preset: str | None = None) -> Submission:
+    """The submission of ``run`` again with a new seed (``seed``, else a random one), and with
+    the bounds and limits of the server's ``preset`` when named (an LTC after an STC)."""
     kind = kind_of(run.kind)
     settings = run.settings
+    if preset is not None:
+        from coordinator.presets import apply_preset, preset_for
+
+        try:
+            settings = apply_preset(settings, preset_for(run.game, preset))
+        except (ValueError, TypeError) as e:
+            raise BadSubmission("preset", str(e)) from None
     new_seed = seed if seed is not None else random.SystemRandom().randrange(1, 2**31)
     if hasattr(settings, "seed"):
         again = replace(settings, seed=new_seed)

@@ -36,13 +36,12 @@ from coordinator.store.rows import (
     WorkerTotals,
     now,
 )
-from coordinator.store.runs import RunStore
 from coordinator.store.service import ServiceStore
 from coordinator.store.tournaments import TournamentStore
 from coordinator.store.urls import DEFAULT_URL, STORE_ENV, engine_url, mask_url, store_url
 
 
-class Store(RunStore, ResultStore, FleetStore, ProgramStore, TournamentStore, ServiceStore):
+class Store(ServiceStore, ResultStore, FleetStore, ProgramStore, TournamentStore):
     """Transactional access to the runs, batches, results and game records of one URL."""
 
 

@@ -9,6 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from sqlalchemy import func, insert, select, update
+from sqlalchemy.engine import Connection
 
 from coordinator.runs import UNFINISHED, BatchState, RunKind, RunState
 from coordinator.store.connection import Database
@@ -39,24 +40,36 @@ class RunStore(Database):
         state: RunState = RunState.RUNNING,
     ) -> int:
         """Insert a new run in ``state`` (``queued`` for a server's); its id."""
-        stamp = now()
         with self.transaction() as c:
-            inserted = c.execute(
-                insert(runs).values(
-                    kind=kind,
-                    game=game,
-                    config=json.dumps(config, sort_keys=True),
-                    fingerprint=fingerprint,
-                    state=state,
-                    counted_batches=0,
-                    created_at=stamp,
-                    updated_at=stamp,
-                    check_key=secrets.token_hex(32),
-                )
+            return self._insert_run(c, kind, game, config, fingerprint, state)
+
+    def _insert_run(
+        self,
+        c: Connection,
+        kind: RunKind,
+        game: str,
+        config: dict[str, Any],
+        fingerprint: str,
+        state: RunState,
+    ) -> int:
+        """Insert a new run within the transaction ``c``; its id."""
+        stamp = now()
+        inserted = c.execute(
+            insert(runs).values(
+                kind=kind,
+                game=game,
+                config=json.dumps(config, sort_keys=True),
+                fingerprint=fingerprint,
+                state=state,
+                counted_batches=0,
+                created_at=stamp,
+                updated_at=stamp,
+                check_key=secrets.token_hex(32),
             )
-            key = inserted.inserted_primary_key
-            assert key is not None
-            return int(key[0])
+        )
+        key = inserted.inserted_primary_key
+        assert key is not None
+        return int(key[0])
 
     def check_key(self, run_id: int) -> bytes:
         """The secret that chooses which of the run's batches are spot-checked, made on first use

@@ -18,9 +18,9 @@ from typing import Any
 from sqlalchemy import and_, insert, or_, select, update
 from sqlalchemy.engine import Connection
 
-from coordinator.store.connection import Database
+from coordinator.runs import RunKind, RunState
 from coordinator.store.rows import ServiceRow, now
-from coordinator.store.runs import clip_worker
+from coordinator.store.runs import RunStore, clip_worker
 from coordinator.store.schema import run_service
 
 #: Largest priority and throughput a run may be given.
@@ -46,8 +46,26 @@ def service_from_row(row: Any) -> ServiceRow:
     )
 
 
-class ServiceStore(Database):
+class ServiceStore(RunStore):
     """The server's rows of its runs, and the leases of runs being played."""
+
+    def create_served_run(
+        self,
+        kind: RunKind,
+        game: str,
+        config: dict[str, Any],
+        fingerprint: str,
+        owner: str | None,
+        priority: int,
+        throughput: int,
+        webhooks: Sequence[str],
+    ) -> int:
+        """A new queued run with its service row, in one transaction (a server's pass never sees
+        the run without its owner); its id."""
+        with self.transaction() as c:
+            run_id = self._insert_run(c, kind, game, config, fingerprint, RunState.QUEUED)
+            self._enroll(c, run_id, owner, priority, throughput, webhooks)
+            return run_id
 
     def enroll(
         self,

@@ -76,8 +76,15 @@ def run_filter(query: Query) -> RunFilter:
 
 def runs_rows(store: Store, wanted: RunFilter) -> list[dict[str, Any]]:
     """The rows of the runs list."""
+    from coordinator.reports.serving import serving
+
     runs, parents = listed_runs(store, wanted)
-    return [run_row(store, run, parents.get(run.id)) for run in runs]
+    services = store.services()
+    return [
+        run_row(store, run, parents.get(run.id)) | serving(store, run, services.get(run.id)).to_json()
+        for run in runs
+        if not (run.id in services and services[run.id].deleted)
+    ]
 
 
 def _versus(row: dict[str, Any]) -> str:
@@ -116,8 +123,11 @@ def runs_table(rows: list[dict[str, Any]]) -> str:
     """The runs list's table (running runs first)."""
     if not rows:
         return '<p class="muted">No run matches.</p>'
+    served = any(row.get("share") is not None for row in rows)
+    owned = any(row.get("owner") for row in rows)
+    extra = (("submitter",) if owned else ()) + (("share, games/s",) if served else ())
     return table(
-        RUNS_COLUMNS,
+        RUNS_COLUMNS + extra,
         [
             [
                 link(row["url"], row["id"]),
@@ -131,11 +141,19 @@ def runs_table(rows: list[dict[str, Any]]) -> str:
                 _decision(row),
                 row["created_at"],
                 duration(row["seconds"]),
+                *([row.get("owner") or "-"] if owned else []),
+                *([_served(row)] if served else []),
             ]
             for row in rows
         ],
         left=(1, 2, 3, 4, 8),
     )
+
+
+def _served(row: dict[str, Any]) -> str:
+    """A run's share of the fleet and its games/s, while a server plays it."""
+    share = row.get("share")
+    return "-" if share is None else f"{share:.0%}, {row.get('games_per_second') or 0:.1f}/s"
 
 
 def _select(name: str, label: str, choices: tuple[tuple[str, str], ...], chosen: str | None) -> str:
