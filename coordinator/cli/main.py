@@ -39,6 +39,7 @@ COMMANDS = {
     "serve": "coordinator.cli.serve:serve",
     "worker": "coordinator.cli.worker:worker",
     "worker-key": "coordinator.cli.worker:worker_key",
+    "workers": "coordinator.cli.workers:workers",
     "engine": "coordinator.cli.engines:engine_group",
 }
 

@@ -31,6 +31,7 @@ from coordinator.store.rows import (
     Totals,
     WorkerBatch,
     WorkerRefusal,
+    WorkerStanding,
     WorkerTotals,
     now,
 )
@@ -56,6 +57,7 @@ __all__ = [
     "Totals",
     "WorkerBatch",
     "WorkerRefusal",
+    "WorkerStanding",
     "WorkerTotals",
     "engine_url",
     "mask_url",
