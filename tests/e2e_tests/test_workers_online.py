@@ -2,7 +2,8 @@
 it (``arbiter workers``, the dashboard's ``/api/workers`` and workers page) with its pool size and
 the store's refusals of it, proved its own under the fleet's secret; a heartbeat forged in a keyed
 worker's name is shown unproved, one copied under another name not at all; a killed worker is gone
-once its heartbeat's time to live passes; an unreachable broker is one masked line."""
+once its heartbeat's time to live passes; a worker names the batch it plays; an unreachable broker
+is one masked line."""
 
 from __future__ import annotations
 
@@ -16,8 +17,10 @@ import pytest
 from celery_testkit import NODE_HOST, RedisDatabase, WorkerPool, free_port, wait_until
 from sprt_testkit import run_cli
 from starlette.testclient import TestClient
+from test_celery_faults import make_config
 
 import engine
+from coordinator.executors.celery.executor import CeleryExecutor
 from coordinator.fleet import Broker, Fleet, online
 from coordinator.runs import RunKind
 from coordinator.sprt.config import SprtConfig
@@ -175,3 +178,19 @@ def test_no_worker_an_unreachable_broker_and_a_dashboard_without_one(
     with pytest.raises(ValueError, match="heartbeats need a Redis broker"):
         create_app(store, broker_url="amqp://guest@localhost//")
     store.close()
+
+
+def test_a_playing_worker_names_its_batch(redis_server: RedisDatabase, workers: WorkerPool) -> None:
+    endless = make_config(limits=engine.Limits(nodes=5_000_000), batch_pairs=8, max_games=None)
+    workers.start("busy", env={HEARTBEAT_ENV: str(INTERVAL)})
+    broker = Broker(redis_server.url)
+
+    def playing() -> list[tuple[tuple[int, int], ...]]:
+        return [w.batches for w in listed(broker, None).workers]
+
+    with CeleryExecutor(redis_server.url, concurrency=1) as executor:
+        executor.submit(endless.batch_plan().payload(7, 3))
+        wait_until(lambda: playing() == [((7, 3),)], APPEARS, "the heartbeat to name the batch", interval=0.1)
+        executor.cancel()  # revoked: the worker stops playing it
+    wait_until(lambda: playing() == [()], APPEARS, "the heartbeat to say the worker is idle", interval=0.1)
+    broker.close()
