@@ -480,8 +480,9 @@ def online_fleet(request: Request) -> Fleet | None:
         raise HTTPException(503, str(e)) from None
 
 
-def _online_part(request: Request) -> str:
-    """The "Online now" section of the workers page."""
+def _online_part(request: Request, known: set[str]) -> str:
+    """The "Online now" section of the workers page (a worker of the ``known`` ones, which have a
+    page of their history, links to it)."""
     try:
         fleet = online_fleet(request)
     except HTTPException as e:
@@ -495,7 +496,7 @@ def _online_part(request: Request) -> str:
         )
         rows.append(
             [
-                link(worker_url(w.name), w.name),
+                link(worker_url(w.name), w.name) if w.name in known else w.name,
                 "yes" if w.proved else w.proof,
                 w.cores,
                 "?" if w.speed_factor is None else f"{w.speed_factor:.2f}x",
@@ -558,7 +559,7 @@ def workers_page(request: Request) -> Response:
         else '<p class="muted">No worker has stored a result yet.</p>'
     )
     body = (
-        f"<main><h1>Workers</h1>{_online_part(request)}<h2>History</h2>{listing}"
+        f"<main><h1>Workers</h1>{_online_part(request, {w.worker for w in workers})}<h2>History</h2>{listing}"
         '<p class="muted">Batches are stored results; refused counts '
         "the worker's answers that were refused.</p></main>"
     )

@@ -134,6 +134,7 @@ def test_a_live_worker_is_listed_proved_and_gone_once_killed(
         page = site.get("/workers").text
         assert "<h2>Online now</h2>" in page and "unsealed" in page
         assert page.index(node("w2")) < page.index("<h2>History</h2>")  # w2 only has a heartbeat
+        assert 'href="/workers/w1%40' in page and 'href="/workers/w2%40' not in page  # no history: no page
     store.close()
 
     worker.kill(signal.SIGKILL)  # no clean stop: its key stays until it expires
