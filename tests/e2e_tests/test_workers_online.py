@@ -3,19 +3,24 @@ it (``arbiter workers``, the dashboard's ``/api/workers`` and workers page) with
 the store's refusals of it, proved its own under the fleet's secret; a heartbeat forged in a keyed
 worker's name is shown unproved, one copied under another name not at all; a killed worker is gone
 once its heartbeat's time to live passes; a worker names the batch it plays; an unreachable broker
-is one masked line."""
+is one masked line; ``arbiter serve --broker`` (or ``$ARBITER_BROKER``) serves the list."""
 
 from __future__ import annotations
 
 import dataclasses
 import json
+import os
 import signal
+import subprocess
+import time
+import urllib.request
 from pathlib import Path
 
 import orjson
 import pytest
 from celery_testkit import NODE_HOST, RedisDatabase, WorkerPool, free_port, wait_until
-from sprt_testkit import run_cli
+from process_testkit import read_line
+from sprt_testkit import cli_command, run_cli
 from starlette.testclient import TestClient
 from test_celery_faults import make_config
 
@@ -195,3 +200,62 @@ def test_a_playing_worker_names_its_batch(redis_server: RedisDatabase, workers: 
         executor.cancel()  # revoked: the worker stops playing it
     wait_until(lambda: playing() == [()], APPEARS, "the heartbeat to say the worker is idle", interval=0.1)
     broker.close()
+
+
+def test_serve_with_a_broker_lists_the_workers_online(redis_server: RedisDatabase, tmp_path: Path) -> None:
+    store_url = store_with_refusals(tmp_path / "store.db", node("w9"), 1)
+    beat = Heartbeat(
+        name=node("w9"),
+        cores=3,
+        nps=None,
+        engine=engine.ENGINE_VERSION,
+        host="elsewhere",
+        started=time.time(),
+        sent=time.time(),
+        ttl=60.0,
+        batches=(),
+        sandbox="bubblewrap, seccomp",
+        refuses_programs=False,
+    )
+    redis_server.client().set(heartbeat_key(beat.name), sealed(beat, None), ex=60)
+    bad = run_cli("serve", "--store", store_url, "--broker", "amqp://user:hunter2@host//")
+    assert bad.returncode == 2 and "hunter2" not in bad.stderr
+    assert (
+        bad.stderr
+        == "arbiter serve: --broker: heartbeats need a Redis broker (redis://, rediss:// or unix://), not amqp://\n"
+    )
+
+    port = free_port()
+    env = {k: v for k, v in os.environ.items() if k not in ("ARBITER_STORE", "ARBITER_SECRET")}
+    env["ARBITER_BROKER"] = redis_server.url
+    process = subprocess.Popen(
+        cli_command("serve", "--store", store_url, "--port", str(port)),
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        assert process.stderr is not None
+        first = read_line(process.stderr, APPEARS, "arbiter serve's first line")
+        assert first.endswith(f"read-only; workers online on {redis_server.url})\n"), first
+
+        def listed_there() -> list[dict[str, object]]:
+            try:
+                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/workers", timeout=5) as answer:
+                    return list(json.load(answer)["workers"])
+            except OSError:
+                return []
+
+        [w9] = wait_until(listed_there, APPEARS, "the dashboard to list w9")
+        assert (w9["name"], w9["cores"], w9["refusals"], w9["proof"]) == (
+            node("w9"),
+            3,
+            1,
+            "not checked (no secret)",
+        )
+        process.send_signal(signal.SIGINT)
+        assert process.wait(APPEARS) == 130
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(APPEARS)
