@@ -37,7 +37,7 @@ CLOCK_SLACK = 120.0
 class RawHeartbeat:
     """One heartbeat key as Redis holds it: the worker it is named for, its value (None when it is
     longer than :data:`worker.heartbeat.MAX_BYTES` or not a string), and the seconds its time to
-    live still has (None without one)."""
+    live still has (None: it has none, so no worker wrote it)."""
 
     node: str
     value: bytes | None
@@ -127,6 +127,8 @@ def check(raw: RawHeartbeat, keys: FleetKeys | None, now: float) -> Seen:
     (seconds since the epoch); ValueError when it is not a heartbeat of the worker its key names."""
     if raw.value is None:
         raise ValueError(f"not a heartbeat (longer than {MAX_BYTES} bytes, or not text)")
+    if raw.remaining is None:
+        raise ValueError("it never expires: a worker's heartbeat always does")
     try:
         value = orjson.loads(raw.value)
     except orjson.JSONDecodeError:
@@ -144,8 +146,7 @@ def check(raw: RawHeartbeat, keys: FleetKeys | None, now: float) -> Seen:
             proof = UNSEALED if value.get("mac") is None else BAD_SEAL
         if proof == PROVED and abs(now - beat.sent) > beat.ttl + CLOCK_SLACK:
             proof = STALE
-    remaining = beat.ttl if raw.remaining is None else raw.remaining
-    return Seen(beat, proof, max(0.0, beat.ttl - remaining))
+    return Seen(beat, proof, max(0.0, beat.ttl - raw.remaining))
 
 
 def merge(seen: Sequence[Seen], standing: Mapping[str, WorkerStanding] | None) -> tuple[OnlineWorker, ...]:

@@ -92,6 +92,11 @@ def test_what_is_not_a_heartbeat_is_refused(value: bytes | None, message: str) -
         check(RawHeartbeat("w1@host", value, 10.0), KEYS, NOW)
 
 
+def test_a_heartbeat_that_never_expires_is_refused() -> None:
+    with pytest.raises(ValueError, match="never expires"):
+        check(raw(beat(), KEYS.worker_key("w1@host"), remaining=None), KEYS, NOW)
+
+
 def test_a_heartbeat_copied_under_another_name_is_refused() -> None:
     copied = raw(beat(), KEYS.worker_key("w1@host"), node="w2@host")
     with pytest.raises(ValueError, match="it names 'w1@host'"):
