@@ -519,6 +519,9 @@ def _online_part(request: Request, known: set[str]) -> str:
         f'<p class="flag">A heartbeat under {esc(node)} was ignored: {esc(why)}.</p>'
         for node, why in fleet.unreadable
     )
+    if fleet.truncated:
+        shown = len(fleet.workers) + len(fleet.unreadable)
+        notes += f'<p class="flag">More heartbeats than these {shown}: the rest are not listed.</p>'
     return (
         f"<h2>Online now</h2>{listing}{notes}"
         "<p class=\"muted\">From the workers' heartbeats: each is the worker's own claim, proved when "

@@ -32,7 +32,7 @@ from coordinator.sprt.config import SprtConfig
 from coordinator.store import Store
 from coordinator.web.app import create_app
 from coordinator.web.pages import NO_BROKER
-from worker.heartbeat import HEARTBEAT_ENV, TTL_INTERVALS, Heartbeat, heartbeat_key, sealed
+from worker.heartbeat import HEARTBEAT_ENV, MAX_BYTES, TTL_INTERVALS, Heartbeat, heartbeat_key, sealed
 from worker.sealing import FleetKeys
 
 SECRET = "the-fleet-master-secret-of-the-heartbeat-test"
@@ -259,3 +259,21 @@ def test_serve_with_a_broker_lists_the_workers_online(redis_server: RedisDatabas
         if process.poll() is None:
             process.kill()
             process.wait(APPEARS)
+
+
+def test_reading_is_bounded(redis_server: RedisDatabase) -> None:
+    client = redis_server.client()
+    for i in range(5):
+        client.set(heartbeat_key(f"n{i}@x"), "{}", ex=60)
+    client.rpush(heartbeat_key("list@x"), "a")  # not a string
+    client.set(heartbeat_key("huge@x"), "x" * (MAX_BYTES + 1), ex=60)
+    broker = Broker(redis_server.url)
+    raws, truncated = broker.heartbeats(limit=3)
+    assert len(raws) == 3 and truncated
+    raws, truncated = broker.heartbeats()
+    assert not truncated and len(raws) == 7
+    fleet = online(broker, None, FLEET)
+    assert fleet.workers == () and len(fleet.unreadable) == 7
+    reasons = dict(fleet.unreadable)
+    assert "longer than" in reasons["huge@x"] and "longer than" in reasons["list@x"]
+    broker.close()
