@@ -113,9 +113,24 @@ class Fleet:
     unreadable: tuple[tuple[str, str], ...] = ()
     truncated: bool = False
 
+    @property
+    def cores(self) -> int:
+        """Batches the listed workers say they play at once, in all."""
+        return sum(w.cores for w in self.workers)
+
+    def playing(self) -> dict[int, int]:
+        """Batches being played now, by run id (as the workers say: for display, never counting)."""
+        counts: dict[int, int] = {}
+        for w in self.workers:
+            for run, _ in w.batches:
+                counts[run] = counts.get(run, 0) + 1
+        return counts
+
     def to_json(self) -> dict[str, Any]:
         """The fleet as JSON."""
         return {
+            "cores": self.cores,
+            "playing": {str(run): n for run, n in sorted(self.playing().items())},
             "workers": [w.to_json() for w in self.workers],
             "unreadable": [{"key": node, "reason": why} for node, why in self.unreadable],
             "truncated": self.truncated,

@@ -124,6 +124,18 @@ def test_the_fleet_keeps_what_did_not_read_apart() -> None:
     assert [w.name for w in fleet.workers] == ["w1@host"] and not fleet.workers[0].proved
     assert [node for node, _ in fleet.unreadable] == ["big@x", "junk@x"]
     assert str(MAX_BYTES) in fleet.unreadable[0][1]
+    assert fleet.cores == 2 and fleet.playing() == {4: 1}
+
+
+def test_the_fleet_adds_up_cores_and_batches_per_run() -> None:
+    beats = [
+        beat("a@x", cores=8, batches=((1, 0), (2, 5))),
+        beat("b@x", cores=4, batches=((1, 1),)),
+        beat("c@x"),
+    ]
+    fleet = fleet_of([raw(b, None) for b in beats], None, NOW, None)
+    assert fleet.cores == 14 and fleet.playing() == {1: 2, 2: 1, 4: 1}
+    assert fleet.to_json()["playing"] == {"1": 2, "2": 1, "4": 1}
 
 
 def test_the_store_says_each_workers_refusals_and_quarantines(tmp_path: Path) -> None:
