@@ -8,14 +8,17 @@ a few seconds. Messages never show a password: URLs are printed with it masked.
 from __future__ import annotations
 
 import ipaddress
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import redis
-from celery import Celery
 
 from worker.celeryconfig import CONNECT_TIMEOUT
 from worker.masking import mask_url, scrub
 from worker.sealing import SECRET_ENV
+
+if TYPE_CHECKING:
+    from celery import Celery  # only the annotation: readers of heartbeats do not load Celery
 
 
 class Unreachable(ValueError):

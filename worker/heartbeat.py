@@ -30,6 +30,7 @@ from typing import Any
 import orjson
 
 from worker.fields import check_float, check_int, check_list, check_object, check_str
+from worker.masking import mask_url, scrub
 from worker.sealing import MAX_REASON_TEXT, seal
 
 #: Seconds between two heartbeats (any positive number; tests use a fraction of the default).
@@ -191,14 +192,14 @@ class Publisher:
         beat: Callable[[], Heartbeat],
         key: bytes | None,
         interval: float,
-        shown_url: str,
+        url: str,
     ) -> None:
         self.client = client
         self.node = node
         self.beat = beat
         self.key = key
         self.interval = interval
-        self.shown_url = shown_url
+        self.url = url
         self.failing = False
         self._stop = threading.Event()
         self._thread = threading.Thread(target=self._run, name="arbiter-heartbeat", daemon=True)
@@ -218,12 +219,15 @@ class Publisher:
         except Exception as e:  # redis-py, the socket layer or a bench that failed: all wait for the next
             if not self.failing:
                 log.warning(
-                    "heartbeat to %s failed (retried every %gs): %s", self.shown_url, self.interval, e
+                    "heartbeat to %s failed (retried every %gs): %s",
+                    mask_url(self.url),
+                    self.interval,
+                    scrub(str(e), self.url),
                 )
             self.failing = True
             return False
         if self.failing:
-            log.info("heartbeat to %s published again", self.shown_url)
+            log.info("heartbeat to %s published again", mask_url(self.url))
         self.failing = False
         return True
 
@@ -280,8 +284,6 @@ def start_publishing(consumer: Any, keys: Any) -> None:
     global _publisher
     if _publisher is not None:
         return
-    from worker.connectivity import safe_url
-
     try:
         import engine
         from worker.speed import bench_nps
@@ -315,7 +317,7 @@ def start_publishing(consumer: Any, keys: Any) -> None:
                 refuses_programs=refuses,
             )
 
-        _publisher = Publisher(redis_client(url), node, beat, key, interval, safe_url(url))
+        _publisher = Publisher(redis_client(url), node, beat, key, interval, url)
     except Exception as e:
         log.error("no heartbeats: %s", e)
         return

@@ -88,19 +88,19 @@ class FailingClient:
         self.tries += 1
         if self.tries >= 3:
             self.tried.set()
-        raise ConnectionError("down")
+        raise ConnectionError("down: AUTH hunter2 refused")
 
     def delete(self, *_: Any) -> None:
         raise ConnectionError("down")
 
 
-def test_a_failing_broker_is_logged_once_and_retried(caplog: pytest.LogCaptureFixture) -> None:
+def test_a_failing_broker_is_logged_once_masked_and_retried(caplog: pytest.LogCaptureFixture) -> None:
     client = FailingClient()
-    publisher = Publisher(client, "w1@host", lambda: BEAT, None, 0.01, "redis://:***@h/0")
+    publisher = Publisher(client, "w1@host", lambda: BEAT, None, 0.01, "redis://:hunter2@h/0")
     with caplog.at_level(logging.INFO, logger="worker.heartbeat"):
         publisher.start()
         assert client.tried.wait(10), "the publisher stopped trying"
         publisher.stop()
     failures = [r.getMessage() for r in caplog.records if "failed" in r.getMessage()]
-    assert failures == ["heartbeat to redis://:***@h/0 failed (retried every 0.01s): down"]
+    assert failures == ["heartbeat to redis://:***@h/0 failed (retried every 0.01s): down: AUTH *** refused"]
     assert client.tries >= 3
