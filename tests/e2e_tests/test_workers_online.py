@@ -14,7 +14,10 @@ import signal
 import subprocess
 import time
 import urllib.request
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import orjson
 import pytest
@@ -202,8 +205,9 @@ def test_a_playing_worker_names_its_batch(redis_server: RedisDatabase, workers: 
     broker.close()
 
 
-def test_serve_with_a_broker_lists_the_workers_online(redis_server: RedisDatabase, tmp_path: Path) -> None:
-    store_url = store_with_refusals(tmp_path / "store.db", node("w9"), 1)
+def w9_online(redis_server: RedisDatabase, tmp_path: Path) -> str:
+    """An unsealed heartbeat of w9 (3 cores) in ``redis_server``, and a store that refused one
+    of its answers; the store's URL."""
     beat = Heartbeat(
         name=node("w9"),
         cores=3,
@@ -218,16 +222,16 @@ def test_serve_with_a_broker_lists_the_workers_online(redis_server: RedisDatabas
         refuses_programs=False,
     )
     redis_server.client().set(heartbeat_key(beat.name), sealed(beat, None), ex=60)
-    bad = run_cli("serve", "--store", store_url, "--broker", "amqp://user:hunter2@host//")
-    assert bad.returncode == 2 and "hunter2" not in bad.stderr
-    assert (
-        bad.stderr
-        == "arbiter serve: --broker: heartbeats need a Redis broker (redis://, rediss:// or unix://), not amqp://\n"
-    )
+    return store_with_refusals(tmp_path / "store.db", node("w9"), 1)
 
+
+@contextmanager
+def serving(store_url: str, broker_url: str) -> Iterator[str]:
+    """``arbiter serve`` of ``store_url`` with ``$ARBITER_BROKER`` (and no secret) on a free port:
+    its base URL once it says so; stopped by Ctrl-C at the end."""
     port = free_port()
     env = {k: v for k, v in os.environ.items() if k not in ("ARBITER_STORE", "ARBITER_SECRET")}
-    env["ARBITER_BROKER"] = redis_server.url
+    env["ARBITER_BROKER"] = broker_url
     process = subprocess.Popen(
         cli_command("serve", "--store", store_url, "--port", str(port)),
         stderr=subprocess.PIPE,
@@ -237,28 +241,52 @@ def test_serve_with_a_broker_lists_the_workers_online(redis_server: RedisDatabas
     try:
         assert process.stderr is not None
         first = read_line(process.stderr, APPEARS, "arbiter serve's first line")
-        assert first.endswith(f"read-only; workers online on {redis_server.url})\n"), first
-
-        def listed_there() -> list[dict[str, object]]:
-            try:
-                with urllib.request.urlopen(f"http://127.0.0.1:{port}/api/workers", timeout=5) as answer:
-                    return list(json.load(answer)["workers"])
-            except OSError:
-                return []
-
-        [w9] = wait_until(listed_there, APPEARS, "the dashboard to list w9")
-        assert (w9["name"], w9["cores"], w9["refusals"], w9["proof"]) == (
-            node("w9"),
-            3,
-            1,
-            "not checked (no secret)",
-        )
+        assert first.endswith(f"read-only; workers online on {broker_url})\n"), first
+        yield f"http://127.0.0.1:{port}"
         process.send_signal(signal.SIGINT)
         assert process.wait(APPEARS) == 130
     finally:
         if process.poll() is None:
             process.kill()
             process.wait(APPEARS)
+
+
+def test_serve_with_a_broker_lists_the_workers_online(redis_server: RedisDatabase, tmp_path: Path) -> None:
+    store_url = w9_online(redis_server, tmp_path)
+    bad = run_cli("serve", "--store", store_url, "--broker", "amqp://user:hunter2@host//")
+    assert bad.returncode == 2 and "hunter2" not in bad.stderr
+    assert bad.stderr == (
+        "arbiter serve: --broker: heartbeats need a Redis broker (redis://, rediss:// or unix://), not amqp://\n"
+    )
+    with serving(store_url, redis_server.url) as base:
+
+        def listed_there() -> list[dict[str, object]]:
+            try:
+                with urllib.request.urlopen(f"{base}/api/workers", timeout=5) as answer:
+                    return list(json.load(answer)["workers"])
+            except OSError:
+                return []
+
+        [w9] = wait_until(listed_there, APPEARS, "the dashboard to list w9")
+        assert (w9["name"], w9["cores"], w9["refusals"]) == (node("w9"), 3, 1)
+        assert w9["proof"] == "not checked (no secret)"
+
+
+def test_the_workers_page_in_a_browser(redis_server: RedisDatabase, tmp_path: Path, chromium: Any) -> None:
+    store_url = w9_online(redis_server, tmp_path)
+    with serving(store_url, redis_server.url) as base:
+        context = chromium.new_context()
+        errors: list[str] = []
+        context.on("console", lambda m: errors.append(m.text) if m.type == "error" else None)
+        page = context.new_page()
+        wait_until(lambda: page.goto(f"{base}/workers").ok, APPEARS, "the workers page", interval=0.2)
+        online_now = page.locator("h2:text('Online now') + table")
+        cells = online_now.locator("tbody tr").first.locator("td").all_text_contents()
+        assert cells[:3] == [node("w9"), "not checked (no secret)", "3"]
+        history = page.locator("h2:text('History') + table").locator("tbody tr").first
+        assert history.locator("td").first.text_content() == node("w9")  # its refused answer
+        assert errors == []
+        context.close()
 
 
 def test_reading_is_bounded(redis_server: RedisDatabase) -> None:
