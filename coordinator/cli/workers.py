@@ -16,6 +16,7 @@ import click
 import orjson
 
 from coordinator.cli.options import store_option
+from coordinator.escape import terminal
 from worker.celeryconfig import BROKER_ENV, DEFAULT_BROKER, broker_url
 
 if TYPE_CHECKING:
@@ -58,7 +59,7 @@ def table_lines(fleet: Fleet) -> list[str]:
                 "refused" if w.refuses_programs else w.sandbox,
             ]
         )
-    return aligned(rows)
+    return aligned([[terminal(cell) for cell in row] for row in rows])  # names and claims are the workers'
 
 
 @click.command()
@@ -105,7 +106,7 @@ def workers(broker: str | None, store_url: str | None, as_json: bool) -> None:
         if store is not None:
             store.close()
     for node, why in fleet.unreadable:
-        click.echo(f"arbiter workers: warning: heartbeat of {node!r} ignored: {why}", err=True)
+        click.echo(terminal(f"arbiter workers: warning: heartbeat of {node!r} ignored: {why}"), err=True)
     if fleet.truncated:
         click.echo("arbiter workers: warning: more heartbeats than listed", err=True)
     if as_json:

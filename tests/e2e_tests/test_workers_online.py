@@ -3,7 +3,8 @@ it (``arbiter workers``, the dashboard's ``/api/workers`` and workers page) with
 the store's refusals of it, proved its own under the fleet's secret; a heartbeat forged in a keyed
 worker's name is shown unproved, one copied under another name not at all; a killed worker is gone
 once its heartbeat's time to live passes; a worker names the batch it plays; an unreachable broker
-is one masked line; ``arbiter serve --broker`` (or ``$ARBITER_BROKER``) serves the list."""
+is one masked line; ``arbiter serve --broker`` (or ``$ARBITER_BROKER``) serves the list; what a
+heartbeat says reaches a terminal only made safe."""
 
 from __future__ import annotations
 
@@ -305,3 +306,29 @@ def test_reading_is_bounded(redis_server: RedisDatabase) -> None:
     reasons = dict(fleet.unreadable)
     assert "longer than" in reasons["huge@x"] and "longer than" in reasons["list@x"]
     broker.close()
+
+
+def test_hostile_names_reach_no_terminal(redis_server: RedisDatabase, tmp_path: Path) -> None:
+    evil = "evil\x1b[2J\x07@x"
+    beat = Heartbeat(
+        name=evil,
+        cores=1,
+        nps=None,
+        engine="0.1\x1b]0;title\x07",
+        host="h\r\nfake line",
+        started=time.time(),
+        sent=time.time(),
+        ttl=60.0,
+        batches=(),
+        sandbox="none\x1b[31m",
+        refuses_programs=True,
+    )
+    client = redis_server.client()
+    client.set(heartbeat_key(evil), sealed(beat, None), ex=60)
+    client.set(heartbeat_key("junk\x1b[2J@x"), "not json\x1b[2J", ex=60)
+    shown = run_cli("workers", "--broker", redis_server.url, cwd=tmp_path)
+    assert shown.returncode == 0, shown.stderr
+    assert "\x1b" not in shown.stdout + shown.stderr and "\x07" not in shown.stdout
+    assert len(shown.stdout.splitlines()) == 2 and len(shown.stderr.splitlines()) == 1
+    as_json = json.loads(run_cli("workers", "--broker", redis_server.url, "--json", cwd=tmp_path).stdout)
+    assert as_json["workers"][0]["name"] == evil  # JSON keeps it, escaped by JSON itself
