@@ -8,14 +8,17 @@ a few seconds. Messages never show a password: URLs are printed with it masked.
 from __future__ import annotations
 
 import ipaddress
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
 import redis
-from celery import Celery
 
 from worker.celeryconfig import CONNECT_TIMEOUT
 from worker.masking import mask_url, scrub
 from worker.sealing import SECRET_ENV
+
+if TYPE_CHECKING:
+    from celery import Celery  # only the annotation: readers of heartbeats do not load Celery
 
 
 class Unreachable(ValueError):
@@ -35,7 +38,7 @@ def _refused_credentials(error: BaseException) -> bool:
     return False
 
 
-def _failure(what: str, url: str, error: BaseException) -> Unreachable:
+def failure(what: str, url: str, error: BaseException) -> Unreachable:
     """The one line that says why ``what`` at ``url`` did not answer: its credentials refused
     (a wrong password), or not reached."""
     reason = scrub(_reason(error), url)
@@ -71,13 +74,13 @@ def check_reachable(app: Celery, timeout: float = CONNECT_TIMEOUT) -> None:
                 max_retries=1, interval_start=0, interval_step=0.2, interval_max=0.2, timeout=timeout
             )
     except Exception as e:  # kombu, redis-py and the socket layer all raise their own types
-        raise _failure("broker", broker, e) from None
+        raise failure("broker", broker, e) from None
     try:
         client = getattr(app.backend, "client", None)
         if client is not None and hasattr(client, "ping"):
             client.ping()
     except Exception as e:
-        raise _failure("result backend", app.conf.result_backend, e) from None
+        raise failure("result backend", app.conf.result_backend, e) from None
 
 
 def exposure_warning(url: str, sealed: bool) -> str | None:

@@ -16,9 +16,10 @@ from functools import cache
 from typing import Any
 
 from celery import shared_task
-from celery.signals import worker_init, worker_process_init
+from celery.signals import worker_init, worker_process_init, worker_ready, worker_shutdown
 
 from worker.games import answer_task
+from worker.heartbeat import start_publishing, stop_publishing
 from worker.programs import redis_fetch
 from worker.protocol import TASK_NAME
 from worker.sealing import WorkerKeys, worker_keys
@@ -71,6 +72,18 @@ def _hold_keys(**_: Any) -> None:
 def _non_dumpable(**_: Any) -> None:
     """Each pool process non-dumpable too (it is already, if forked from the main one)."""
     non_dumpable()
+
+
+@worker_ready.connect  # type: ignore[untyped-decorator]
+def _start_heartbeats(sender: Any, **_: Any) -> None:
+    """Once the worker takes batches: its heartbeats published (``worker.heartbeat``)."""
+    start_publishing(sender, keys())
+
+
+@worker_shutdown.connect  # type: ignore[untyped-decorator]
+def _stop_heartbeats(**_: Any) -> None:
+    """At shutdown: its heartbeats stopped and its key deleted."""
+    stop_publishing()
 
 
 @shared_task(name=TASK_NAME, bind=True)  # type: ignore[untyped-decorator]  # celery ships no type hints

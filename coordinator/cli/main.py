@@ -45,6 +45,7 @@ COMMANDS = {
     "rerun": "coordinator.cli.remote:rerun",
     "worker": "coordinator.cli.worker:worker",
     "worker-key": "coordinator.cli.worker:worker_key",
+    "workers": "coordinator.cli.workers:workers",
     "engine": "coordinator.cli.engines:engine_group",
 }
 

@@ -15,6 +15,7 @@ from types import FrameType
 import click
 
 from coordinator.cli.options import store_option
+from worker.celeryconfig import BROKER_ENV
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000
@@ -68,7 +69,14 @@ def exposure_warning(host: str, address: str, port: int) -> str | None:
     show_default=True,
     help="Port to listen on.",
 )
-def serve(store_url: str | None, host: str, port: int) -> None:
+@click.option(
+    "--broker",
+    metavar="URL",
+    envvar=BROKER_ENV,
+    help=f"Redis broker whose workers the workers page lists as online, from their heartbeats "
+    f"(default: ${BROKER_ENV}; unset: no such list).",
+)
+def serve(store_url: str | None, host: str, port: int, broker: str | None) -> None:
     """Serve a live, read-only web dashboard of the store's runs."""
     import uvicorn
 
@@ -79,6 +87,12 @@ def serve(store_url: str | None, host: str, port: int) -> None:
         store = Store(store_url, read_only=True)
     except FileNotFoundError as e:
         raise click.UsageError(str(e)) from None
+    broker = broker.strip() if broker and broker.strip() else None
+    try:
+        app = create_app(store, broker_url=broker)
+    except ValueError as e:
+        store.close()
+        raise click.BadParameter(str(e), param_hint="--broker") from None
     sock = listening_socket(host, port)
     bound_host, bound_port = sock.getsockname()[:2]
     warning = exposure_warning(host, bound_host, bound_port)
@@ -86,11 +100,12 @@ def serve(store_url: str | None, host: str, port: int) -> None:
         click.echo(warning, err=True)
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
     click.echo(
-        f"arbiter: dashboard on http://{shown}:{bound_port}/ (store {mask_url(store.url)}, read-only)",
+        f"arbiter: dashboard on http://{shown}:{bound_port}/ (store {mask_url(store.url)}, read-only"
+        + (f"; workers online on {mask_url(broker)})" if broker else ")"),
         err=True,
     )
     config = uvicorn.Config(
-        create_app(store),
+        app,
         log_level="warning",
         access_log=False,
         timeout_graceful_shutdown=SHUTDOWN_SECONDS,

@@ -28,6 +28,7 @@ from worker.celeryconfig import (
     versioned_queue,
 )
 from worker.connectivity import check_reachable, exposure_warning, safe_url
+from worker.heartbeat import heartbeat_seconds
 from worker.referee.sandbox import UNSANDBOXED_ENV, this_machine, unsandboxed_allowed
 from worker.sealing import SECRET_ENV, WORKER_KEY_ENV, check_node_name, fleet_keys, worker_keys
 
@@ -148,6 +149,7 @@ def worker(
     processes = concurrency or os.cpu_count() or 1
     try:
         keys = worker_keys()
+        heartbeat = heartbeat_seconds()
     except ValueError as e:
         raise click.UsageError(str(e)) from None
     if keys is not None and keys.node is not None:  # a credential names the one node it signs as
@@ -168,6 +170,7 @@ def worker(
     click.echo(
         f"arbiter worker: node {node}, broker {safe_url(url)}, queues {','.join(names)}, "
         f"{processes} process{'es' if processes != 1 else ''}"
+        + f", heartbeat every {heartbeat:g} s"
         + (", running as root" if root else "")
         + f"; {bench_line()}; {programs_line()}"
     )

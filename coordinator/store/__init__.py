@@ -33,6 +33,7 @@ from coordinator.store.rows import (
     Totals,
     WorkerBatch,
     WorkerRefusal,
+    WorkerStanding,
     WorkerTotals,
     now,
 )
@@ -59,6 +60,7 @@ __all__ = [
     "Totals",
     "WorkerBatch",
     "WorkerRefusal",
+    "WorkerStanding",
     "WorkerTotals",
     "engine_url",
     "mask_url",

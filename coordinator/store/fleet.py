@@ -3,13 +3,13 @@ results, refusals and batches."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from datetime import datetime
 
 from sqlalchemy import and_, func, or_, select
 
 from coordinator.store.connection import Database
-from coordinator.store.rows import Activity, WorkerBatch, WorkerRefusal, WorkerTotals
+from coordinator.store.rows import Activity, WorkerBatch, WorkerRefusal, WorkerStanding, WorkerTotals
 from coordinator.store.schema import (
     TUNING_TABLES,
     batch_games,
@@ -19,6 +19,9 @@ from coordinator.store.schema import (
     results,
     runs,
 )
+
+#: Worker names per query of :meth:`FleetStore.standing` (under every backend's bound on parameters).
+STANDING_CHUNK = 500
 
 
 class FleetStore(Database):
@@ -95,6 +98,29 @@ class FleetStore(Database):
                 )
             )
         return out
+
+    def standing(self, names: Iterable[str]) -> dict[str, WorkerStanding]:
+        """The refused answers and quarantines of each worker of ``names`` (every name gets one)."""
+        wanted = sorted(set(names))
+        refused: dict[str, int] = {}
+        held: dict[str, list[int]] = {}
+        with self.engine.connect() as c:
+            for start in range(0, len(wanted), STANDING_CHUNK):
+                chunk = wanted[start : start + STANDING_CHUNK]
+                counted = (
+                    select(refusal_log.c.worker, func.count().label("refused"))
+                    .where(refusal_log.c.worker.in_(chunk))
+                    .group_by(refusal_log.c.worker)
+                )
+                refused.update((r.worker, int(r.refused)) for r in c.execute(counted))
+                quarantined = select(quarantines.c.worker, quarantines.c.run_id).where(
+                    quarantines.c.worker.in_(chunk)
+                )
+                for r in c.execute(quarantined):
+                    held.setdefault(r.worker, []).append(int(r.run_id))
+        return {
+            name: WorkerStanding(refused.get(name, 0), tuple(sorted(held.get(name, ())))) for name in wanted
+        }
 
     def worker_refusals(self, worker: str, limit: int | None = None) -> list[WorkerRefusal]:
         """The answers of ``worker`` that were refused, newest first."""

@@ -158,6 +158,15 @@ class WorkerTotals:
 
 
 @dataclass(frozen=True)
+class WorkerStanding:
+    """What the store's trust checks hold against one worker: its refused answers, and the runs it
+    is quarantined from."""
+
+    refusals: int
+    quarantined: tuple[int, ...]
+
+
+@dataclass(frozen=True)
 class WorkerRefusal:
     """One answer of a worker that was refused: the batch, why, and when."""
 

@@ -1,7 +1,8 @@
 """The dashboard's JSON endpoints, for scripts and for the live pages.
 
-``/api/runs``: the runs list (the page's filters). ``/api/runs/N``: the run's row and its report
-data (what ``arbiter report --json`` prints). ``/api/runs/N/games``: a page of its counted games.
+``/api/runs``: the runs list (the page's filters). ``/api/workers``: the workers online now.
+``/api/runs/N``: the run's row and its report data (what ``arbiter report --json`` prints).
+``/api/runs/N/games``: a page of its counted games.
 With ``since=VERSION`` a live page learns whether anything changed since the version it shows
 (``changed``; the report is left out when nothing did), and with ``html=1`` it also gets the HTML
 of the parts to replace; ``final`` says that nothing will change any more.
@@ -11,18 +12,22 @@ from __future__ import annotations
 
 from typing import Any
 
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
 from coordinator.web.games import PER_PAGE, game_json, games_page
 from coordinator.web.pages import (
     GAME_FILTERS,
+    NO_BROKER,
     RUN_FILTERS,
     games_query,
     live_html,
+    online_fleet,
     run_filter,
     runs_part,
     runs_rows,
+    state_broker,
 )
 from coordinator.web.query import Query
 from coordinator.web.responses import json_response
@@ -84,6 +89,16 @@ def games_api(request: Request) -> Response:
             "games": [game_json(g) for g in games],
         }
     )
+
+
+def workers_api(request: Request) -> Response:
+    """``/api/workers``: the workers online on the dashboard's broker (``arbiter workers --json``);
+    a 404 answer when the dashboard knows no broker, a 503 when it does not answer."""
+    Query(request.query_params, ())
+    fleet = online_fleet(request)
+    if fleet is None:
+        raise HTTPException(404, NO_BROKER)
+    return json_response({"broker": state_broker(request), **fleet.to_json()})
 
 
 def health(request: Request) -> Response:

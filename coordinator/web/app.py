@@ -26,6 +26,7 @@ from coordinator.web import api, pages, regressions
 from coordinator.web.responses import error_response
 from coordinator.web.state import Dashboard, dashboard
 from coordinator.web.throttle import DEFAULT_EXPENSIVE_AT_ONCE, Throttle
+from worker.sealing import FleetKeys, fleet_keys
 
 Handler = Callable[[Request], Response]
 
@@ -66,6 +67,7 @@ ROUTES = (
     ("/api/runs", api.runs_api, False),
     ("/api/runs/{run_id:int}", api.run_api, True),
     ("/api/runs/{run_id:int}/games", api.games_api, True),
+    ("/api/workers", api.workers_api, False),
     ("/healthz", api.health, False),
 )
 
@@ -88,7 +90,7 @@ def not_found(path: str) -> str:
             f"its number in the batch (/runs/{parts[1]}/games/0/0)"
         )
     if api:
-        return f"no endpoint {path}: the API has /api/runs, /api/runs/N and /api/runs/N/games"
+        return f"no endpoint {path}: the API has /api/runs, /api/runs/N, /api/runs/N/games and /api/workers"
     return f"no page {path}: the dashboard has /, /runs/N, /runs/N/games, /workers and /regressions"
 
 
@@ -113,11 +115,25 @@ async def server_error(request: Request, exc: Exception) -> Response:
     )
 
 
-def create_app(store: Store, expensive_at_once: int = DEFAULT_EXPENSIVE_AT_ONCE) -> Starlette:
+def create_app(
+    store: Store,
+    expensive_at_once: int = DEFAULT_EXPENSIVE_AT_ONCE,
+    broker_url: str | None = None,
+    keys: FleetKeys | None = None,
+) -> Starlette:
     """The dashboard of ``store``, which must be opened read-only (``Store(url, read_only=True)``),
-    building at most ``expensive_at_once`` expensive pages at a time."""
+    building at most ``expensive_at_once`` expensive pages at a time. With ``broker_url`` (a Redis
+    broker) the workers page and ``/api/workers`` list the workers online there, their heartbeats
+    checked under ``keys`` (default: the fleet's, from ``$ARBITER_SECRET``, when set); ValueError
+    for a broker that is not Redis. Nothing connects to the broker until a page asks."""
     if not store.read_only:
         raise ValueError("the dashboard serves a store opened read-only only")
+    broker = None
+    if broker_url is not None:
+        from coordinator.fleet import Broker
+
+        broker = Broker(broker_url)
+        keys = keys if keys is not None else fleet_keys()
     app = Starlette(
         routes=[
             Route(path, reading(handler, expensive), methods=["GET"]) for path, handler, expensive in ROUTES
@@ -125,5 +141,5 @@ def create_app(store: Store, expensive_at_once: int = DEFAULT_EXPENSIVE_AT_ONCE)
         middleware=[Middleware(GZipMiddleware, minimum_size=1024)],
         exception_handlers={HTTPException: http_error, Exception: server_error},
     )
-    app.state.dashboard = Dashboard(store, expensive=Throttle(expensive_at_once))
+    app.state.dashboard = Dashboard(store, expensive=Throttle(expensive_at_once), broker=broker, keys=keys)
     return app

@@ -12,6 +12,8 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 import engine
+from coordinator.fleet import Fleet, Unreachable, age_text, online
+from coordinator.fleet.online import BAD_SEAL
 from coordinator.registry import LiveItem, elo_text, kind_of, llr_text
 from coordinator.reports.games import RESULT_CHOICES, ExportedGame, GameFilter, pgn, sides, termination
 from coordinator.reports.html import Markup, contents_nav, esc, fmt, pairs_table, table, unverifiable_html
@@ -35,6 +37,7 @@ from coordinator.web.summaries import (
     run_row,
     run_version,
 )
+from worker.connectivity import safe_url
 
 #: Seconds between two polls of a live page.
 POLL_SECONDS = {"run": 2, "runs": 3}
@@ -474,8 +477,86 @@ def game_pgn(request: Request) -> Response:
 # --- workers --------------------------------------------------------------------------------------
 
 
+#: What the workers page says when the dashboard knows no broker.
+NO_BROKER = (
+    "This dashboard knows no broker, so it cannot list the workers online now: start it with "
+    "arbiter serve --broker URL (or $ARBITER_BROKER), or run arbiter workers --broker URL."
+)
+ONLINE_COLUMNS = ("worker", "proved", "cores", "speed", "engine", "playing (run/batch)", "last seen",
+                  "refused answers", "quarantined (runs)", "programs", "host")  # fmt: skip
+
+
+def online_fleet(request: Request) -> Fleet | None:
+    """The workers online on the dashboard's broker, or None when it knows none; a 503 answer
+    when the broker does not answer."""
+    state = dashboard(request)
+    if state.broker is None:
+        return None
+    try:
+        return online(state.broker, state.store, state.keys)
+    except Unreachable as e:
+        raise HTTPException(503, str(e)) from None
+
+
+def _online_part(request: Request, known: set[str]) -> str:
+    """The "Online now" section of the workers page (a worker of the ``known`` ones, which have a
+    page of their history, links to it)."""
+    try:
+        fleet = online_fleet(request)
+    except HTTPException as e:
+        return f'<h2>Online now</h2><p class="flag">{esc(e.detail)}</p>'
+    if fleet is None:
+        return f'<h2>Online now</h2><p class="muted">{esc(NO_BROKER)}</p>'
+    rows, classes = [], []
+    for w in fleet.workers:
+        playing = Markup(
+            ", ".join(f'<a href="/runs/{run}">{run}</a>/{batch}' for run, batch in w.batches) or "idle"
+        )
+        rows.append(
+            [
+                link(worker_url(w.name), w.name) if w.name in known else w.name,
+                "yes" if w.proved else w.proof,
+                w.cores,
+                "?" if w.speed_factor is None else f"{w.speed_factor:.2f}x",
+                w.engine,
+                playing,
+                f"{age_text(w.last_seen)} ago",
+                "" if w.refusals is None else w.refusals,
+                Markup(", ".join(str(link(f"/runs/{run}", run)) for run in w.quarantined)),
+                "refused" if w.refuses_programs else w.sandbox,
+                w.host,
+            ]
+        )
+        classes.append("" if w.proved else "yellow" if w.proof != BAD_SEAL else "flag")
+    listing = (
+        table(ONLINE_COLUMNS, rows, left=(0, 1, 4, 5, 8, 9, 10), cls=classes)
+        if rows
+        else f'<p class="muted">No worker online: none sent a heartbeat to {esc(state_broker(request))}</p>'
+    )
+    notes = "".join(
+        f'<p class="flag">A heartbeat under {esc(node)} was ignored: {esc(why)}.</p>'
+        for node, why in fleet.unreadable
+    )
+    if fleet.truncated:
+        shown = len(fleet.workers) + len(fleet.unreadable)
+        notes += f'<p class="flag">More heartbeats than these {shown}: the rest are not listed.</p>'
+    return (
+        f"<h2>Online now</h2>{listing}{notes}"
+        "<p class=\"muted\">From the workers' heartbeats: each is the worker's own claim, proved when "
+        "its seal verifies under the fleet's secret (the dashboard's $ARBITER_SECRET). Speed is the "
+        "worker's bench against the reference machine.</p>"
+    )
+
+
+def state_broker(request: Request) -> str:
+    """The dashboard's broker, its password masked."""
+    broker = dashboard(request).broker
+    return "" if broker is None else safe_url(broker.url)
+
+
 def workers_page(request: Request) -> Response:
-    """``/workers``: every worker that stored a result or had one refused."""
+    """``/workers``: the workers online now (from their heartbeats, when the dashboard knows the
+    broker), then every worker that stored a result or had one refused."""
     Query(request.query_params, ())
     workers = dashboard(request).store.workers()
     rows = [
@@ -499,7 +580,8 @@ def workers_page(request: Request) -> Response:
         else '<p class="muted">No worker has stored a result yet.</p>'
     )
     body = (
-        f'<main><h1>Workers</h1>{listing}<p class="muted">Batches are stored results; refused counts '
+        f"<main><h1>Workers</h1>{_online_part(request, {w.worker for w in workers})}<h2>History</h2>{listing}"
+        '<p class="muted">Batches are stored results; refused counts '
         "the worker's answers that were refused.</p></main>"
     )
     return html_response("Workers", body)

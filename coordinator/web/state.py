@@ -1,9 +1,11 @@
 """What every request of the dashboard reaches: the store it reads, its cache of rendered reports,
-and the runs named in a request's path (a 404 answer for one the store does not have)."""
+the broker its workers send heartbeats to (if it knows one), and the runs named in a request's
+path (a 404 answer for one the store does not have)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -13,18 +15,25 @@ from coordinator.store import Run, Store
 from coordinator.web.live import ReportCache
 from coordinator.web.throttle import Throttle
 
+if TYPE_CHECKING:
+    from coordinator.fleet import Broker
+    from worker.sealing import FleetKeys
+
 #: The largest id or index a path may name (the store's numbers are 64-bit).
 MAX_NUMBER = 2**63 - 1
 
 
 @dataclass
 class Dashboard:
-    """The store the dashboard serves (opened read-only), its rendered reports and the bound on
-    its expensive pages."""
+    """The store the dashboard serves (opened read-only), its rendered reports, the bound on its
+    expensive pages, and the broker whose workers' heartbeats it lists (None: it knows none) with
+    the fleet's keys that check them (None: not checked)."""
 
     store: Store
     reports: ReportCache = field(default_factory=ReportCache)
     expensive: Throttle = field(default_factory=Throttle)
+    broker: Broker | None = None
+    keys: FleetKeys | None = None
 
 
 def dashboard(request: Request) -> Dashboard:
