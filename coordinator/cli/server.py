@@ -101,7 +101,7 @@ def server(
     )
     from coordinator.server.app import create_server_app
 
-    app = create_server_app(reader, writer, token)
+    app = create_server_app(reader, writer, token, broker)
     stopping = threading.Event()
 
     def loop() -> None:

@@ -30,6 +30,7 @@ from coordinator.server.submissions import (
 from coordinator.server.supervisor import PLAYED_KINDS
 from coordinator.store import Run, ServiceRow, Store
 from coordinator.store.service import MAX_PRIORITY, MAX_THROUGHPUT
+from coordinator.web.api import workers_api
 from coordinator.web.responses import json_response
 from coordinator.web.state import path_number
 
@@ -316,4 +317,5 @@ ROUTES = (
     ("/api/v1/runs/{run_id:int}/rerun", rerun, ["POST"]),
     ("/api/v1/programs", upload_program, ["POST"]),
     ("/api/v1/presets", presets, ["GET"]),
+    ("/api/v1/workers", workers_api, ["GET"]),
 )

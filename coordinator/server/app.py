@@ -11,10 +11,13 @@ from coordinator.store import Store
 from coordinator.web.app import create_app
 
 
-def create_server_app(dashboard_store: Store, server_store: Store, token: str | None) -> Starlette:
+def create_server_app(
+    dashboard_store: Store, server_store: Store, token: str | None, broker_url: str | None = None
+) -> Starlette:
     """The dashboard of ``dashboard_store`` (opened read-only) with the API on ``server_store``
-    (the same store, opened read-write); writes need ``token`` when it is given."""
-    app = create_app(dashboard_store)
+    (the same store, opened read-write); writes need ``token`` when it is given. With
+    ``broker_url`` the dashboard lists the workers online."""
+    app = create_app(dashboard_store, broker_url=broker_url or None)
     app.state.server_store = server_store
     app.state.token = token
     for path, handler, methods in api.ROUTES:
