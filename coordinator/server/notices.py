@@ -12,7 +12,6 @@ from coordinator.notify.message import RunEnd
 from coordinator.notify.notifier import Notifier, operator_webhooks
 from coordinator.notify.urls import check_webhook
 from coordinator.registry import kind_of
-from coordinator.runs import decision_label
 from coordinator.server.supervisor import Ended
 
 log = logging.getLogger("arbiter.server")
@@ -28,7 +27,7 @@ class Notices:
 
     def __call__(self, ended: Ended) -> None:
         run = ended.run
-        headline = headline_of(ended)
+        headline = ended.headline
         log.info("run %d %s: %s", run.id, run.state, headline)
         end = RunEnd(
             run_id=run.id,
@@ -45,16 +44,6 @@ class Notices:
     def close(self) -> None:
         """Wait a little for deliveries under way."""
         self.deliverer.close(timeout=5.0)
-
-
-def headline_of(ended: Ended) -> str:
-    """One line: how the run ended."""
-    run = ended.run
-    if run.error:
-        return f"{run.state}: {run.error}"
-    if run.decision:
-        return decision_label(run.decision)
-    return str(run.state)
 
 
 def notifier_of(urls: Sequence[str], page_root: str | None = None) -> Notices:

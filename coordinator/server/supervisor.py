@@ -24,7 +24,7 @@ from typing import IO
 
 from coordinator.console.lifetime import SUPERVISOR_ENV
 from coordinator.registry import KINDS, kind_of
-from coordinator.runs import RunState
+from coordinator.runs import RunState, decision_label
 from coordinator.server.shares import Claim, fleet_shares
 from coordinator.store import STORE_ENV, Run, ServiceRow, Store
 from worker.celeryconfig import BROKER_ENV
@@ -46,6 +46,8 @@ class Ended:
 
     run: Run
     service: ServiceRow | None
+    #: One line: how it ended (its result, or why it failed or stopped).
+    headline: str
 
 
 @dataclass
@@ -170,7 +172,7 @@ class Supervisor:
             return
         if self.store.mark_notified(run_id):
             try:
-                self.on_end(Ended(run, self.store.service(run_id)))
+                self.on_end(Ended(run, self.store.service(run_id), headline_of(self.store, run)))
             except Exception:  # an announcement never holds up a run
                 log.exception("run %d: its end could not be announced", run_id)
 
@@ -189,6 +191,21 @@ class Supervisor:
             child.log.close()
             self.store.release_lease(run_id, self.name)
         self.children.clear()
+
+
+def headline_of(store: Store, run: Run) -> str:
+    """How ``run`` ended, in one line: its report's headline where it has one, else its error or
+    decision."""
+    if run.error:
+        return f"{run.state}: {run.error}"
+    try:
+        headline = kind_of(run.kind).status_json(store, run).get("headline")
+    except (KeyError, TypeError, ValueError):
+        headline = None
+    if isinstance(headline, str) and headline:
+        return headline
+    games = kind_of(run.kind).games(store, run)
+    return f"{decision_label(run.decision) if run.decision else run.state} after {games} games"
 
 
 def claim_of(run: Run, service: ServiceRow | None) -> Claim:
