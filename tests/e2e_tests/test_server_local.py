@@ -266,3 +266,29 @@ def test_the_fleet_is_shared_by_submitter_then_throughput(
     for run_id in submitted.values():
         server.wait_state(run_id, ("stopped",), RUN_WAIT)
     assert os.path.isdir(server.logs)
+
+
+def test_an_engine_file_travels_with_the_submission(
+    server: ServerProcess, files: dict[str, Path], tmp_path: Path
+) -> None:
+    from engine_testkit import arbiter_engine_file
+
+    engine_file = arbiter_engine_file(tmp_path / "ae")
+    args = ["sprt", GAME, "--candidate", str(engine_file), "--book", str(files["book"]), "--batch-pairs", "2"]
+    args += ["--seed", "3", "--nodes", "300", "--max-games", "8"]
+    done = run_cli(*args, "--server", server.url)
+    assert done.returncode == 0, done.stderr
+    row = server.run(1)
+    program = row["config"]["candidate_program"]
+    assert row["state"] == "finished" and row["games"] == 8
+    assert program["name"] == "arbiter-engine" and program["deterministic"] is True
+    assert Store(server.store).program_archive(program["digest"]) is not None
+    status, answer = server.request(
+        "POST",
+        "/api/v1/runs",
+        {
+            "kind": "sprt",
+            "config": {**row["config"], "seed": 9, "candidate_program": {**program, "digest": "0" * 64}},
+        },
+    )
+    assert status == 400 and answer["error"].startswith("config.candidate_program.digest:"), answer
