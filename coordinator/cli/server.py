@@ -43,6 +43,14 @@ TOKEN_ENV = "ARBITER_SERVER_TOKEN"
     help="Without --broker: processes of each run's local pool (default: one per core).",
 )
 @webhook_option("POST a JSON message to URL when any run ends (also $ARBITER_WEBHOOKS).")
+@click.option("--signup/--no-signup", default=True, show_default=True, help="Let people sign up on the web.")
+@click.option(
+    "--cross-approval/--self-approval",
+    default=False,
+    show_default=True,
+    help="Whether an approver's own weight-only runs wait for another approver too.",
+)
+@click.option("--private", is_flag=True, help="Reading, too, needs a login or a token.")
 def server(
     store_url: str | None,
     broker: str | None,
@@ -52,6 +60,9 @@ def server(
     logs: Path,
     concurrency: int | None,
     webhooks: tuple[str, ...],
+    signup: bool,
+    cross_approval: bool,
+    private: bool,
 ) -> None:
     """Serve the store's runs: play every submitted or unfinished run, the API and the dashboard."""
     import uvicorn
@@ -99,9 +110,11 @@ def server(
         f"games on {where}, API /api/v1)",
         err=True,
     )
+    from coordinator.accounts.rules import Policy
     from coordinator.server.app import create_server_app
 
-    app = create_server_app(reader, writer, token, broker)
+    policy = Policy(cross_approval=cross_approval, signup=signup, private=private)
+    app = create_server_app(reader, writer, token, broker, policy)
     stopping = threading.Event()
 
     def loop() -> None:

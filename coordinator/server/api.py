@@ -7,8 +7,8 @@ gets a 4xx answer ``{"error": "FIELD: what was expected"}`` and nothing is store
 
 from __future__ import annotations
 
-import hmac
 import json
+from dataclasses import replace
 from typing import Any
 
 from starlette.exceptions import HTTPException
@@ -16,13 +16,33 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 import engine
+from coordinator.accounts.identity import (
+    CSRF_HEADER,
+    OPERATOR,
+    SESSION_COOKIE,
+    Caller,
+    Unauthorized,
+    csrf_matches,
+    identify,
+)
+from coordinator.accounts.rules import (
+    Approval,
+    Identity,
+    Role,
+    change_unapproves,
+    may_act_on,
+    may_approve,
+    needs_approval,
+)
 from coordinator.registry import kind_of
 from coordinator.reports.serving import serving
 from coordinator.runs import RunState
 from coordinator.server.submissions import (
     BadSubmission,
+    Submission,
     archive_digest,
     number_field,
+    programs_in,
     read_submission,
     rerun_config,
     store_submission,
@@ -45,17 +65,52 @@ def server_store(request: Request) -> Store:
     return store
 
 
-def authorize(request: Request) -> None:
-    """A 401 unless the request carries the server's token (when it has one)."""
-    token: str | None = request.app.state.token
-    if token is None:
-        return
-    given = request.headers.get("authorization", "")
-    scheme, _, value = given.partition(" ")
-    if scheme.lower() != "bearer" or not hmac.compare_digest(value.strip().encode(), token.encode()):
-        raise HTTPException(
-            401, "this server needs its token: Authorization: Bearer TOKEN ($ARBITER_SERVER_TOKEN)"
+def auth_required(request: Request) -> bool:
+    """Whether every change needs a caller: when the server has a token or any account."""
+    return request.app.state.token is not None or server_store(request).has_accounts()
+
+
+def caller_of(request: Request) -> Caller | None:
+    """Who the request comes from (None: anonymous); a 401 for a credential that is wrong."""
+    try:
+        return identify(
+            request.headers.get("authorization"),
+            request.cookies.get(SESSION_COOKIE),
+            server_store(request),
+            request.app.state.token,
         )
+    except Unauthorized as e:
+        raise HTTPException(401, f"authorization: {e}") from None
+
+
+def authorize(request: Request) -> Identity:
+    """Who may change something: the caller, checked (a session's CSRF token too); a 401 without
+    one. A server without a token and without accounts (a machine's own) takes everyone as its
+    operator."""
+    caller = caller_of(request)
+    if caller is None:
+        if auth_required(request):
+            raise HTTPException(
+                401, "authorization: this server needs a token (arbiter login URL) or a session (log in)"
+            )
+        return Identity(OPERATOR, Role.ADMIN, operator=True)
+    if not csrf_matches(caller, request.headers.get(CSRF_HEADER)):
+        raise HTTPException(403, f"{CSRF_HEADER}: expected the session's CSRF token")
+    return caller.identity
+
+
+def readable(request: Request) -> None:
+    """A 401 on a private server when nobody is logged in."""
+    if request.app.state.policy.private and caller_of(request) is None:
+        raise HTTPException(401, "authorization: this server is private: log in or send a token")
+
+
+def allowed(who: Identity, run: Run, store: Store) -> ServiceRow | None:
+    """The run's service row when ``who`` may act on it (its owner, an approver); a 403 else."""
+    service = store.service(run.id)
+    if not may_act_on(who, service.owner if service else None):
+        raise HTTPException(403, f"run {run.id}: only its submitter or an approver may do that")
+    return service
 
 
 async def json_body(request: Request) -> Any:
@@ -102,6 +157,8 @@ def run_json(store: Store, run: Run, service: ServiceRow | None, detail: bool = 
         "finished_at": run.finished_at.isoformat() if run.finished_at else None,
         "line": kind.status_row(store, run),
         "page": f"/runs/{run.id}",
+        "approval": service.approval if service else Approval.APPROVED,
+        "approved_by": service.approved_by if service else None,
     } | serving(store, run, service).to_json()
     if detail:
         data["config"] = run.config
@@ -120,7 +177,8 @@ def index(request: Request) -> Response:
             "api": API_VERSION,
             "engine_version": engine.ENGINE_VERSION,
             "kinds": list(PLAYED_KINDS),
-            "token_needed": request.app.state.token is not None,
+            "token_needed": auth_required(request),
+            "signup": request.app.state.policy.signup,
         }
     )
 
@@ -142,52 +200,77 @@ def presets(request: Request) -> Response:
 
 
 def list_runs(request: Request) -> Response:
-    """``GET /api/v1/runs``: the runs people started, newest first (``?state=``)."""
+    """``GET /api/v1/runs``: the runs people started, newest first (``?state=``, ``?owner=``,
+    ``?approval=``)."""
+    readable(request)
     store = server_store(request)
     state = request.query_params.get("state")
+    owner = request.query_params.get("owner")
+    approval = request.query_params.get("approval")
     if state is not None and state not in set(RunState):
         raise HTTPException(400, f"state: expected one of {', '.join(RunState)}, got {state!r}")
+    if approval is not None and approval not in set(Approval):
+        raise HTTPException(400, f"approval: expected one of {', '.join(Approval)}, got {approval!r}")
     services = store.services()
     rows = []
     for run in reversed(store.list_runs()):
         service = services.get(run.id)
         if not kind_of(run.kind).started_by_user or (service is not None and service.deleted):
             continue
-        if state is None or run.state == state:
-            rows.append(run_json(store, run, service))
+        if state is not None and run.state != state:
+            continue
+        if owner is not None and (service is None or service.owner != owner):
+            continue
+        if approval is not None and (service.approval if service else Approval.APPROVED) != approval:
+            continue
+        rows.append(run_json(store, run, service))
     return json_response({"runs": rows})
 
 
 def show_run(request: Request) -> Response:
     """``GET /api/v1/runs/N``: the run, its configuration and its status."""
+    readable(request)
     run = run_of(request)
     store = server_store(request)
     return json_response({"run": run_json(store, run, store.service(run.id), detail=True)})
 
 
+def admitted(request: Request, who: Identity, submission: Submission) -> Submission:
+    """``submission`` as ``who`` may make it: theirs (the operator may name a submitter), and
+    waiting for an approver when the rules say so."""
+    runs_a_program = any(True for _ in programs_in(submission.config))
+    waits = needs_approval(who, runs_a_program, request.app.state.policy)
+    owner = submission.owner if who.operator else who.name
+    return replace(submission, owner=owner, approval=Approval.PENDING if waits else Approval.APPROVED)
+
+
 async def submit(request: Request) -> Response:
     """``POST /api/v1/runs``: a new queued run (201), or the run of the same configuration that
     exists already (200)."""
-    authorize(request)
+    who = authorize(request)
     body = await json_body(request)
     store = server_store(request)
     try:
-        submission = await _threaded(request, read_submission, body, store)
+        submission = admitted(request, who, await _threaded(request, read_submission, body, store))
     except BadSubmission as e:
         raise refused(e) from None
     run, created = store_submission(store, submission)
+    if created:
+        store.record(who.name, "submit", run.id, {"kind": str(run.kind), "approval": submission.approval})
     answer = {"run": run_json(store, run, store.service(run.id)), "created": created}
     return json_response(answer, 201 if created else 200)
 
 
 async def change(request: Request) -> Response:
-    """``PATCH /api/v1/runs/N``: a new ``priority`` or ``throughput``."""
-    authorize(request)
+    """``PATCH /api/v1/runs/N``: a new ``priority`` or ``throughput`` (a change by anyone but an
+    approver sends the run back to the approvers)."""
+    who = authorize(request)
     body = await json_body(request)
     run = run_of(request)
     if not isinstance(body, dict) or not body or set(body) - {"priority", "throughput"}:
         raise HTTPException(400, "body: expected an object with priority and/or throughput")
     store = server_store(request)
+    allowed(who, run, store)
     try:
         priority = number_field(body, "priority", 0, 0, MAX_PRIORITY) if "priority" in body else None
         throughput = (
@@ -196,53 +279,69 @@ async def change(request: Request) -> Response:
     except BadSubmission as e:
         raise refused(e) from None
     store.update_service(run.id, priority=priority, throughput=throughput)
+    if change_unapproves(who) and run.state.unfinished:
+        store.set_approval(run.id, Approval.PENDING)
+    store.record(who.name, "change", run.id, body)
+    return json_response({"run": run_json(store, run, store.service(run.id))})
+
+
+def approve(request: Request) -> Response:
+    """``POST /api/v1/runs/N/approve``: an approver lets the run be played (never their own)."""
+    who = authorize(request)
+    run = run_of(request)
+    store = server_store(request)
+    service = store.service(run.id)
+    if not may_approve(who, service.owner if service else None):
+        why = "its own submitter cannot approve it" if who.approves else "only an approver may approve"
+        raise HTTPException(403, f"run {run.id}: {why}")
+    store.set_approval(run.id, Approval.APPROVED, who.name)
+    store.record(who.name, "approve", run.id)
     return json_response({"run": run_json(store, run, store.service(run.id))})
 
 
 def stop(request: Request) -> Response:
     """``POST /api/v1/runs/N/stop``: the run stops between two steps (resumable)."""
-    authorize(request)
+    who = authorize(request)
     run = run_of(request)
+    store = server_store(request)
+    allowed(who, run, store)
     if not run.state.unfinished:
         raise HTTPException(409, f"run {run.id} is {run.state}: only an unfinished run can be stopped")
-    store = server_store(request)
     store.update_service(run.id, held=True)
+    store.record(who.name, "stop", run.id)
     return json_response({"run": run_json(store, run, store.service(run.id))}, 202)
 
 
 def resume(request: Request) -> Response:
     """``POST /api/v1/runs/N/resume``: a stopped or interrupted run is played again."""
-    authorize(request)
+    who = authorize(request)
     run = run_of(request)
+    store = server_store(request)
+    allowed(who, run, store)
     if not run.state.unfinished:
         raise HTTPException(409, f"run {run.id} is {run.state}: only an unfinished run can be resumed")
-    store = server_store(request)
     store.update_service(run.id, held=False)
     store.reset_notified(run.id)
     if run.state is RunState.STOPPED:
         store.update_run(run.id, state=RunState.QUEUED)
+    store.record(who.name, "resume", run.id)
     fresh = store.get_run(run.id) or run
     return json_response({"run": run_json(store, fresh, store.service(run.id))}, 202)
 
 
+RERUN_FIELDS = frozenset({"seed", "preset", "owner", "priority", "throughput", "webhooks"})
+
+
 async def rerun(request: Request) -> Response:
     """``POST /api/v1/runs/N/rerun``: the same settings with a new seed (``{"seed": S}`` to
-    choose it), as a new queued run."""
-    authorize(request)
+    choose it, ``{"preset": NAME}`` for a follow-up), as a new queued run."""
+    who = authorize(request)
     body = await json_body(request)
     run = run_of(request)
     store = server_store(request)
-    if not isinstance(body, dict) or set(body) - {
-        "seed",
-        "preset",
-        "owner",
-        "priority",
-        "throughput",
-        "webhooks",
-    }:
-        raise HTTPException(
-            400, "body: expected an object with seed, preset, owner, priority, throughput or webhooks"
-        )
+    old = allowed(who, run, store)
+    if not isinstance(body, dict) or set(body) - RERUN_FIELDS:
+        raise HTTPException(400, f"body: expected an object with {', '.join(sorted(RERUN_FIELDS))}")
     seed = body.pop("seed", None)
     preset = body.pop("preset", None)
     if preset is not None and not isinstance(preset, str):
@@ -256,18 +355,23 @@ async def rerun(request: Request) -> Response:
         )
     except BadSubmission as e:
         raise refused(e) from None
-    old = store.service(run.id)
     if old is not None:
         submission = _with_service(submission, old, body)
+    submission = admitted(request, who, submission) if not who.operator else submission
     created, new = store_submission(store, submission)
+    if new:
+        store.record(who.name, "rerun", created.id, {"of": run.id, "preset": preset})
     return json_response({"run": run_json(store, created, store.service(created.id)), "created": new}, 201)
 
 
 def delete(request: Request) -> Response:
     """``DELETE /api/v1/runs/N``: the run is stopped and hidden (its records are kept)."""
-    authorize(request)
+    who = authorize(request)
     run = run_of(request)
-    server_store(request).update_service(run.id, held=True, deleted=True)
+    store = server_store(request)
+    allowed(who, run, store)
+    store.update_service(run.id, held=True, deleted=True)
+    store.record(who.name, "delete", run.id)
     return json_response({"deleted": run.id})
 
 
@@ -287,10 +391,18 @@ async def upload_program(request: Request) -> Response:
     return json_response({"digest": digest, "name": name, "size": len(raw)}, 201)
 
 
+def audit(request: Request) -> Response:
+    """``GET /api/v1/audit[?run=N]``: who did what, newest first."""
+    readable(request)
+    run = request.query_params.get("run")
+    if run is not None and not run.isdigit():
+        raise HTTPException(400, f"run: expected a run's number, got {run!r}")
+    entries = server_store(request).audit(int(run) if run else None)
+    return json_response({"audit": [e.to_json() for e in entries]})
+
+
 def _with_service(submission: Any, service: ServiceRow, body: dict[str, Any]) -> Any:
     """A rerun keeps its run's owner, priority, throughput and webhooks unless given anew."""
-    from dataclasses import replace
-
     kept: dict[str, Any] = {"owner": service.owner, "priority": service.priority}
     kept |= {"throughput": service.throughput, "webhooks": service.webhooks}
     return replace(submission, **{k: v for k, v in kept.items() if k not in body})
@@ -313,9 +425,11 @@ ROUTES = (
     ("/api/v1/runs/{run_id:int}", change, ["PATCH"]),
     ("/api/v1/runs/{run_id:int}", delete, ["DELETE"]),
     ("/api/v1/runs/{run_id:int}/stop", stop, ["POST"]),
+    ("/api/v1/runs/{run_id:int}/approve", approve, ["POST"]),
     ("/api/v1/runs/{run_id:int}/resume", resume, ["POST"]),
     ("/api/v1/runs/{run_id:int}/rerun", rerun, ["POST"]),
     ("/api/v1/programs", upload_program, ["POST"]),
     ("/api/v1/presets", presets, ["GET"]),
     ("/api/v1/workers", workers_api, ["GET"]),
+    ("/api/v1/audit", audit, ["GET"]),
 )

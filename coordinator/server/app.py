@@ -6,13 +6,19 @@ from __future__ import annotations
 from starlette.applications import Starlette
 from starlette.routing import Route
 
-from coordinator.server import api
+from coordinator.accounts.rules import Policy
+from coordinator.server import accounts_api, api
+from coordinator.server.accounts_api import LoginThrottle
 from coordinator.store import Store
 from coordinator.web.app import create_app
 
 
 def create_server_app(
-    dashboard_store: Store, server_store: Store, token: str | None, broker_url: str | None = None
+    dashboard_store: Store,
+    server_store: Store,
+    token: str | None,
+    broker_url: str | None = None,
+    policy: Policy | None = None,
 ) -> Starlette:
     """The dashboard of ``dashboard_store`` (opened read-only) with the API on ``server_store``
     (the same store, opened read-write); writes need ``token`` when it is given. With
@@ -20,6 +26,8 @@ def create_server_app(
     app = create_app(dashboard_store, broker_url=broker_url or None)
     app.state.server_store = server_store
     app.state.token = token
-    for path, handler, methods in api.ROUTES:
+    app.state.policy = policy or Policy()
+    app.state.logins = LoginThrottle()
+    for path, handler, methods in (*api.ROUTES, *accounts_api.ROUTES):
         app.router.routes.append(Route(path, handler, methods=methods))
     return app

@@ -42,7 +42,7 @@ class ServerError(ValueError):
 
 
 class Unreachable(ServerError):
-    """The server did not answer."""
+    """The server did not answer, or answered that it is in trouble (a 5xx)."""
 
 
 @dataclass(frozen=True)
@@ -54,11 +54,15 @@ class ServerClient:
 
     @classmethod
     def of(cls, url: str) -> ServerClient:
-        """A client of ``url`` (``http://host:port``), with ``$ARBITER_SERVER_TOKEN``."""
+        """A client of ``url`` (``http://host:port``), with ``$ARBITER_SERVER_TOKEN`` or the token
+        ``arbiter login`` kept for it."""
         parsed = urllib.parse.urlsplit(url.strip())
         if parsed.scheme not in ("http", "https") or not parsed.netloc:
             raise ServerError(f"--server: expected the server's http(s)://HOST:PORT URL, got {url!r}")
-        return cls(url.strip().rstrip("/"), os.environ.get(TOKEN_ENV) or None)
+        from coordinator.server.credentials import token_for
+
+        base = url.strip().rstrip("/")
+        return cls(base, os.environ.get(TOKEN_ENV) or token_for(base))
 
     def request(self, method: str, path: str, body: Any = None, data: bytes | None = None) -> Any:
         """The JSON answer to ``method path``; a ServerError with the server's reason."""
@@ -75,7 +79,8 @@ class ServerClient:
             with urllib.request.urlopen(request, timeout=REQUEST_TIMEOUT) as answer:
                 return json.loads(answer.read() or b"{}")
         except urllib.error.HTTPError as e:
-            raise ServerError(f"server {mask_url(self.url)}: {reason(e)}") from None
+            failure = Unreachable if e.code >= 500 else ServerError  # a 5xx: a server in trouble, for now
+            raise failure(f"server {mask_url(self.url)}: {reason(e)}") from None
         except (urllib.error.URLError, OSError, ValueError) as e:
             why = getattr(e, "reason", None) or e
             raise Unreachable(f"server {mask_url(self.url)}: cannot be reached ({why})") from None

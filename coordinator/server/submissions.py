@@ -54,6 +54,8 @@ class Submission:
     priority: int = 0
     throughput: int = 100
     webhooks: tuple[str, ...] = field(default_factory=tuple)
+    #: "approved" or "pending" (decided by the server's rules: coordinator.accounts.rules).
+    approval: str = "approved"
 
 
 def number_field(body: dict[str, Any], name: str, default: int, low: int, high: int) -> int:
@@ -231,7 +233,15 @@ def store_submission(store: Store, submission: Submission) -> tuple[Run, bool]:
         return found, False
     s = submission
     run_id = store.create_served_run(
-        s.kind, s.settings.game, s.config, fingerprint, s.owner, s.priority, s.throughput, s.webhooks
+        s.kind,
+        s.settings.game,
+        s.config,
+        fingerprint,
+        s.owner,
+        s.priority,
+        s.throughput,
+        s.webhooks,
+        s.approval,
     )
     run = store.get_run(run_id)
     assert run is not None

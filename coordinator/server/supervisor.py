@@ -12,6 +12,7 @@ after a restart, including after ``kill -9``, the server takes its runs up again
 from __future__ import annotations
 
 import logging
+import math
 import os
 import signal
 import subprocess
@@ -22,6 +23,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import IO
 
+import engine
 from coordinator.console.lifetime import SUPERVISOR_ENV
 from coordinator.registry import KINDS, kind_of
 from coordinator.runs import RunState, decision_label
@@ -36,6 +38,9 @@ log = logging.getLogger("arbiter.server")
 LEASE_SECONDS = 30.0
 #: Seconds a run's process gets to stop between two steps before it is killed.
 STOP_SECONDS = 30.0
+#: Seconds before a run whose process failed is tried again, doubling each time up to the most.
+RETRY_FIRST = 5.0
+RETRY_MOST = 300.0
 #: The kinds a server plays (the runs people start; their own runs are played by them).
 PLAYED_KINDS = tuple(k for k in KINDS if kind_of(k).started_by_user)
 
@@ -73,6 +78,11 @@ class Supervisor:
     on_end: Callable[[Ended], None] = lambda _ended: None
     lease_seconds: float = LEASE_SECONDS
     children: dict[int, Child] = field(default_factory=dict)
+    #: Runs whose process failed: how often, and when to try again.
+    retries: dict[int, int] = field(default_factory=dict)
+    retry_at: dict[int, float] = field(default_factory=dict)
+    #: Runs of another engine version (said once).
+    skipped: set[int] = field(default_factory=set)
 
     def step(self) -> None:
         """One pass: reap ended processes, renew leases, stop what was stopped, start what is
@@ -85,7 +95,9 @@ class Supervisor:
             service = services.get(run.id)
             if service is not None and (service.held or service.deleted):
                 self._hold(run)
-            elif run.id not in self.children and run.state is not RunState.STOPPED:
+            elif service is not None and service.approval != "approved":
+                continue  # waits for an approver: nothing is played, or signed, before
+            elif run.id not in self.children and run.state is not RunState.STOPPED and self._due(run):
                 self._start(run)
         playing = [r for r in open_runs if r.id in self.children]
         self.store.set_shares(
@@ -98,6 +110,22 @@ class Supervisor:
         )
 
     # starting and stopping ------------------------------------------------------------------------
+
+    def _due(self, run: Run) -> bool:
+        """Whether ``run`` may start now: played by this server's engine, and not waiting to be
+        tried again after its process failed."""
+        version = run.config.get("engine_version")
+        if version != engine.ENGINE_VERSION:
+            if run.id not in self.skipped:
+                self.skipped.add(run.id)
+                log.warning(
+                    "run %d waits for a server of engine %s (this one plays %s)",
+                    run.id,
+                    version,
+                    engine.ENGINE_VERSION,
+                )
+            return False
+        return time.monotonic() >= self.retry_at.get(run.id, -math.inf)
 
     def _start(self, run: Run) -> None:
         """Start playing ``run`` if its lease can be taken (another server may hold it)."""
@@ -159,9 +187,16 @@ class Supervisor:
         if run.state.unfinished and service is not None and (service.held or service.deleted):
             self.store.update_run(run_id, state=RunState.STOPPED)
         elif run.state.unfinished and status != 0:
+            # Not the run's failure (that one is stored as such): its broker or store was away, or
+            # its process crashed. The run stays unfinished and is tried again, later each time.
+            tries = self.retries.get(run_id, 0) + 1
+            delay = min(RETRY_FIRST * 2 ** (tries - 1), RETRY_MOST)
+            self.retries[run_id] = tries
+            self.retry_at[run_id] = time.monotonic() + delay
             reason = last_line(log_path) or f"its process ended with status {status}"
-            log.warning("run %d: %s", run_id, reason)
-            self.store.update_run(run_id, state=RunState.FAILED, error=reason, finished=True)
+            log.warning("run %d: %s; trying again in %.0f s", run_id, reason, delay)
+        if status == 0:
+            self.retries.pop(run_id, None)
         log.info("run %d: process ended (status %d)", run_id, status)
         self._ended(run_id)
 

@@ -18,6 +18,7 @@ handed out), and the queries by subject: ``runs``, ``results``, ``fleet`` (the d
 
 from __future__ import annotations
 
+from coordinator.store.accounts import AccountStore
 from coordinator.store.connection import read_only_connections, schema_lock
 from coordinator.store.fleet import FleetStore
 from coordinator.store.programs import ProgramStore
@@ -42,7 +43,7 @@ from coordinator.store.tournaments import TournamentStore
 from coordinator.store.urls import DEFAULT_URL, STORE_ENV, engine_url, mask_url, store_url
 
 
-class Store(ServiceStore, ResultStore, FleetStore, ProgramStore, TournamentStore):
+class Store(ServiceStore, ResultStore, FleetStore, ProgramStore, TournamentStore, AccountStore):
     """Transactional access to the runs, batches, results and game records of one URL."""
 
 

@@ -56,6 +56,71 @@ class Run:
 
 
 @dataclass(frozen=True)
+class Account:
+    """One account of a server (its password hash never leaves the server)."""
+
+    id: int
+    name: str
+    role: str
+    state: str
+    created_at: datetime
+    password_hash: str = field(repr=False)
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "name": self.name,
+            "role": self.role,
+            "state": self.state,
+            "created_at": self.created_at.isoformat(),
+        }
+
+
+@dataclass(frozen=True)
+class TokenRow:
+    """One API token of an account, as its owner sees it (never the token itself)."""
+
+    id: int
+    label: str
+    created_at: datetime
+    last_used_at: datetime | None
+    revoked_at: datetime | None
+
+    def to_json(self) -> dict[str, Any]:
+        def iso(d: datetime | None) -> str | None:
+            return None if d is None else d.isoformat()
+
+        return {
+            "id": self.id,
+            "label": self.label,
+            "created_at": iso(self.created_at),
+            "last_used_at": iso(self.last_used_at),
+            "revoked_at": iso(self.revoked_at),
+        }
+
+
+@dataclass(frozen=True)
+class AuditEntry:
+    """One line of who did what."""
+
+    id: int
+    at: datetime
+    actor: str
+    action: str
+    run_id: int | None
+    detail: dict[str, Any]
+
+    def to_json(self) -> dict[str, Any]:
+        return {
+            "id": self.id,
+            "at": self.at.isoformat(),
+            "actor": self.actor,
+            "action": self.action,
+            "run_id": self.run_id,
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True)
 class ServiceRow:
     """What ``arbiter server`` keeps about one run (``run_service``; see ``store.service``)."""
 
@@ -71,6 +136,8 @@ class ServiceRow:
     notified: bool
     deleted: bool
     submitted_at: datetime
+    approval: str = "approved"
+    approved_by: str | None = None
 
 
 @dataclass(frozen=True)

@@ -248,4 +248,56 @@ run_service = Table(
     # Deleted by a user: hidden from lists and never played again (its records are kept).
     Column("deleted", Boolean, nullable=False, server_default="0"),
     Column("submitted_at", DateTime, nullable=False),
+    # "approved" (played), "pending" (waits for an approver) or "refused" (revision 0007).
+    Column("approval", String(16), nullable=False, server_default="approved"),
+    Column("approved_by", String(64)),
+)
+
+# The people who use a server (revision 0007): roles user, approver, admin; states pending,
+# active, disabled. Passwords are Argon2id hashes (coordinator/accounts/passwords.py).
+accounts = Table(
+    "accounts",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("name", String(64), nullable=False, unique=True),
+    Column("password_hash", Text, nullable=False),
+    Column("role", String(16), nullable=False),
+    Column("state", String(16), nullable=False),
+    Column("created_at", DateTime, nullable=False),
+)
+
+# Tokens of the CLI and scripts: only their SHA-256 is kept.
+api_tokens = Table(
+    "api_tokens",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("account_id", Integer, ForeignKey("accounts.id"), nullable=False, index=True),
+    Column("label", String(64), nullable=False),
+    Column("digest", String(64), nullable=False, unique=True),
+    Column("created_at", DateTime, nullable=False),
+    Column("last_used_at", DateTime),
+    Column("revoked_at", DateTime),
+)
+
+# Sessions of the web pages: the SHA-256 of the cookie's value, and the session's CSRF token.
+web_sessions = Table(
+    "web_sessions",
+    metadata,
+    Column("digest", String(64), primary_key=True),
+    Column("account_id", Integer, ForeignKey("accounts.id"), nullable=False),
+    Column("csrf", String(64), nullable=False),
+    Column("created_at", DateTime, nullable=False),
+    Column("expires_at", DateTime, nullable=False),
+)
+
+# Who did what: every submission, approval, stop, change and deletion, and account changes.
+audit_log = Table(
+    "audit_log",
+    metadata,
+    Column("id", Integer, primary_key=True, autoincrement=True),
+    Column("at", DateTime, nullable=False, index=True),
+    Column("actor", String(64), nullable=False),
+    Column("action", String(32), nullable=False),
+    Column("run_id", Integer, index=True),
+    Column("detail", Text),
 )

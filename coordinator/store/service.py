@@ -43,6 +43,8 @@ def service_from_row(row: Any) -> ServiceRow:
         notified=bool(row.notified),
         deleted=bool(row.deleted),
         submitted_at=row.submitted_at,
+        approval=row.approval,
+        approved_by=row.approved_by,
     )
 
 
@@ -59,13 +61,25 @@ class ServiceStore(RunStore):
         priority: int,
         throughput: int,
         webhooks: Sequence[str],
+        approval: str = "approved",
     ) -> int:
         """A new queued run with its service row, in one transaction (a server's pass never sees
-        the run without its owner); its id."""
+        the run without its owner or its approval); its id."""
         with self.transaction() as c:
             run_id = self._insert_run(c, kind, game, config, fingerprint, RunState.QUEUED)
             self._enroll(c, run_id, owner, priority, throughput, webhooks)
+            c.execute(update(run_service).where(run_service.c.run_id == run_id).values(approval=approval))
             return run_id
+
+    def set_approval(self, run_id: int, approval: str, by: str | None = None) -> None:
+        """Where ``run_id`` stands with the approvers (and who approved it)."""
+        with self.transaction() as c:
+            self._enroll(c, run_id)
+            c.execute(
+                update(run_service)
+                .where(run_service.c.run_id == run_id)
+                .values(approval=approval, approved_by=by)
+            )
 
     def enroll(
         self,

@@ -132,7 +132,7 @@ def test_kill_9_mid_run_then_restart_ends_with_the_same_counts(
             assert second.wait_state(1, ("finished",), RUN_WAIT)["games"] == 40
         finally:
             second.stop()
-        assert follower.wait(RUN_WAIT) == 0  # the follower waited for the server to come back
+        assert follower.wait(RUN_WAIT) == 0, follower.stderr.read()  # it waited for the server to come back
     finally:
         follower.kill()
         first.stop()

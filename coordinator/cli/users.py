@@ -1,0 +1,120 @@
+"""``arbiter user``: the operator's management of a server's accounts, on its store (the server
+need not run); and ``arbiter login`` / ``logout``: a token of one's account, kept for the CLI."""
+
+from __future__ import annotations
+
+import sys
+
+import click
+
+from coordinator.cli.options import open_existing_store, store_option
+
+
+@click.group("user")
+def user_group() -> None:
+    """Accounts of a server's store: add, list, enable, disable."""
+
+
+@user_group.command("add")
+@click.argument("name")
+@click.option(
+    "--role",
+    type=click.Choice(["user", "approver", "admin"]),
+    default="user",
+    show_default=True,
+    help="Its role.",
+)
+@click.option("--password-stdin", is_flag=True, help="Read the password from stdin (else it is asked for).")
+@store_option
+def add(name: str, role: str, password_stdin: bool, store_url: str | None) -> None:
+    """Add an active account NAME."""
+    from coordinator.accounts.passwords import hash_password
+    from coordinator.accounts.rules import AccountState
+    from coordinator.server.accounts_api import NAME_PATTERN
+
+    if not NAME_PATTERN.fullmatch(name):
+        raise click.BadParameter("expected 1 to 64 letters, digits, '.', '_' or '-'", param_hint="NAME")
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = click.prompt("password", hide_input=True, confirmation_prompt=True)
+    store = open_existing_store(store_url)
+    store.create_account(name, hash_password(password), role, AccountState.ACTIVE)
+    store.record("operator", "account", None, {"name": name, "role": role, "state": "active"})
+    click.echo(f"arbiter: account {name} ({role}) added", err=True)
+
+
+@user_group.command("list")
+@store_option
+def list_users(store_url: str | None) -> None:
+    """List the accounts."""
+    store = open_existing_store(store_url)
+    found = store.list_accounts()
+    if not found:
+        click.echo("arbiter: no account yet (arbiter user add NAME --role admin)", err=True)
+        return
+    click.echo(f"{'name':<24} {'role':<9} {'state':<9} created")
+    for account in found:
+        click.echo(
+            f"{account.name:<24} {account.role:<9} {account.state:<9} {account.created_at:%Y-%m-%d %H:%M}"
+        )
+
+
+def set_state(name: str, state: str, store_url: str | None) -> None:
+    store = open_existing_store(store_url)
+    if not store.update_account(name, state=state):
+        raise click.BadParameter(f"no account {name!r}", param_hint="NAME")
+    store.record("operator", "account", None, {"name": name, "state": state})
+    click.echo(f"arbiter: account {name} is {state}", err=True)
+
+
+@user_group.command("disable")
+@click.argument("name")
+@store_option
+def disable(name: str, store_url: str | None) -> None:
+    """Disable account NAME (its sessions end; its tokens stop working)."""
+    set_state(name, "disabled", store_url)
+
+
+@user_group.command("enable")
+@click.argument("name")
+@store_option
+def enable(name: str, store_url: str | None) -> None:
+    """Enable account NAME (a pending sign-up, or a disabled account)."""
+    set_state(name, "active", store_url)
+
+
+@click.command()
+@click.argument("url")
+@click.option("--name", help="Your account's name (else it is asked for).")
+@click.option("--password-stdin", is_flag=True, help="Read the password from stdin (else it is asked for).")
+def login(url: str, name: str | None, password_stdin: bool) -> None:
+    """Get a token of your account on the server at URL, kept (mode 0600) for later commands."""
+    from coordinator.server.client import ServerClient
+    from coordinator.server.credentials import save_token
+
+    client = ServerClient.of(url)
+    name = name or click.prompt("name")
+    password = (
+        sys.stdin.readline().rstrip("\n") if password_stdin else click.prompt("password", hide_input=True)
+    )
+    answer = client.request(
+        "POST", "/api/v1/tokens", {"name": name, "password": password, "label": "arbiter login"}
+    )
+    where = save_token(client.url, str(answer["token"]))
+    click.echo(
+        f"arbiter: logged in to {client.url} as {answer['name']} ({answer['role']}); token kept in {where}",
+        err=True,
+    )
+
+
+@click.command()
+@click.argument("url")
+def logout(url: str) -> None:
+    """Forget the token kept for the server at URL."""
+    from coordinator.server.client import ServerClient
+    from coordinator.server.credentials import forget_token
+
+    client = ServerClient.of(url)
+    found = forget_token(client.url)
+    click.echo(f"arbiter: {'logged out of' if found else 'no token kept for'} {client.url}", err=True)
