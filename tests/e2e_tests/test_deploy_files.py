@@ -628,3 +628,20 @@ def test_make_secret_takes_the_store_from_the_environment_and_never_prints_it(tm
     bad = make_secret(tmp_path / "c.env", "mysql://root:hunter2@db/arbiter")
     assert bad.returncode == 2 and "ARBITER_STORE" in bad.stderr and "hunter2" not in bad.stderr
     assert not (tmp_path / "c.env").exists()
+
+
+def test_docs_name_deploy_files_that_exist_and_links_that_resolve() -> None:
+    """docs/deploy.md names only files of deploy/ that exist (or that the operator makes), and its
+    links within the page reach a heading."""
+    text = DOCS.read_text()
+    made_by_the_operator = {"deploy/.env", "deploy/k8s/arbiter-secret.env"}
+    for path in set(re.findall(r"\bdeploy/[\w./-]*\w", text)) - made_by_the_operator:
+        assert (REPO / path).exists(), f"docs/deploy.md names {path}, which does not exist"
+    headings = re.findall(r"^#+ (.+)$", re.sub(r"```.*?```", "", text, flags=re.S), re.M)
+    anchors = {re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-") for heading in headings}
+    for anchor in set(re.findall(r"\]\(#([\w-]+)\)", text)):
+        assert anchor in anchors, f"docs/deploy.md links to #{anchor}, which no heading makes"
+    # The server in place of per-run jobs.
+    assert "## Running the server" in text and "coordinator-job" not in text
+    for needle in ("arbiter-server.service", "server.yaml", "StatefulSet", "kill -9", "/healthz"):
+        assert needle in text, needle
