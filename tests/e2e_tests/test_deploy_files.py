@@ -497,8 +497,16 @@ def test_kubernetes_server_is_one_pod_probed_on_healthz_with_the_workers_sandbox
     worker = by_kind(objects, "Deployment")["arbiter-worker"]["spec"]["template"]["spec"]
     assert container["securityContext"] == worker["containers"][0]["securityContext"]
     assert pod["hostUsers"] is False and worker["hostUsers"] is False
-    assert [c["args"] for c in pod["initContainers"]] == [c["args"] for c in worker["initContainers"]]
-    assert pod["initContainers"][0]["securityContext"] == container["securityContext"]
+    checks = {c["name"]: c for c in pod["initContainers"]}
+    for check in worker["initContainers"]:
+        assert checks[check["name"]]["args"] == check["args"]
+        assert checks[check["name"]]["securityContext"] == container["securityContext"]
+    # It starts once Redis answers (a run whose process finds no broker fails).
+    wait = checks["wait-for-redis"]
+    redis = by_kind(objects, "Service")["redis"]["metadata"]["name"]
+    assert f"redis-cli -h {redis} ping" in " ".join(wait["command"])
+    assert {e["name"] for e in wait["env"]} == {"REDISCLI_AUTH"}
+    assert list(checks) == ["wait-for-redis", *(c["name"] for c in worker["initContainers"])]
     # Only the server and the workers hold the secret.
     holders = {
         w["metadata"]["name"]
