@@ -1,17 +1,20 @@
 """deploy/ cannot drift from the code: every command, option, module, path and variable it uses exists.
 
 Docker is not available where the tests run, so nothing here builds an image or starts a container.
-Instead the Dockerfile, ``compose.yaml``, the Kubernetes manifests and the systemd unit are parsed
+Instead the Dockerfile, ``compose.yaml``, the Kubernetes manifests and the systemd units are parsed
 and each thing they name is checked against the project: ``arbiter`` sub-commands and their options
 go through the real click parser, environment variables must be ones the code reads, COPY sources
 and build contexts must exist, and Kubernetes references (secrets, config maps, claims, selectors)
-must resolve within the manifests. The dashboard (``arbiter serve``) must listen where its port
-mapping, Service and probes point, probe a real route, and read the store the coordinators write.
+must resolve within the manifests. The server (``arbiter server``) must listen where its port
+mapping, Service and probes point, probe a real route, write its logs to a volume, take its
+credentials from the environment (never a command line), and be the only thing people use that
+holds ``ARBITER_SECRET``; no file holds a password.
 """
 
 from __future__ import annotations
 
 import importlib
+import os
 import re
 import shlex
 import subprocess
@@ -25,11 +28,18 @@ import pytest
 yaml = pytest.importorskip("yaml", reason="PyYAML is a dev dependency (pip install -e '.[dev]')")
 
 from coordinator.cli.main import main  # noqa: E402
+from coordinator.cli.remote import SERVER_ENV, USER_ENV  # noqa: E402
 from coordinator.cli.serve import DEFAULT_HOST  # noqa: E402
+from coordinator.cli.server import TOKEN_ENV  # noqa: E402
 from coordinator.executors.celery.leases import LEASE_ENV  # noqa: E402
+from coordinator.notify.notifier import WEBHOOKS_VARIABLE  # noqa: E402
+from coordinator.presets import PRESETS_ENV  # noqa: E402
+from coordinator.refs import MIRRORS_ENV  # noqa: E402
 from coordinator.store import STORE_ENV  # noqa: E402
 from coordinator.web.app import ROUTES  # noqa: E402
 from worker import celeryconfig  # noqa: E402
+from worker.builds import BUILD_CACHE_ENV  # noqa: E402
+from worker.heartbeat import HEARTBEAT_ENV  # noqa: E402
 from worker.programs import CACHE_ENV  # noqa: E402
 from worker.sealing import SECRET_ENV, WORKER_KEY_ENV  # noqa: E402
 
@@ -46,8 +56,18 @@ KNOWN_ENV = {
     SECRET_ENV,
     WORKER_KEY_ENV,
     CACHE_ENV,
+    MIRRORS_ENV,
+    BUILD_CACHE_ENV,
+    HEARTBEAT_ENV,
+    TOKEN_ENV,
+    SERVER_ENV,
+    USER_ENV,
+    WEBHOOKS_VARIABLE,
+    PRESETS_ENV,
     "PYTHONUNBUFFERED",
 }
+#: What names a credential: such a variable's value in a file must come from outside it.
+CREDENTIAL = re.compile(r"SECRET|TOKEN|PASSWORD|_KEY$|AUTH")
 #: The uid the Dockerfile creates; manifests that run the image as non-root must use it.
 IMAGE_USER = "arbiter"
 
@@ -179,7 +199,8 @@ def image_uid() -> int:
 
 def compose() -> dict[str, Any]:
     """deploy/compose.yaml, merge keys resolved."""
-    return yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    parsed: dict[str, Any] = yaml.safe_load((DEPLOY / "compose.yaml").read_text())
+    return parsed
 
 
 def arbiter_services() -> dict[str, dict[str, Any]]:
@@ -193,7 +214,7 @@ def arbiter_services() -> dict[str, dict[str, Any]]:
 
 def test_compose_services_run_real_commands_with_known_variables() -> None:
     services = arbiter_services()
-    assert {"worker", "coordinator", "dashboard"} <= set(services)
+    assert set(services) == {"worker", "arbiter-server", "cli"}  # no per-run coordinator
     for name, service in services.items():
         build = service["build"]
         assert (DEPLOY / build["context"]).resolve() == REPO
@@ -202,40 +223,96 @@ def test_compose_services_run_real_commands_with_known_variables() -> None:
         check_arbiter_args(command, f"compose service {name}")
         environment = service.get("environment", {})
         assert set(environment) <= KNOWN_ENV, f"{name}: {set(environment) - KNOWN_ENV} are read by nothing"
-        if command[0] == "serve":
-            continue  # the dashboard reads the store only: no broker (test_compose_dashboard)
+        if name == "cli":
+            continue  # a client of the server: no broker (test_compose_cli_is_a_client_without_keys)
         broker = interpolate(environment["ARBITER_BROKER"])
         assert broker.startswith("redis://") and "@redis:6379/" in broker
         assert service["depends_on"]["redis"]["condition"] == "service_healthy"
     assert services["worker"]["command"][0] == "worker"
-    # Every arbiter container but the dashboard holds a key: coordinators sign, workers seal.
-    for name in ("worker", "coordinator"):
-        assert SECRET_ENV in services[name]["environment"], name
+    # The server signs and the workers seal (single-owner): both hold the secret, nothing else.
+    holders = {name for name, service in services.items() if SECRET_ENV in service.get("environment", {})}
+    assert holders == {"worker", "arbiter-server"}
     assert WORKER_KEY_ENV in services["worker"]["environment"]
     # Scalable: no fixed name, no published port.
     assert "container_name" not in services["worker"] and "ports" not in services["worker"]
-    assert "coordinator" in services["coordinator"]["profiles"]
 
 
-def test_compose_dashboard_reads_the_coordinators_store_on_loopback() -> None:
-    services = arbiter_services()
-    dashboard, coordinator = services["dashboard"], services["coordinator"]
-    command = [interpolate(str(part)) for part in dashboard["command"]]
-    assert command[0] == "serve" and "dashboard" in dashboard["profiles"]
-    assert "ARBITER_BROKER" not in dashboard.get("environment", {})
-    store = dashboard["environment"]["ARBITER_STORE"]
-    assert store == coordinator["environment"]["ARBITER_STORE"]
-    folder = str(Path(store.removeprefix("sqlite:///")).parent)
-    assert (
-        f"arbiter-data:{folder}" in dashboard["volumes"]
-        and f"arbiter-data:{folder}" in coordinator["volumes"]
-    )
-    bind, published, container = interpolate(dashboard["ports"][0]).rsplit(":", 2)
-    assert bind == DEFAULT_HOST and published.isdigit()  # published on the host's loopback by default
+def test_compose_server_owns_the_runs_on_postgresql_and_answers_its_healthcheck() -> None:
+    services = compose()["services"]
+    server = services["arbiter-server"]
+    command = [interpolate(str(part)) for part in server["command"]]
+    assert check_arbiter_args(command, "compose arbiter-server").name == "server"
+    assert "profiles" not in server  # started by `docker compose up`, and kept running
+    assert server["restart"] == "unless-stopped"
+    # Credentials from the environment, never on the command line (ps shows it).
+    assert "--broker" not in command and "--store" not in command
+    environment = server["environment"]
+    assert environment[TOKEN_ENV].startswith(f"${{{TOKEN_ENV}:?")
+    # The store: the compose file's PostgreSQL, with the password of its own variable.
+    postgres = services["postgres"]
+    password = postgres["environment"]["POSTGRES_PASSWORD"]
+    assert re.fullmatch(r"\$\{(ARBITER_POSTGRES_PASSWORD):\?[^}]*\}", password)
+    user, database = postgres["environment"]["POSTGRES_USER"], postgres["environment"]["POSTGRES_DB"]
+    assert environment[STORE_ENV] == f"postgresql://{user}:{password}@postgres:5432/{database}"
+    assert server["depends_on"]["postgres"]["condition"] == "service_healthy"
+    assert "pg_isready" in postgres["healthcheck"]["test"] and "ports" not in postgres
+    assert any(volume.endswith(":/var/lib/postgresql/data") for volume in postgres["volumes"])
+    # One server: a fixed name (it takes its leases up again at once after a restart).
+    assert option_value(command, "--name") == "arbiter-server"
+    # Its logs on a named volume.
+    logs = Path(option_value(command, "--logs"))
+    mounts = {Path(v.split(":")[1]): v.split(":")[0] for v in server["volumes"]}
+    assert any(folder in logs.parents and volume in compose()["volumes"] for folder, volume in mounts.items())
+    # Listens in the container, published on the host's loopback; the healthcheck asks /healthz.
+    assert option_value(command, "--host") == "0.0.0.0"
+    bind, published, container = interpolate(server["ports"][0]).rsplit(":", 2)
+    assert bind == DEFAULT_HOST and published.isdigit()
     assert container == option_value(command, "--port")
-    probe = " ".join(dashboard["healthcheck"]["test"])
+    probe = " ".join(server["healthcheck"]["test"])
     found = re.search(r"http://127\.0\.0\.1:(\d+)(/[\w/]*)", probe)
-    assert found and found.group(1) == container and is_route(found.group(2)), probe
+    assert found and found.group(1) == container and found.group(2) == "/healthz" and is_route("/healthz")
+    # The dashboard is the server's: no second web service on the store.
+    for name, service in arbiter_services().items():
+        assert service["command"][0] != "serve", name
+
+
+def test_compose_cli_is_a_client_without_keys() -> None:
+    services = compose()["services"]
+    cli, server = services["cli"], services["arbiter-server"]
+    assert "cli" in cli["profiles"]
+    environment = cli["environment"]
+    assert (
+        SECRET_ENV not in environment and STORE_ENV not in environment and "ARBITER_BROKER" not in environment
+    )
+    port = option_value([interpolate(str(p)) for p in server["command"]], "--port")
+    assert environment[SERVER_ENV] == f"http://arbiter-server:{port}"
+    assert environment[TOKEN_ENV] == server["environment"][TOKEN_ENV]
+    assert USER_ENV in environment
+    assert cli["depends_on"]["arbiter-server"]["condition"] == "service_healthy"
+    assert any(v.endswith(":/files:ro") for v in cli["volumes"])
+    # The submitting commands take --server from ARBITER_SERVER.
+    for name in ("sprt", "tune", "tournament", "watch"):
+        command = arbiter_command(name)
+        assert command is not None
+        assert any(p.name == "server" and getattr(p, "envvar", None) == SERVER_ENV for p in command.params), (
+            name
+        )
+
+
+def test_compose_holds_no_credential() -> None:
+    """Every credential in compose.yaml is an interpolation from the operator's environment (or
+    .env), and required where a service cannot run safely without it."""
+    for name, service in compose()["services"].items():
+        for variable, value in dict(service.get("environment", {})).items():
+            text = str(value)
+            if CREDENTIAL.search(variable):
+                assert re.fullmatch(r"\$\{[A-Z0-9_]+(:\?[^}]*|:-)\}", text), f"{name}: {variable}={text}"
+            for userinfo in re.findall(r"://([^@/\s]*)@", text):
+                secret = userinfo.split(":", 1)[-1]
+                assert re.fullmatch(r"\$\{[A-Z0-9_]+:\?[^}]*\}", secret), f"{name}: {variable}: {userinfo}"
+        for part in service.get("command", []):
+            for userinfo in re.findall(r"://([^@/\s]*)@", str(part)):
+                pytest.fail(f"{name}: a credential on the command line: {userinfo}")
 
 
 def test_compose_redis_flower_and_settings() -> None:
@@ -258,12 +335,25 @@ def test_compose_redis_flower_and_settings() -> None:
 # --- Kubernetes -----------------------------------------------------------------------------------
 
 
-def generated_secret(tmp: Path) -> dict[str, Any]:
-    """The Secret the kustomization generates from the file ``make-secret.sh`` writes."""
-    target = tmp / "arbiter-secret.env"
-    done = subprocess.run(
-        ["bash", str(K8S / "make-secret.sh"), str(target)], capture_output=True, text=True, timeout=60
+def make_secret(target: Path, store: str | None = None) -> subprocess.CompletedProcess[str]:
+    """``make-secret.sh TARGET``, with ``$ARBITER_STORE`` set to ``store`` (unset: None)."""
+    environ = {k: v for k, v in os.environ.items() if k != STORE_ENV}
+    if store is not None:
+        environ[STORE_ENV] = store
+    return subprocess.run(
+        ["bash", str(K8S / "make-secret.sh"), str(target)],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env=environ,
     )
+
+
+def generated_secret(tmp: Path, store: str | None = None) -> dict[str, Any]:
+    """The Secret the kustomization generates from the file ``make-secret.sh`` writes."""
+    tmp.mkdir(parents=True, exist_ok=True)
+    target = tmp / "arbiter-secret.env"
+    done = make_secret(target, store)
     assert done.returncode == 0, done.stderr
     assert target.stat().st_mode & 0o077 == 0  # readable by its owner only
     data = dict(line.split("=", 1) for line in target.read_text().splitlines() if line)
@@ -293,16 +383,28 @@ def by_kind(objects: list[dict[str, Any]], kind: str) -> dict[str, dict[str, Any
     return {o["metadata"]["name"]: o for o in objects if o["kind"] == kind}
 
 
+def pod_volumes(workload: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    """The volumes a workload's pods may mount: the pod's own and a StatefulSet's claim templates."""
+    spec = workload["spec"]
+    volumes = {v["name"]: v for v in spec["template"]["spec"].get("volumes", [])}
+    for claim in spec.get("volumeClaimTemplates", []):
+        volumes[claim["metadata"]["name"]] = {"name": claim["metadata"]["name"], "claimTemplate": claim}
+    return volumes
+
+
 def test_kubernetes_workloads_resolve(tmp_path: Path) -> None:
     objects = manifests(tmp_path)
     secrets = by_kind(objects, "Secret")
     config_maps = by_kind(objects, "ConfigMap")
     claims = by_kind(objects, "PersistentVolumeClaim")
     services = by_kind(objects, "Service")
-    workloads = [*by_kind(objects, "Deployment").values(), *by_kind(objects, "Job").values()]
-    assert {"redis", "arbiter-worker", "arbiter-sprt", "arbiter-dashboard"} <= {
-        w["metadata"]["name"] for w in workloads
-    }
+    workloads = [
+        *by_kind(objects, "Deployment").values(),
+        *by_kind(objects, "StatefulSet").values(),
+        *by_kind(objects, "Job").values(),
+    ]
+    # One server in place of a Job per run; the dashboard is the server's.
+    assert {w["metadata"]["name"] for w in workloads} == {"redis", "arbiter-worker", "arbiter-server"}
     uid = image_uid()
     for workload in workloads:
         name = workload["metadata"]["name"]
@@ -312,13 +414,13 @@ def test_kubernetes_workloads_resolve(tmp_path: Path) -> None:
             labels = template["metadata"]["labels"]
             assert spec["selector"]["matchLabels"].items() <= labels.items(), f"{name}: selector"
         pod = template["spec"]
-        volumes = {v["name"]: v for v in pod.get("volumes", [])}
+        volumes = pod_volumes(workload)
         for volume in volumes.values():
             if "configMap" in volume:
                 assert volume["configMap"]["name"] in config_maps
             if "persistentVolumeClaim" in volume:
                 assert volume["persistentVolumeClaim"]["claimName"] in claims
-        for container in pod["containers"]:
+        for container in [*pod.get("initContainers", []), *pod["containers"]]:
             for env in container.get("env", []):
                 ref = env.get("valueFrom", {}).get("secretKeyRef")
                 if ref:
@@ -329,12 +431,19 @@ def test_kubernetes_workloads_resolve(tmp_path: Path) -> None:
                 continue
             assert "command" not in container  # the image's entry point is arbiter
             check_arbiter_args(container["args"], f"k8s {name}")
+            assert pod["securityContext"]["runAsUser"] == uid
+        for container in pod["containers"]:
+            if container["image"] != "arbiter":
+                continue
             names = {env["name"] for env in container.get("env", [])}
             assert names <= KNOWN_ENV, f"{name}: {names - KNOWN_ENV} are read by nothing"
-            assert ("ARBITER_BROKER" in names) != (container["args"][0] == "serve")  # the dashboard: none
-            # Coordinators sign and workers seal: both hold a key; the dashboard none.
-            assert (SECRET_ENV in names) != (container["args"][0] == "serve"), name
-            assert pod["securityContext"]["runAsUser"] == uid
+            # The server signs and the workers seal: both hold the secret, from the Secret.
+            assert {"ARBITER_BROKER", SECRET_ENV} <= names, name
+            for env in container["env"]:
+                if CREDENTIAL.search(env["name"]) or env["name"] in (STORE_ENV, "ARBITER_BROKER"):
+                    assert "secretKeyRef" in env.get("valueFrom", {}), (
+                        f"{name}: {env['name']} not from the Secret"
+                    )
     for name, service in services.items():  # each Service reaches a port its pods listen on
         pods = [
             w
@@ -356,39 +465,83 @@ def test_kubernetes_workloads_resolve(tmp_path: Path) -> None:
     assert [image["name"] for image in kustomization["images"]] == ["arbiter"]
 
 
-def test_kubernetes_dashboard_listens_where_its_service_and_probes_point(tmp_path: Path) -> None:
+def test_kubernetes_server_is_one_pod_probed_on_healthz_with_the_workers_sandbox(tmp_path: Path) -> None:
     objects = manifests(tmp_path)
-    deployment = by_kind(objects, "Deployment")["arbiter-dashboard"]
-    pod = deployment["spec"]["template"]["spec"]
+    server = by_kind(objects, "StatefulSet")["arbiter-server"]
+    spec = server["spec"]
+    assert spec["replicas"] == 1
+    service = by_kind(objects, "Service")[spec["serviceName"]]
+    assert service["spec"].get("type", "ClusterIP") == "ClusterIP"  # reached by port-forward or ingress
+    assert service["spec"]["selector"].items() <= spec["template"]["metadata"]["labels"].items()
+    pod = spec["template"]["spec"]
     (container,) = pod["containers"]
     args = container["args"]
-    assert (
-        args[0] == "serve" and option_value(args, "--host") == "0.0.0.0"
-    )  # in the pod; the Service is internal
+    assert check_arbiter_args(args, "k8s arbiter-server").name == "server"
+    assert option_value(args, "--host") == "0.0.0.0"
+    assert "--broker" not in args and "--store" not in args and "--name" not in args  # name: the pod's
     ports = {p["name"]: p["containerPort"] for p in container["ports"]}
     assert ports["http"] == int(option_value(args, "--port"))
+    assert [p["targetPort"] for p in service["spec"]["ports"]] == ["http"]
     for probe in ("readinessProbe", "livenessProbe"):
         check = container[probe]["httpGet"]
-        assert check["port"] in ports and is_route(check["path"]), probe
-    service = by_kind(objects, "Service")["arbiter-dashboard"]
-    assert service["spec"].get("type", "ClusterIP") == "ClusterIP"
-    assert [p["targetPort"] for p in service["spec"]["ports"]] == ["http"]
-    job = by_kind(objects, "Job")["arbiter-sprt"]
-    job_env = {e["name"]: e.get("value") for e in job["spec"]["template"]["spec"]["containers"][0]["env"]}
-    env = {e["name"]: e.get("value") for e in container["env"]}
-    assert env["ARBITER_STORE"] == job_env["ARBITER_STORE"]  # the store the coordinator writes
-    claims = {v["persistentVolumeClaim"]["claimName"] for v in pod["volumes"] if "persistentVolumeClaim" in v}
-    assert claims == {"arbiter-store"}
+        assert check["port"] in ports and check["path"] == "/healthz" and is_route(check["path"]), probe
+    env = {e["name"]: e.get("valueFrom", {}).get("secretKeyRef", {}).get("key") for e in container["env"]}
+    assert env[STORE_ENV] == "store-url" and env[TOKEN_ENV] == "server-token"
+    assert env[SECRET_ENV] == "arbiter-secret" and env["ARBITER_BROKER"] == "broker-url"
+    # Its logs on its own claim, kept across restarts.
+    logs = Path(option_value(args, "--logs"))
+    mounted = {Path(m["mountPath"]): m["name"] for m in container["volumeMounts"]}
+    claims = {c["metadata"]["name"] for c in spec["volumeClaimTemplates"]}
+    assert any(folder in logs.parents and volume in claims for folder, volume in mounted.items())
+    # Its runs start engine programs: the workers' sandbox settings, and the same check at start.
+    worker = by_kind(objects, "Deployment")["arbiter-worker"]["spec"]["template"]["spec"]
+    assert container["securityContext"] == worker["containers"][0]["securityContext"]
+    assert pod["hostUsers"] is False and worker["hostUsers"] is False
+    checks = {c["name"]: c for c in pod["initContainers"]}
+    for check in worker["initContainers"]:
+        assert checks[check["name"]]["args"] == check["args"]
+        assert checks[check["name"]]["securityContext"] == container["securityContext"]
+    # It starts once Redis answers (a run whose process finds no broker fails).
+    wait = checks["wait-for-redis"]
+    redis = by_kind(objects, "Service")["redis"]["metadata"]["name"]
+    assert f"redis-cli -h {redis} ping" in " ".join(wait["command"])
+    assert {e["name"] for e in wait["env"]} == {"REDISCLI_AUTH"}
+    assert list(checks) == ["wait-for-redis", *(c["name"] for c in worker["initContainers"])]
+    # Only the server and the workers hold the secret.
+    holders = {
+        w["metadata"]["name"]
+        for w in objects
+        if w["kind"] in ("Deployment", "StatefulSet", "Job")
+        for c in w["spec"]["template"]["spec"]["containers"]
+        if SECRET_ENV in {e["name"] for e in c.get("env", [])}
+    }
+    assert holders == {"arbiter-server", "arbiter-worker"}
 
 
 # --- systemd and docs ------------------------------------------------------------------------------
 
 
+def unit(name: str) -> str:
+    """The text of deploy/systemd/NAME."""
+    return (DEPLOY / "systemd" / name).read_text()
+
+
+def directive(text: str, name: str) -> str | None:
+    """The value of a unit's directive ``name`` (the last one set), or None."""
+    values = re.findall(rf"^{name}=(.*)$", text, re.M)
+    return values[-1] if values else None
+
+
+def exec_start(text: str) -> list[str]:
+    """A unit's ExecStart command line, split."""
+    command = directive(text, "ExecStart")
+    assert command
+    return shlex.split(command)
+
+
 def test_systemd_unit_runs_a_real_worker() -> None:
-    text = (DEPLOY / "systemd" / "arbiter-worker.service").read_text()
-    exec_start = re.search(r"^ExecStart=(.+)$", text, re.M)
-    assert exec_start
-    argv = shlex.split(exec_start.group(1))
+    text = unit("arbiter-worker.service")
+    argv = exec_start(text)
     assert argv[0].endswith("/bin/arbiter")
     assert check_arbiter_args(argv[1:], "systemd ExecStart").name == "worker"
     assert set(re.findall(r"\bARBITER_[A-Z_]+", text)) <= KNOWN_ENV
@@ -398,6 +551,49 @@ def test_systemd_unit_runs_a_real_worker() -> None:
     assert made and arbiter_command(made.group(1).split()[0]) is not None
     assert re.search(r"^KillSignal=SIGTERM$", text, re.M)  # Celery's warm shutdown
     assert re.search(r"^Restart=always$", text, re.M)
+
+
+#: The sandbox's needs and the hardening around it: the same in every arbiter unit.
+HARDENING = (
+    "NoNewPrivileges",
+    "CapabilityBoundingSet",
+    "RestrictNamespaces",
+    "ProtectSystem",
+    "ProtectHome",
+    "PrivateTmp",
+    "PrivateDevices",
+)
+
+
+def test_systemd_server_unit_runs_the_server_with_the_workers_hardening() -> None:
+    text, worker = unit("arbiter-server.service"), unit("arbiter-worker.service")
+    argv = exec_start(text)
+    assert argv[0] == exec_start(worker)[0]  # the same installation
+    assert check_arbiter_args(argv[1:], "systemd ExecStart").name == "server"
+    assert "--broker" not in argv and "--store" not in argv  # credentials in the environment file
+    assert option_value(argv, "--host") == DEFAULT_HOST  # behind a proxy
+    environment_file = directive(text, "EnvironmentFile")
+    assert environment_file and environment_file.startswith("/etc/arbiter/")
+    assert f"install -m 0600 -o root -g root /dev/null {environment_file}" in text
+    assert set(re.findall(r"\bARBITER_[A-Z_]+", text)) <= KNOWN_ENV
+    for variable in (STORE_ENV, "ARBITER_BROKER", SECRET_ENV, TOKEN_ENV):
+        assert variable in text, variable
+    assert directive(text, "Restart") == "always"
+    assert directive(text, "KillSignal") == "SIGTERM" and directive(text, "KillMode") == "mixed"
+    for name in HARDENING:
+        assert directive(text, name) == directive(worker, name), name
+    assert directive(text, "ExecStartPre") == directive(worker, "ExecStartPre")  # the sandbox check
+    # The logs folder is one the service may write: its LogsDirectory, or a ReadWritePaths.
+    logs = Path(option_value(argv, "--logs"))
+    writable = [Path(p) for p in (directive(text, "ReadWritePaths") or "").split()]
+    if directive(text, "LogsDirectory"):
+        writable.append(Path("/var/log") / str(directive(text, "LogsDirectory")))
+    assert any(logs == folder or folder in logs.parents for folder in writable), logs
+    working = directive(text, "WorkingDirectory")
+    assert working and Path(working) in writable  # the default SQLite store and the caches
+    # Workers' credentials are made where the secret is: with the server's environment file.
+    made = re.search(r"arbiter (worker-key) \S+", text)
+    assert made and arbiter_command(made.group(1)) is not None and environment_file in made.string
 
 
 def test_docs_cover_variables_ports_tls_and_monitoring() -> None:
@@ -420,12 +616,40 @@ def test_kubernetes_manifests_carry_no_password(tmp_path: Path) -> None:
         assert "CHANGE-ME" not in text and "stringData" not in text, path
     assert "/deploy/k8s/arbiter-secret.env" in (REPO / ".gitignore").read_text().splitlines()
     first = generated_secret(tmp_path)["stringData"]
-    assert set(first) == {"redis-password", "broker-url", "arbiter-secret"}
+    assert set(first) == {"redis-password", "broker-url", "arbiter-secret", "server-token", "store-url"}
     assert first["broker-url"] == f"redis://:{first['redis-password']}@redis:6379/0"
-    assert len(first["arbiter-secret"]) >= 32 and first["arbiter-secret"] != first["redis-password"]
-    again = subprocess.run(
-        ["bash", str(K8S / "make-secret.sh"), str(tmp_path / "arbiter-secret.env")],
-        capture_output=True,
-        text=True,
-    )
+    randoms = [first[key] for key in ("redis-password", "arbiter-secret", "server-token")]
+    assert all(len(value) >= 32 for value in randoms) and len(set(randoms)) == 3
+    # Without $ARBITER_STORE, a SQLite file on the server's claim.
+    server = by_kind(manifests(tmp_path / "m"), "StatefulSet")["arbiter-server"]
+    (mount,) = server["spec"]["template"]["spec"]["containers"][0]["volumeMounts"]
+    assert first["store-url"].startswith(f"sqlite:///{mount['mountPath']}/")
+    again = make_secret(tmp_path / "arbiter-secret.env")
     assert again.returncode == 1 and "exists" in again.stderr
+
+
+def test_make_secret_takes_the_store_from_the_environment_and_never_prints_it(tmp_path: Path) -> None:
+    url = "postgresql://arbiter:pg-password-123@db.example:5432/arbiter?sslmode=verify-full"
+    done = make_secret(tmp_path / "a.env", url)
+    assert done.returncode == 0 and "pg-password-123" not in done.stdout + done.stderr
+    assert generated_secret(tmp_path / "b", url)["stringData"]["store-url"] == url
+    bad = make_secret(tmp_path / "c.env", "mysql://root:hunter2@db/arbiter")
+    assert bad.returncode == 2 and "ARBITER_STORE" in bad.stderr and "hunter2" not in bad.stderr
+    assert not (tmp_path / "c.env").exists()
+
+
+def test_docs_name_deploy_files_that_exist_and_links_that_resolve() -> None:
+    """docs/deploy.md names only files of deploy/ that exist (or that the operator makes), and its
+    links within the page reach a heading."""
+    text = DOCS.read_text()
+    made_by_the_operator = {"deploy/.env", "deploy/k8s/arbiter-secret.env"}
+    for path in set(re.findall(r"\bdeploy/[\w./-]*\w", text)) - made_by_the_operator:
+        assert (REPO / path).exists(), f"docs/deploy.md names {path}, which does not exist"
+    headings = re.findall(r"^#+ (.+)$", re.sub(r"```.*?```", "", text, flags=re.S), re.M)
+    anchors = {re.sub(r"[^\w\- ]", "", heading.lower()).replace(" ", "-") for heading in headings}
+    for anchor in set(re.findall(r"\]\(#([\w-]+)\)", text)):
+        assert anchor in anchors, f"docs/deploy.md links to #{anchor}, which no heading makes"
+    # The server in place of per-run jobs.
+    assert "## Running the server" in text and "coordinator-job" not in text
+    for needle in ("arbiter-server.service", "server.yaml", "StatefulSet", "kill -9", "/healthz"):
+        assert needle in text, needle
