@@ -154,7 +154,8 @@ def follow(client: ServerClient, run_id: int) -> None:
                 break
             share = f"  share {row['share']:.0%}" if row.get("share") is not None else ""
             rate = f"  {row['games_per_second']:.1f} games/s" if row.get("games_per_second") else ""
-            printer.show(f"{row['state']}: {row['line'].strip()}{share}{rate}")
+            state = "waits for an approver" if row.get("approval") == "pending" else row["state"]
+            printer.show(f"{state}: {row['line'].strip()}{share}{rate}")
             waiting.wait(FOLLOW_INTERVAL)
     except KeyboardInterrupt:
         printer.finish()

@@ -1,0 +1,288 @@
+"""Accounts on a real ``arbiter server``: the authorization matrix of the API (every endpoint that
+changes something, for every role, as the run's owner and not), approval (never by the submitter;
+nothing is played before it), sign-up and enabling, tokens, the record of who did what, and the
+same user journey from the CLI alone (``arbiter login``, ``arbiter sprt --server``)."""
+
+from __future__ import annotations
+
+import itertools
+import json
+import os
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+from server_testkit import ServerProcess
+from sprt_testkit import cli_command, run_cli, write_book, write_weights
+
+from coordinator.store import Store
+
+GAME = "congo"
+OPERATOR_TOKEN = "operator-token-for-tests"
+PASSWORD = "correct horse battery"
+RUN_WAIT = 180.0
+ACCOUNTS = {"ann": "user", "bob": "user", "appr": "approver", "apr2": "approver", "adm": "admin"}
+_seeds = itertools.count(100)
+
+
+def add_account(store: str, name: str, role: str) -> None:
+    done = subprocess.run(
+        cli_command("user", "add", name, "--role", role, "--password-stdin", "--store", store),
+        input=PASSWORD + "\n",
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+
+
+@pytest.fixture(scope="module")
+def served(
+    tmp_path_factory: pytest.TempPathFactory,
+) -> Iterator[tuple[ServerProcess, dict[str, str], dict[str, Any]]]:
+    """A server with an operator token and five accounts; each account's token; an SPRT's
+    configuration."""
+    folder = tmp_path_factory.mktemp("accounts")
+    store = f"sqlite:///{folder / 'server.db'}"
+    files = {
+        "book": write_book(folder / "book.txt", GAME, count=8),
+        "cand": write_weights(folder / "c.json", {"pawn": 150}),
+    }
+    scratch = f"sqlite:///{folder / 'scratch.db'}"
+    args = [
+        "sprt",
+        GAME,
+        "--candidate",
+        str(files["cand"]),
+        "--book",
+        str(files["book"]),
+        "--batch-pairs",
+        "2",
+    ]
+    done = run_cli(*args, "--nodes", "200", "--max-games", "4", "--store", scratch)
+    assert done.returncode == 0, done.stderr
+    config = Store(scratch).get_run(1).config  # type: ignore[union-attr]
+    server = ServerProcess(
+        folder, store, env={"ARBITER_SERVER_TOKEN": OPERATOR_TOKEN}, args=("--concurrency", "1")
+    )
+    Store(store).close()
+    for name, role in ACCOUNTS.items():
+        add_account(store, name, role)
+    server.start()
+    tokens = {}
+    for name in ACCOUNTS:
+        status, answer = server.request("POST", "/api/v1/tokens", {"name": name, "password": PASSWORD})
+        assert status == 201, answer
+        tokens[name] = answer["token"]
+    tokens["operator"] = OPERATOR_TOKEN
+    try:
+        yield server, tokens, config
+    finally:
+        server.stop()
+
+
+def call(
+    server: ServerProcess, token: str | None, method: str, path: str, body: Any = None
+) -> tuple[int, Any]:
+    """A request as the holder of ``token`` (None: anonymous)."""
+    env = dict(server.env)
+    if token is None:
+        server.env.pop("ARBITER_SERVER_TOKEN", None)
+    else:
+        server.env["ARBITER_SERVER_TOKEN"] = token
+    try:
+        return server.request(method, path, body)
+    finally:
+        server.env.clear()
+        server.env.update(env)
+
+
+def submitted(server: ServerProcess, tokens: dict[str, str], config: dict[str, Any], by: str = "ann") -> int:
+    """A new run submitted by ``by`` (a user's runs wait for an approver: none of these plays)."""
+    status, answer = call(
+        server,
+        tokens[by],
+        "POST",
+        "/api/v1/runs",
+        {"kind": "sprt", "config": {**config, "seed": next(_seeds)}},
+    )
+    assert status == 201, answer
+    return int(answer["run"]["id"])
+
+
+#: Every endpoint that changes a run: (name, method, path with {id}, body).
+ACTIONS = (
+    ("stop", "POST", "/api/v1/runs/{id}/stop", None),
+    ("resume", "POST", "/api/v1/runs/{id}/resume", None),
+    ("rerun", "POST", "/api/v1/runs/{id}/rerun", {}),
+    ("change", "PATCH", "/api/v1/runs/{id}", {"throughput": 50}),
+    ("delete", "DELETE", "/api/v1/runs/{id}", None),
+    ("approve", "POST", "/api/v1/runs/{id}/approve", None),
+)
+OK = {"stop": 202, "resume": 202, "rerun": 201, "change": 200, "delete": 200, "approve": 200}
+#: Who may do what to ann's run: True allowed, else the status expected.
+MATRIX = {
+    None: dict.fromkeys(OK, 401),
+    "ann": {**dict.fromkeys(OK, True), "approve": 403},
+    "bob": dict.fromkeys(OK, 403),
+    "appr": dict.fromkeys(OK, True),
+    "adm": dict.fromkeys(OK, True),
+    "operator": dict.fromkeys(OK, True),
+}
+
+
+@pytest.mark.parametrize("who", list(MATRIX), ids=lambda w: w or "anonymous")
+def test_who_may_act_on_a_users_run(
+    served: tuple[ServerProcess, dict[str, str], dict[str, Any]], who: str | None
+) -> None:
+    server, tokens, config = served
+    for action, method, path, body in ACTIONS:
+        run_id = submitted(server, tokens, config)
+        token = tokens[who] if who is not None else None
+        status, answer = call(server, token, method, path.format(id=run_id), body)
+        expected = MATRIX[who][action]
+        assert status == (OK[action] if expected is True else expected), (who, action, answer)
+        if expected is not True:
+            assert "error" in answer
+            row = server.run(run_id)
+            assert row["state"] == "queued" and row["approval"] == "pending" and row["throughput"] == 100
+
+
+def test_approval_rules(served: tuple[ServerProcess, dict[str, str], dict[str, Any]]) -> None:
+    server, tokens, config = served
+    mine = submitted(server, tokens, config, by="appr")  # an approver's weight-only run starts at once
+    assert server.run(mine)["approval"] == "approved"
+    users = submitted(server, tokens, config, by="ann")
+    assert server.run(users)["approval"] == "pending" and server.run(users)["owner"] == "ann"
+    status, answer = call(server, tokens["ann"], "POST", f"/api/v1/runs/{users}/approve")
+    assert status == 403 and "approver" in answer["error"]
+    status, answer = call(server, tokens["appr"], "PATCH", f"/api/v1/runs/{users}", {"priority": 2})
+    assert status == 200
+    status, _ = call(server, tokens["apr2"], "POST", f"/api/v1/runs/{users}/approve")
+    assert status == 200 and server.run(users)["approved_by"] == "apr2"
+    status, _ = call(server, tokens["ann"], "PATCH", f"/api/v1/runs/{users}", {"throughput": 150})
+    assert status == 200 and server.run(users)["approval"] == "pending"  # a user's change un-approves
+    status, answer = call(
+        server, tokens["ann"], "POST", "/api/v1/runs", {"kind": "sprt", "config": config, "owner": "bob"}
+    )
+    assert status in (200, 201) and answer["run"]["owner"] != "bob"  # nobody submits in another's name
+    trail = server.get(f"/api/v1/audit?run={users}")["audit"]
+    assert [(e["actor"], e["action"]) for e in reversed(trail)] == [
+        ("ann", "submit"),
+        ("appr", "change"),
+        ("apr2", "approve"),
+        ("ann", "change"),
+    ]
+
+
+def test_accounts_tokens_and_signup(served: tuple[ServerProcess, dict[str, str], dict[str, Any]]) -> None:
+    server, tokens, _ = served
+    status, answer = call(server, None, "POST", "/api/v1/signup", {"name": "newbie", "password": PASSWORD})
+    assert status == 201 and answer["account"]["state"] == "pending"
+    status, answer = call(server, None, "POST", "/api/v1/signup", {"name": "newbie", "password": PASSWORD})
+    assert status == 409
+    status, answer = call(server, None, "POST", "/api/v1/signup", {"name": "x y", "password": "short"})
+    assert status == 400 and answer["error"].startswith("name:")
+    status, answer = call(server, None, "POST", "/api/v1/tokens", {"name": "newbie", "password": PASSWORD})
+    assert status == 403 and "pending" in answer["error"]
+    assert call(server, tokens["ann"], "GET", "/api/v1/accounts")[0] == 403
+    assert call(server, tokens["ann"], "PATCH", "/api/v1/accounts/newbie", {"state": "active"})[0] == 403
+    assert call(server, tokens["appr"], "PATCH", "/api/v1/accounts/newbie", {"state": "active"})[0] == 200
+    assert call(server, tokens["appr"], "PATCH", "/api/v1/accounts/newbie", {"state": "disabled"})[0] == 403
+    assert call(server, tokens["appr"], "PATCH", "/api/v1/accounts/newbie", {"role": "admin"})[0] == 403
+    status, answer = call(server, None, "POST", "/api/v1/tokens", {"name": "newbie", "password": PASSWORD})
+    assert status == 201
+    newbie = answer["token"]
+    assert call(server, newbie, "GET", "/api/v1/me")[1] == {
+        "name": "newbie",
+        "role": "user",
+        "operator": False,
+    }
+    listed = call(server, newbie, "GET", "/api/v1/tokens")[1]["tokens"]
+    assert len(listed) == 1 and "token" not in listed[0] and newbie not in json.dumps(listed)
+    assert call(server, tokens["ann"], "DELETE", f"/api/v1/tokens/{listed[0]['id']}")[0] == 404  # not hers
+    assert call(server, tokens["adm"], "PATCH", "/api/v1/accounts/newbie", {"state": "disabled"})[0] == 200
+    assert call(server, newbie, "GET", "/api/v1/me")[0] == 401  # a disabled account's token is dead
+    assert call(server, None, "GET", "/api/v1/me")[0] == 401
+    assert call(server, "arbiter_forged", "GET", "/api/v1/me")[0] == 401
+    for who in ("ann", "operator"):
+        body = json.dumps(call(server, tokens[who], "GET", "/api/v1/accounts")[1])
+        assert "password" not in body and "arbiter_" not in body
+
+
+def test_the_journey_from_the_cli_alone(
+    served: tuple[ServerProcess, dict[str, str], dict[str, Any]], tmp_path: Path
+) -> None:
+    server, tokens, _ = served
+    env = {k: v for k, v in os.environ.items() if not k.startswith("ARBITER_")} | {
+        "XDG_CONFIG_HOME": str(tmp_path)
+    }
+    login = subprocess.run(
+        cli_command("login", server.url, "--name", "bob", "--password-stdin"),
+        input=PASSWORD + "\n",
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+    )
+    assert login.returncode == 0, login.stderr
+    kept = tmp_path / "arbiter" / "credentials.json"
+    assert kept.stat().st_mode & 0o777 == 0o600 and "arbiter_" in kept.read_text()
+    book = write_book(tmp_path / "book.txt", GAME, count=8)
+    cand = write_weights(tmp_path / "bob.json", {"pawn": 140})
+    args = ["sprt", GAME, "--candidate", str(cand), "--book", str(book), "--nodes", "200", "--max-games", "8"]
+    follower = subprocess.Popen(
+        cli_command(*args, "--batch-pairs", "2", "--server", server.url),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+        env=env,
+    )
+    try:
+        from celery_testkit import wait_until
+
+        pending = wait_until(
+            lambda: [r for r in server.get("/api/v1/runs?owner=bob")["runs"] if r["approval"] == "pending"],
+            RUN_WAIT,
+            "bob's run to wait for an approver",
+        )
+        run_id = pending[0]["id"]
+        assert server.run(run_id)["games"] == 0  # nothing is played before it is approved
+        stop = subprocess.run(
+            cli_command("stop", str(run_id), "--server", server.url),
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+        )
+        assert stop.returncode == 0, stop.stderr  # bob may stop his own run
+        resumed = call(server, tokens["bob"], "POST", f"/api/v1/runs/{run_id}/resume")
+        assert resumed[0] == 202
+        assert call(server, tokens["appr"], "POST", f"/api/v1/runs/{run_id}/approve")[0] == 200
+        out, err = follower.communicate(timeout=RUN_WAIT)
+        assert follower.returncode == 0, err
+        assert "games: 8" in out
+    finally:
+        follower.kill()
+    assert server.run(run_id)["state"] == "finished"
+
+
+def test_logins_are_rate_limited(tmp_path: Path) -> None:
+    store = f"sqlite:///{tmp_path / 'server.db'}"
+    Store(store).close()
+    add_account(store, "carl", "user")
+    server = ServerProcess(tmp_path, store).start()
+    try:
+        for _ in range(5):
+            status, answer = call(
+                server, None, "POST", "/api/v1/tokens", {"name": "carl", "password": "wrong pass"}
+            )
+            assert status == 401 and answer["error"] == "login: unknown name or wrong password"
+        status, answer = call(server, None, "POST", "/api/v1/tokens", {"name": "carl", "password": PASSWORD})
+        assert status == 429  # even the right password, once the failures are too many
+        status, answer = call(server, None, "POST", "/api/v1/runs", {})
+        assert status == 401  # a server with accounts takes no anonymous change
+    finally:
+        server.stop()
