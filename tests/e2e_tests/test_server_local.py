@@ -130,9 +130,11 @@ def test_kill_9_mid_run_then_restart_ends_with_the_same_counts(
         second = ServerProcess(tmp_path, store, args=("--concurrency", "1"), port=first.port).start()
         try:
             assert second.wait_state(1, ("finished",), RUN_WAIT)["games"] == 40
+            assert follower.wait(RUN_WAIT) == 0, (
+                follower.stderr.read()
+            )  # it waited for the server to come back
         finally:
             second.stop()
-        assert follower.wait(RUN_WAIT) == 0, follower.stderr.read()  # it waited for the server to come back
     finally:
         follower.kill()
         first.stop()
