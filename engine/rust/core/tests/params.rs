@@ -78,9 +78,9 @@ fn defaults_keep_the_bench_signature() {
     assert_eq!(
         bench_with(GameKind::Congress, None, &default_weights(GameKind::Congress), SearchParams::default(), HASH_MB)
             .nodes,
-        407_832
+        358_802
     );
-    assert_eq!(bench(GameKind::Congress, None).nodes, 407_832);
+    assert_eq!(bench(GameKind::Congress, None).nodes, 358_802);
     let pos = congo::Position::start();
     let w = default_weights(GameKind::Congo);
     let a = Searcher::<congo::Position>::new(w.clone(), 4).search(&pos, depth(7), &[]);

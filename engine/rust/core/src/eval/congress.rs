@@ -9,18 +9,18 @@ use crate::types::{Color, Square};
 
 weight_table! {
     static TABLE;
-    PAWN = ("pawn", 104, 20, 300, "value of a pawn"),
-    POLITICIAN = ("politician", 369, 50, 900, "value of a politician (horse or bishop)"),
-    KING = ("king", 264, 50, 2000, "value of a king"),
-    LAST_KING = ("last_king", -58, -2000, 0, "extra penalty when only one king is left"),
-    PAWN_ADVANCE = ("pawn_advance", 8, -30, 60, "bonus per rank a pawn has advanced"),
-    PAWN_STUCK = ("pawn_stuck", -14, -150, 50, "per pawn that cannot move (blocked or on the last rank)"),
-    SENIOR = ("senior_politician", 9, -100, 200, "per politician on the enemy half (senior: gains backward captures)"),
-    HORSE_PLACEMENT = ("horse_placement", 6, -100, 100, "per politician on files b or c (a horse near the centre)"),
-    BISHOP_PLACEMENT = ("bishop_placement", 11, -100, 100, "per politician on files f or g (a bishop near the centre)"),
-    KING_ROOM = ("king_room", 3, -60, 60, "per square a king can still move toward its edge"),
-    KING_SAFETY = ("king_safety", -16, -150, 50, "per enemy piece within two squares of a king"),
-    MOBILITY = ("mobility", 10, 0, 40, "per legal move"),
+    PAWN = ("pawn", 96, 20, 300, "value of a pawn"),
+    POLITICIAN = ("politician", 426, 50, 900, "value of a politician (horse or bishop)"),
+    KING = ("king", 191, 50, 2000, "value of a king"),
+    LAST_KING = ("last_king", -12, -2000, 0, "extra penalty when only one king is left"),
+    PAWN_ADVANCE = ("pawn_advance", 4, -30, 60, "bonus per rank a pawn has advanced"),
+    PAWN_STUCK = ("pawn_stuck", -12, -150, 50, "per pawn that cannot move (blocked or on the last rank)"),
+    SENIOR = ("senior_politician", -13, -100, 200, "per politician on the enemy half (senior: gains backward captures)"),
+    HORSE_PLACEMENT = ("horse_placement", -9, -100, 100, "per politician on files b or c (a horse near the centre)"),
+    BISHOP_PLACEMENT = ("bishop_placement", 7, -100, 100, "per politician on files f or g (a bishop near the centre)"),
+    KING_ROOM = ("king_room", 7, -60, 60, "per square a king can still move toward its edge"),
+    KING_SAFETY = ("king_safety", -11, -150, 50, "per enemy piece within two squares of a king"),
+    MOBILITY = ("mobility", 20, 0, 40, "per legal move"),
 }
 
 const FILE_BC: Bitboard = Bitboard(0x0606_0606_0606);
