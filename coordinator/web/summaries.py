@@ -28,6 +28,8 @@ class RunFilter:
     game: str | None = None
     state: str | None = None
     parent: int | None = None
+    #: The submitter of the runs a server plays (applied with the runs' service rows).
+    owner: str | None = None
 
     def keeps(self, run: Run, parents: dict[int, int]) -> bool:
         """True if ``run`` passes the filter (``parents``: the tuning run of each child run)."""

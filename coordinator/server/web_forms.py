@@ -1,0 +1,361 @@
+"""The server's submission forms: an SPRT or a match of two sides, built from the form by the CLI's
+own command (``arbiter sprt`` / ``arbiter match`` through ``coordinator.cli.remote.built_run``: the
+same options, defaults, presets and checks) and submitted the way the API submits
+(``coordinator.server.api.submitted``: the approval rules and the record of who did what).
+
+A side is ``default``, ``ref:REF`` (a commit of the repository field, default arbiter's own), or an
+uploaded file: weights (``.json``) or an engine program's folder as a ``.tar.gz`` holding its one
+engine file (``.toml``). Fields left blank take the preset's value, else the command's default.
+Every error shows the form again with a line naming the field; nothing is stored.
+"""
+
+from __future__ import annotations
+
+import tempfile
+import tomllib
+from dataclasses import dataclass
+from html import escape
+from pathlib import Path
+from typing import Any
+
+import click
+from starlette.concurrency import run_in_threadpool
+from starlette.datastructures import FormData, UploadFile
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import RedirectResponse, Response
+
+import engine
+from coordinator.registry import kind_of
+from coordinator.server.api import server_store, submitted
+from coordinator.server.submissions import BadSubmission
+from coordinator.server.web_auth import caller, checked, csrf_input, form_of
+from coordinator.store import Store
+from coordinator.web.responses import html_response
+
+#: The two sides of a run, each a text field and a file field (``candidate_file``).
+SIDES = ("candidate", "baseline")
+#: Option fields shared by both forms: (field, label, hint).
+LIMIT_FIELDS = (
+    ("nodes", "nodes per move", "e.g. 20000"),
+    ("depth", "depth per move", ""),
+    ("movetime", "ms per move", "not deterministic"),
+    ("tc", "time control", "10+0.1 (not deterministic)"),
+    ("batch_pairs", "pairs per batch", ""),
+    ("seed", "seed", "0"),
+)
+HYPOTHESIS_FIELDS = (
+    ("elo0", "elo0", "H0"),
+    ("elo1", "elo1", "H1"),
+    ("model", "Elo model", "normalized or logistic"),
+    ("alpha", "alpha", "0.05"),
+    ("beta", "beta", "0.05"),
+    ("max_games", "most games", "no cap"),
+)
+
+
+class FieldError(ValueError):
+    """A form's field and what was expected."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(f"{field}: {message}")
+        self.field = field
+
+
+@dataclass(frozen=True)
+class RunForm:
+    """One kind's form: its title, its command, and its own fields."""
+
+    kind: str
+    title: str
+    fields: tuple[tuple[str, str, str], ...]
+
+    def command(self) -> click.Command:
+        if self.kind == "sprt":
+            from coordinator.cli.sprt import sprt
+
+            return sprt
+        from coordinator.cli.match import match
+
+        return match
+
+
+FORMS = {
+    "sprt": RunForm("sprt", "Submit an SPRT", HYPOTHESIS_FIELDS + LIMIT_FIELDS),
+    "match": RunForm("match", "Submit a match", (("pairs", "game pairs", ""), *LIMIT_FIELDS)),
+}
+#: Every text field a form may carry besides the sides.
+COMMON = ("game", "preset", "repo", "throughput", *(f"{s}" for s in SIDES))
+
+
+def preset_names() -> list[str]:
+    """The presets of the server's file, by name (every game's)."""
+    from coordinator.presets import load_presets
+
+    try:
+        found = load_presets()
+    except ValueError:
+        return []
+    return sorted({name for named in found.values() for name in named})
+
+
+def _input(name: str, label: str, value: str, hint: str = "", error: str = "") -> str:
+    said = f' <span class="error" id="error-{name}">{escape(error)}</span>' if error else ""
+    return (
+        f'<label>{escape(label)} <input name="{name}" id="{name}" value="{escape(value)}" '
+        f'placeholder="{escape(hint)}">{said}</label>'
+    )
+
+
+def _select(name: str, label: str, choices: list[str], chosen: str, error: str = "") -> str:
+    options = "".join(f"<option{' selected' if c == chosen else ''}>{escape(c)}</option>" for c in choices)
+    said = f' <span class="error" id="error-{name}">{escape(error)}</span>' if error else ""
+    return f'<label>{escape(label)} <select name="{name}" id="{name}">{options}</select>{said}</label>'
+
+
+def form_page(
+    request: Request, form: RunForm, values: dict[str, str], error: FieldError | None = None
+) -> str:
+    """The form, with ``values`` and (after a refused submission) the line naming the field."""
+    who = caller(request)
+    assert who is not None
+    bad = {error.field: str(error)} if error is not None else {}
+    top = f'<p class="error" id="form-error">{escape(str(error))}</p>' if error is not None else ""
+    others = " · ".join(f'<a href="/submit/{k}">{escape(f.kind)}</a>' for k, f in FORMS.items())
+    sides = "".join(
+        f"<fieldset><legend>{side}</legend>"
+        + _input(side, f"{side}: default, or ref:REF", values.get(side, ""), "default", bad.get(side, ""))
+        + f'<label>or a file <input type="file" name="{side}_file" id="{side}_file" '
+        'accept=".json,.tar.gz,.tgz,.tar"></label>'
+        '<span class="muted"> weights (.json), or the engine program\'s folder as .tar.gz with its engine '
+        "file (.toml) inside</span></fieldset>"
+        for side in SIDES
+    )
+    fields = "".join(
+        _input(name, label, values.get(name, ""), hint, bad.get(name, ""))
+        for name, label, hint in form.fields
+    )
+    body = (
+        f"<main><h1>{escape(form.title)}</h1><p>kinds: {others}</p>{top}"
+        f'<form class="people" method="post" action="/submit/{form.kind}" enctype="multipart/form-data">'
+        f"{csrf_input(who)}"
+        + _select(
+            "game", "game", list(engine.GAMES), values.get("game", engine.GAMES[0]), bad.get("game", "")
+        )
+        + _select(
+            "preset",
+            "preset (its bounds and limits for the fields left blank)",
+            ["", *preset_names()],
+            values.get("preset", ""),
+            bad.get("preset", ""),
+        )
+        + sides
+        + _input(
+            "repo",
+            "repository of the refs (https URL)",
+            values.get("repo", ""),
+            "arbiter's own",
+            bad.get("repo", ""),
+        )
+        + f"<fieldset><legend>settings (blank: the preset's, else the default)</legend>{fields}</fieldset>"
+        + _input(
+            "throughput",
+            "throughput among your runs (%)",
+            values.get("throughput", ""),
+            "100",
+            bad.get("throughput", ""),
+        )
+        + '<button type="submit" id="submit">submit</button></form>'
+        '<p class="muted">A run waits for an approver unless the rules let it start at once; you follow '
+        "it on its page.</p></main>"
+    )
+    return body
+
+
+def submit_page(request: Request) -> Response:
+    """``GET /submit`` and ``/submit/KIND``: the form (logged-in readers only)."""
+    if caller(request) is None:
+        return RedirectResponse(f"/login?next={request.url.path}", 303)
+    form = FORMS.get(request.path_params.get("kind", "sprt"))
+    if form is None:
+        raise HTTPException(404, f"no form for {request.path_params['kind']!r}: there are {', '.join(FORMS)}")
+    return html_response(form.title, form_page(request, form, {}))
+
+
+# building the run ---------------------------------------------------------------------------------
+
+
+def _contained(engine_file: Path, root: Path) -> None:
+    """The engine file's folder and included option files lie inside the uploaded folder (an
+    engine file must not reach the server's own files)."""
+    data = tomllib.loads(engine_file.read_text())
+    named = [data.get("workdir", ".")]
+    include = data.get("include", [])
+    named += [include] if isinstance(include, str) else list(include) if isinstance(include, list) else []
+    for value in named:
+        if not isinstance(value, str) or not (engine_file.parent / value).resolve().is_relative_to(
+            root.resolve()
+        ):
+            raise ValueError(
+                f"{engine_file.name}: workdir and include name places inside the uploaded folder"
+            )
+
+
+def _is_engine_file(path: Path) -> bool:
+    """An engine file names a command (an option file holds only ``[options]``)."""
+    try:
+        return "command" in tomllib.loads(path.read_text())
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError):
+        return False
+
+
+def saved_side(side: str, filename: str, data: bytes, folder: Path) -> Path:
+    """An uploaded side as the CLI reads it: a weights file, or the engine file of an unpacked
+    program folder."""
+    from worker.programs import ProgramError, unpack
+
+    field = f"{side}_file"
+    name = filename.lower()
+    if name.endswith(".json"):
+        path = folder / f"{side}.json"
+        path.write_bytes(data)
+        return path
+    if not name.endswith((".tar.gz", ".tgz", ".tar")):
+        raise FieldError(
+            field, "expected weights (.json) or a program folder as .tar.gz, got " + repr(filename)
+        )
+    root = folder / side
+    root.mkdir()
+    try:
+        unpack(data, root)
+    except ProgramError as e:
+        raise FieldError(field, str(e)) from None
+    engine_files = [p for p in sorted(root.rglob("*.toml")) if _is_engine_file(p)]
+    if len(engine_files) != 1:
+        names = ", ".join(p.relative_to(root).as_posix() for p in engine_files) or "none"
+        raise FieldError(field, f"expected one engine file (.toml) in the archive, found {names}")
+    try:
+        _contained(engine_files[0], root)
+    except (ValueError, tomllib.TOMLDecodeError, UnicodeDecodeError) as e:
+        raise FieldError(field, str(e)) from None
+    return engine_files[0]
+
+
+def side_options(side: str, text: str, upload: tuple[str, bytes] | None, folder: Path) -> list[str]:
+    """The CLI options of one side."""
+    if text and upload is not None:
+        raise FieldError(side, "give default, ref:REF or a file, not two of them")
+    if upload is not None:
+        return [f"--{side}={saved_side(side, upload[0], upload[1], folder)}"]
+    if text.startswith("ref:"):
+        ref = text.removeprefix("ref:").strip()
+        if not ref or ref.startswith("-"):
+            raise FieldError(side, "expected ref:REF with a branch, tag or commit")
+        return [f"--{side}-ref={ref}"]
+    if text == "default":
+        return [f"--{side}=default"]
+    if text:
+        raise FieldError(side, f"expected default, ref:REF, or a file to upload, got {text!r}")
+    return []
+
+
+def field_of(e: click.ClickException) -> str:
+    """The form's field a CLI error is about."""
+    import re
+
+    name = ""
+    if isinstance(e, click.BadParameter) and e.param is not None and e.param.name:
+        name = e.param.name
+    else:
+        hint = getattr(e, "param_hint", None) or ""
+        found = re.search(r"--([a-z0-9-]+)", f"{hint} {e.format_message()}")
+        name = found[1] if found else "form"
+    name = name.strip("'-").replace("-", "_")
+    return {"candidate_ref": "candidate", "baseline_ref": "baseline", "preset_name": "preset"}.get(name, name)
+
+
+def options_of(
+    form: RunForm, values: dict[str, str], uploads: dict[str, tuple[str, bytes]], folder: Path
+) -> list[str]:
+    """The command line of ``form``'s command that ``values`` and ``uploads`` make."""
+    game = values.get("game", "")
+    if game not in engine.GAMES:
+        raise FieldError("game", f"expected one of {', '.join(engine.GAMES)}")
+    argv: list[str] = []
+    for side in SIDES:
+        argv += side_options(side, values.get(side, ""), uploads.get(side), folder)
+    repo = values.get("repo", "")
+    if repo:
+        if not repo.startswith(("https://", "http://")):
+            raise FieldError("repo", "expected an http(s) URL of a git repository")
+        argv.append(f"--repo={repo}")
+    if values.get("preset"):
+        argv.append(f"--preset={values['preset']}")
+    for name, _label, _hint in form.fields:
+        if values.get(name):
+            argv.append(f"--{name.replace('_', '-')}={values[name]}")
+    return [*argv, "--", game]
+
+
+def built_body(
+    form: RunForm, values: dict[str, str], uploads: dict[str, tuple[str, bytes]], store: Store
+) -> dict[str, Any]:
+    """The submission the form asks for, as the API takes it (the sides' programs kept in the
+    store first); a FieldError naming the field."""
+    from coordinator.cli.remote import built_run
+
+    throughput = values.get("throughput") or "100"
+    if not throughput.isdigit() or not 1 <= int(throughput) <= 1000:
+        raise FieldError("throughput", f"expected a whole number from 1 to 1000, got {throughput!r}")
+    with tempfile.TemporaryDirectory(prefix="arbiter-form-") as folder:
+        argv = options_of(form, values, uploads, Path(folder))
+        try:
+            built = built_run(form.command(), argv)
+        except click.ClickException as e:
+            raise FieldError(field_of(e), e.format_message()) from None
+    for side in built.sides:
+        side.keep(store)
+    return {
+        "kind": str(built.kind),
+        "config": kind_of(built.kind).encode(built.config),
+        "priority": built.priority,
+        "throughput": int(throughput),
+    }
+
+
+async def read_form(form: FormData) -> tuple[dict[str, str], dict[str, tuple[str, bytes]]]:
+    """The form's text fields and its uploaded files (by side)."""
+    values = {k: v.strip() for k, v in form.items() if isinstance(v, str)}
+    uploads = {}
+    for side in SIDES:
+        upload = form.get(f"{side}_file")
+        if isinstance(upload, UploadFile) and upload.filename:
+            uploads[side] = (upload.filename, await upload.read())
+    return values, uploads
+
+
+async def submit_run(request: Request) -> Response:
+    """``POST /submit/KIND``: the run the form asks for, submitted as the API submits it; the
+    form again (400) with the line naming the field when it is refused."""
+    form_data = await form_of(request)
+    _who, me = checked(request, form_data)
+    form = FORMS.get(request.path_params["kind"])
+    if form is None:
+        raise HTTPException(404, f"no form for {request.path_params['kind']!r}: there are {', '.join(FORMS)}")
+    values, uploads = await read_form(form_data)
+    values.pop("csrf", None)
+    try:
+        body = await run_in_threadpool(built_body, form, values, uploads, server_store(request))
+        run, _created = await submitted(request, me, body)
+    except (FieldError, BadSubmission) as e:
+        error = e if isinstance(e, FieldError) else FieldError(e.field, str(e).removeprefix(f"{e.field}: "))
+        return html_response(form.title, form_page(request, form, values, error), 400)
+    return RedirectResponse(f"/runs/{run.id}", 303)
+
+
+#: The pages of this module: path, handler, methods.
+ROUTES = (
+    ("/submit", submit_page, ["GET"]),
+    ("/submit/{kind:str}", submit_page, ["GET"]),
+    ("/submit/{kind:str}", submit_run, ["POST"]),
+)
