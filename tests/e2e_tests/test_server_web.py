@@ -75,7 +75,12 @@ class Browser:
                     answer.headers.get_all("Set-Cookie") or [],
                 )
         except urllib.error.HTTPError as e:
-            return e.code, {k.lower(): v for k, v in e.headers.items()}, e.read().decode(), e.headers.get_all("Set-Cookie") or []
+            return (
+                e.code,
+                {k.lower(): v for k, v in e.headers.items()},
+                e.read().decode(),
+                e.headers.get_all("Set-Cookie") or [],
+            )
 
     def csrf(self, path: str = "/account") -> str:
         status, _, text, _ = self.open(path)
