@@ -1,16 +1,19 @@
-"""The server's submission forms: an SPRT or a match of two sides, built from the form by the CLI's
-own command (``arbiter sprt`` / ``arbiter match`` through ``coordinator.cli.remote.built_run``: the
-same options, defaults, presets and checks) and submitted the way the API submits
-(``coordinator.server.api.submitted``: the approval rules and the record of who did what).
+"""The server's submission forms: an SPRT, a match, a tuning run or a tournament, built from the
+form by the CLI's own command (``arbiter sprt``, ``match``, ``tune``, ``tournament`` through
+``coordinator.cli.remote.built_run``: the same options, defaults, presets and checks) and submitted
+the way the API submits (``coordinator.server.api.submitted``: the approval rules and the record of
+who did what).
 
-A side is ``default``, ``ref:REF`` (a commit of the repository field, default arbiter's own), or an
-uploaded file: weights (``.json``) or an engine program's folder as a ``.tar.gz`` holding its one
-engine file (``.toml``). Fields left blank take the preset's value, else the command's default.
-Every error shows the form again with a line naming the field; nothing is stored.
+A side (an engine) is ``default``, ``ref:REF`` (a commit of the repository field, default arbiter's
+own), or an uploaded file: weights (``.json``) or an engine program's folder as a ``.tar.gz``
+holding its one engine file (``.toml``). Fields left blank take the preset's value, else the
+command's default. Every error shows the form again with a line naming the field; nothing is
+stored.
 """
 
 from __future__ import annotations
 
+import json
 import tempfile
 import tomllib
 from dataclasses import dataclass
@@ -26,6 +29,7 @@ from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
 import engine
+from coordinator.presets import Preset
 from coordinator.registry import kind_of
 from coordinator.server.api import server_store, submitted
 from coordinator.server.submissions import BadSubmission
@@ -33,9 +37,37 @@ from coordinator.server.web_auth import caller, checked, csrf_input, form_of
 from coordinator.store import Store
 from coordinator.web.responses import html_response
 
-#: The two sides of a run, each a text field and a file field (``candidate_file``).
-SIDES = ("candidate", "baseline")
-#: Option fields shared by both forms: (field, label, hint).
+
+@dataclass(frozen=True)
+class SideField:
+    """An engine of a form: a text field (``default`` or ``ref:REF``) and a file field
+    (``NAME_file``), given to the command as ``--OPTION``."""
+
+    name: str
+    label: str
+    option: str
+    #: The option a ref goes to (None: ``--OPTION=ref:REF``, as ``arbiter tournament`` takes it).
+    ref_option: str | None = None
+    #: Whether ``default`` is given to the command (else it is its default, left out).
+    default_given: bool = True
+
+
+TWO_SIDES = (
+    SideField("candidate", "candidate (the engine under test)", "candidate", "candidate-ref"),
+    SideField("baseline", "baseline (the engine to beat)", "baseline", "baseline-ref"),
+)
+TUNE_SIDES = (
+    SideField(
+        "candidate",
+        "engine to tune (blank: the built-in engine's weights)",
+        "candidate",
+        "candidate-ref",
+        default_given=False,
+    ),
+    SideField("start", "first champion's weights", "start"),
+)
+TOURNAMENT_SIDES = tuple(SideField(f"engine{i}", f"engine {i}", "engine") for i in range(1, 5))
+#: Option fields of the forms: (field, label, hint).
 LIMIT_FIELDS = (
     ("nodes", "nodes per move", "e.g. 20000"),
     ("depth", "depth per move", ""),
@@ -62,41 +94,84 @@ class FieldError(ValueError):
         self.field = field
 
 
+TUNE_FIELDS = (
+    ("method", "method", "spsa or optuna"),
+    ("params", "weights to tune", "A,B,C (default: all)"),
+    ("max_games", "most games", ""),
+    ("max_trials", "most trials (optuna)", ""),
+    ("trial_pairs", "pairs per trial (optuna)", ""),
+)
+TOURNAMENT_FIELDS = (
+    ("format", "format", "round-robin or gauntlet"),
+    ("pairs", "game pairs per pairing", ""),
+)
+
+
 @dataclass(frozen=True)
 class RunForm:
-    """One kind's form: its title, its command, and its own fields."""
+    """One kind's form: its command, title, engines and own fields."""
 
     kind: str
     title: str
+    sides: tuple[SideField, ...]
     fields: tuple[tuple[str, str, str], ...]
+    presets: bool = True
 
     def command(self) -> click.Command:
-        if self.kind == "sprt":
-            from coordinator.cli.sprt import sprt
+        """The CLI's command of the kind."""
+        from importlib import import_module
 
-            return sprt
-        from coordinator.cli.match import match
-
-        return match
+        command: click.Command = getattr(import_module(f"coordinator.cli.{self.kind}"), self.kind)
+        return command
 
 
 FORMS = {
-    "sprt": RunForm("sprt", "Submit an SPRT", HYPOTHESIS_FIELDS + LIMIT_FIELDS),
-    "match": RunForm("match", "Submit a match", (("pairs", "game pairs", ""), *LIMIT_FIELDS)),
+    "sprt": RunForm("sprt", "Submit an SPRT", TWO_SIDES, HYPOTHESIS_FIELDS + LIMIT_FIELDS),
+    "match": RunForm("match", "Submit a match", TWO_SIDES, (("pairs", "game pairs", ""), *LIMIT_FIELDS)),
+    "tune": RunForm("tune", "Submit a tuning run", TUNE_SIDES, TUNE_FIELDS + LIMIT_FIELDS, presets=False),
+    "tournament": RunForm(
+        "tournament", "Submit a tournament", TOURNAMENT_SIDES, TOURNAMENT_FIELDS + LIMIT_FIELDS, presets=False
+    ),
 }
-#: Every text field a form may carry besides the sides.
-COMMON = ("game", "preset", "repo", "throughput", *(f"{s}" for s in SIDES))
+#: What a CLI error's option is on the forms.
+OPTION_FIELDS = {
+    "candidate_ref": "candidate",
+    "baseline_ref": "baseline",
+    "preset_name": "preset",
+    "engine_file": "candidate",
+    "start_file": "start",
+    "engines": "engine1",
+    "engine": "engine1",
+    "format_": "format",
+}
 
 
-def preset_names() -> list[str]:
-    """The presets of the server's file, by name (every game's)."""
+def preset_fields(preset: Preset) -> dict[str, str]:
+    """The form's fields a preset sets: its bounds and its limits (the limits it leaves unset
+    empty)."""
+    limits = preset.limits
+    return {
+        "elo0": f"{preset.elo0:g}",
+        "elo1": f"{preset.elo1:g}",
+        "model": preset.model,
+        "alpha": f"{preset.alpha:g}",
+        "beta": f"{preset.beta:g}",
+        "nodes": "" if limits.nodes is None else str(limits.nodes),
+        "depth": "" if limits.depth is None else str(limits.depth),
+        "movetime": "" if limits.movetime_ms is None else str(limits.movetime_ms),
+        "tc": "" if limits.time_control is None else str(limits.time_control),
+    }
+
+
+def presets_table() -> dict[str, dict[str, dict[str, str]]]:
+    """The server's presets, by game and name, as the fields they fill."""
     from coordinator.presets import load_presets
 
     try:
         found = load_presets()
     except ValueError:
-        return []
-    return sorted({name for named in found.values() for name in named})
+        return {}
+    return {game: {name: preset_fields(p) for name, p in named.items()} for game, named in found.items()}
 
 
 def _input(name: str, label: str, value: str, hint: str = "", error: str = "") -> str:
@@ -107,10 +182,10 @@ def _input(name: str, label: str, value: str, hint: str = "", error: str = "") -
     )
 
 
-def _select(name: str, label: str, choices: list[str], chosen: str, error: str = "") -> str:
+def _select(name: str, label: str, choices: list[str], chosen: str, error: str = "", extra: str = "") -> str:
     options = "".join(f"<option{' selected' if c == chosen else ''}>{escape(c)}</option>" for c in choices)
     said = f' <span class="error" id="error-{name}">{escape(error)}</span>' if error else ""
-    return f'<label>{escape(label)} <select name="{name}" id="{name}">{options}</select>{said}</label>'
+    return f'<label>{escape(label)} <select name="{name}" id="{name}"{extra}>{options}</select>{said}</label>'
 
 
 def form_page(
@@ -119,17 +194,25 @@ def form_page(
     """The form, with ``values`` and (after a refused submission) the line naming the field."""
     who = caller(request)
     assert who is not None
+    presets = presets_table()
     bad = {error.field: str(error)} if error is not None else {}
     top = f'<p class="error" id="form-error">{escape(str(error))}</p>' if error is not None else ""
     others = " · ".join(f'<a href="/submit/{k}">{escape(f.kind)}</a>' for k, f in FORMS.items())
     sides = "".join(
-        f"<fieldset><legend>{side}</legend>"
-        + _input(side, f"{side}: default, or ref:REF", values.get(side, ""), "default", bad.get(side, ""))
-        + f'<label>or a file <input type="file" name="{side}_file" id="{side}_file" '
+        f"<fieldset><legend>{escape(side.label)}</legend>"
+        + _input(
+            side.name, "default, or ref:REF", values.get(side.name, ""), "default", bad.get(side.name, "")
+        )
+        + f'<label>or a file <input type="file" name="{side.name}_file" id="{side.name}_file" '
         'accept=".json,.tar.gz,.tgz,.tar"></label>'
-        '<span class="muted"> weights (.json), or the engine program\'s folder as .tar.gz with its engine '
+        + (
+            f' <span class="error">{escape(bad[side.name + "_file"])}</span>'
+            if side.name + "_file" in bad
+            else ""
+        )
+        + '<span class="muted"> weights (.json), or the engine program\'s folder as .tar.gz with its engine '
         "file (.toml) inside</span></fieldset>"
-        for side in SIDES
+        for side in form.sides
     )
     fields = "".join(
         _input(name, label, values.get(name, ""), hint, bad.get(name, ""))
@@ -142,12 +225,17 @@ def form_page(
         + _select(
             "game", "game", list(engine.GAMES), values.get("game", engine.GAMES[0]), bad.get("game", "")
         )
-        + _select(
-            "preset",
-            "preset (its bounds and limits for the fields left blank)",
-            ["", *preset_names()],
-            values.get("preset", ""),
-            bad.get("preset", ""),
+        + (
+            _select(
+                "preset",
+                "preset (fills its bounds and limits; blank fields take them too)",
+                ["", *sorted({n for named in presets.values() for n in named})],
+                values.get("preset", ""),
+                bad.get("preset", ""),
+                f' data-presets="{escape(json.dumps(presets))}"',
+            )
+            if form.presets
+            else ""
         )
         + sides
         + _input(
@@ -241,21 +329,21 @@ def saved_side(side: str, filename: str, data: bytes, folder: Path) -> Path:
     return engine_files[0]
 
 
-def side_options(side: str, text: str, upload: tuple[str, bytes] | None, folder: Path) -> list[str]:
-    """The CLI options of one side."""
+def side_options(side: SideField, text: str, upload: tuple[str, bytes] | None, folder: Path) -> list[str]:
+    """The CLI options of one engine."""
     if text and upload is not None:
-        raise FieldError(side, "give default, ref:REF or a file, not two of them")
+        raise FieldError(side.name, "give default, ref:REF or a file, not two of them")
     if upload is not None:
-        return [f"--{side}={saved_side(side, upload[0], upload[1], folder)}"]
+        return [f"--{side.option}={saved_side(side.name, upload[0], upload[1], folder)}"]
     if text.startswith("ref:"):
         ref = text.removeprefix("ref:").strip()
         if not ref or ref.startswith("-"):
-            raise FieldError(side, "expected ref:REF with a branch, tag or commit")
-        return [f"--{side}-ref={ref}"]
+            raise FieldError(side.name, "expected ref:REF with a branch, tag or commit")
+        return [f"--{side.ref_option}={ref}" if side.ref_option else f"--{side.option}=ref:{ref}"]
     if text == "default":
-        return [f"--{side}=default"]
+        return [f"--{side.option}=default"] if side.default_given else []
     if text:
-        raise FieldError(side, f"expected default, ref:REF, or a file to upload, got {text!r}")
+        raise FieldError(side.name, f"expected default, ref:REF, or a file to upload, got {text!r}")
     return []
 
 
@@ -271,7 +359,7 @@ def field_of(e: click.ClickException) -> str:
         found = re.search(r"--([a-z0-9-]+)", f"{hint} {e.format_message()}")
         name = found[1] if found else "form"
     name = name.strip("'-").replace("-", "_")
-    return {"candidate_ref": "candidate", "baseline_ref": "baseline", "preset_name": "preset"}.get(name, name)
+    return OPTION_FIELDS.get(name, name)
 
 
 def options_of(
@@ -282,14 +370,14 @@ def options_of(
     if game not in engine.GAMES:
         raise FieldError("game", f"expected one of {', '.join(engine.GAMES)}")
     argv: list[str] = []
-    for side in SIDES:
-        argv += side_options(side, values.get(side, ""), uploads.get(side), folder)
+    for side in form.sides:
+        argv += side_options(side, values.get(side.name, ""), uploads.get(side.name), folder)
     repo = values.get("repo", "")
     if repo:
         if not repo.startswith(("https://", "http://")):
             raise FieldError("repo", "expected an http(s) URL of a git repository")
         argv.append(f"--repo={repo}")
-    if values.get("preset"):
+    if values.get("preset") and form.presets:
         argv.append(f"--preset={values['preset']}")
     for name, _label, _hint in form.fields:
         if values.get(name):
@@ -323,14 +411,14 @@ def built_body(
     }
 
 
-async def read_form(form: FormData) -> tuple[dict[str, str], dict[str, tuple[str, bytes]]]:
-    """The form's text fields and its uploaded files (by side)."""
-    values = {k: v.strip() for k, v in form.items() if isinstance(v, str)}
+async def read_form(data: FormData, form: RunForm) -> tuple[dict[str, str], dict[str, tuple[str, bytes]]]:
+    """The form's text fields and its uploaded files (by engine)."""
+    values = {k: v.strip() for k, v in data.items() if isinstance(v, str)}
     uploads = {}
-    for side in SIDES:
-        upload = form.get(f"{side}_file")
+    for side in form.sides:
+        upload = data.get(f"{side.name}_file")
         if isinstance(upload, UploadFile) and upload.filename:
-            uploads[side] = (upload.filename, await upload.read())
+            uploads[side.name] = (upload.filename, await upload.read())
     return values, uploads
 
 
@@ -342,7 +430,7 @@ async def submit_run(request: Request) -> Response:
     form = FORMS.get(request.path_params["kind"])
     if form is None:
         raise HTTPException(404, f"no form for {request.path_params['kind']!r}: there are {', '.join(FORMS)}")
-    values, uploads = await read_form(form_data)
+    values, uploads = await read_form(form_data, form)
     values.pop("csrf", None)
     try:
         body = await run_in_threadpool(built_body, form, values, uploads, server_store(request))

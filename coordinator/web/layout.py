@@ -36,8 +36,9 @@ form.act{display:inline-block;margin-right:.4rem}.error{color:#b00020;font-weigh
 .notice{background:#fff7d6;border:1px solid #e6cf73;border-radius:4px;padding:.4rem .7rem}
 """
 
-#: The dashboard's only script: poll ``data-live`` and replace the parts that changed; step through
-#: a game's positions (buttons, move list, arrow keys) without loading the page again.
+#: The dashboard's only script: poll ``data-live`` and replace the parts that changed; fill a
+#: submission form's fields from its preset (the server's forms); step through a game's positions
+#: (buttons, move list, arrow keys) without loading the page again.
 SCRIPT = """
 (() => {
   "use strict";
@@ -86,6 +87,20 @@ SCRIPT = """
       else window.setTimeout(poll, every);
     };
     window.setTimeout(poll, every);
+  }
+  const presets = document.querySelector("select[data-presets]");
+  if (presets) {
+    // a submission form's preset fills the fields it sets (and empties the limits it does not)
+    const table = JSON.parse(presets.dataset.presets);
+    const game = presets.form.elements.namedItem("game");
+    presets.addEventListener("change", () => {
+      const chosen = (table[game.value] || {})[presets.value];
+      if (!chosen) return;
+      Object.entries(chosen).forEach(([name, value]) => {
+        const input = presets.form.elements.namedItem(name);
+        if (input) input.value = value;
+      });
+    });
   }
   const board = document.querySelector("[data-plies]");
   if (board) {

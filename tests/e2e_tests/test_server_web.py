@@ -51,13 +51,12 @@ class Browser:
             boundary = uuid.uuid4().hex
             parts = []
             for name, value in (fields or {}).items():
-                parts.append(
-                    f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n{value}\r\n'.encode()
-                )
+                head = f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"\r\n\r\n'
+                parts.append(f"{head}{value}\r\n".encode())
             for name, (filename, content) in files.items():
                 head = (
-                    f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; filename="{filename}"\r\n'
-                    "Content-Type: application/octet-stream\r\n\r\n"
+                    f'--{boundary}\r\nContent-Disposition: form-data; name="{name}"; '
+                    f'filename="{filename}"\r\nContent-Type: application/octet-stream\r\n\r\n'
                 )
                 parts.append(head.encode() + content + b"\r\n")
             data = b"".join(parts) + f"--{boundary}--\r\n".encode()
@@ -223,6 +222,44 @@ def test_a_bad_field_names_it_and_stores_nothing_a_good_form_waits_for_approval(
     assert status == 200 and "approve" in text and "ann" in text and "submit" in text
     status, headers, _, _ = web.open("/mine")
     assert status == 303 and headers["location"] == "/?owner=alice"
+
+
+def test_the_other_forms_build_what_the_cli_builds(server: ServerProcess, tmp_path: Path) -> None:
+    from sprt_testkit import write_weights
+
+    weights = write_weights(tmp_path / "w.json", {"pawn": 150}).read_bytes()
+    web = Browser(server.url)
+    assert web.login("ann")[0] == 303
+    token = web.csrf("/submit/match")
+    for kind, fields, files, check in (
+        ("match", {"pairs": "3", "nodes": "100"}, {"candidate_file": ("w.json", weights)}, ("pairs", 3)),
+        (
+            "tune",
+            {"params": "pawn", "method": "optuna", "max_trials": "2", "nodes": "100"},
+            {},
+            ("method", "optuna"),
+        ),
+        (
+            "tournament",
+            {"engine1": "default", "pairs": "1", "nodes": "100"},
+            {"engine2_file": ("w.json", weights)},
+            ("pairs", 1),
+        ),
+    ):
+        status, headers, text, _ = web.open(
+            f"/submit/{kind}", {"csrf": token, "game": "congo", **fields}, files
+        )
+        assert status == 303, (kind, text[-1500:])
+        row = server.run(int(headers["location"].rsplit("/", 1)[1]))
+        assert row["kind"] == kind and row["owner"] == "ann" and row["config"][check[0]] == check[1], row
+        # an approver's weights-only run starts at once (no cross approval)
+        assert row["approval"] == "approved"
+    status, _, text, _ = web.open("/submit/tune", {"csrf": token, "game": "congo", "method": "annealing"}, {})
+    assert status == 400 and re.search(r'id="form-error">method:', text)
+    status, _, text, _ = web.open(
+        "/submit/tournament", {"csrf": token, "game": "congo", "engine1": "/x.json"}, {}
+    )
+    assert status == 400 and re.search(r'id="form-error">engine1:', text)
 
 
 def test_a_private_server_sends_readers_to_log_in(tmp_path: Path) -> None:

@@ -123,6 +123,8 @@ def test_sign_up_approve_submit_an_engine_program_approve_and_play(
         bob.wait_for_selector("header.bar .who >> text=bob")
         bob.click("header.bar >> text=submit")
         bob.select_option("select[name=game]", "congo")
+        bob.select_option("select[name=preset]", "stc")  # the preset fills its bounds and limits
+        assert bob.input_value("input[name=elo1]") == "2" and bob.input_value("input[name=nodes]") == "4000"
         bob.set_input_files("input[name=candidate_file]", str(upload))
         for name, value in (("nodes", "200"), ("batch_pairs", "2"), ("max_games", "4"), ("seed", "11")):
             bob.fill(f"input[name={name}]", value)
@@ -133,7 +135,7 @@ def test_sign_up_approve_submit_an_engine_program_approve_and_play(
         row = server.run(run_id)
         assert row["owner"] == "bob" and row["approval"] == "pending"
         assert row["config"]["candidate_program"]["name"] == "my-engine" and row["games"] == 0
-        assert row["state"] == "queued"
+        assert row["state"] == "queued" and (row["config"]["elo0"], row["config"]["elo1"]) == (0, 2)
         assert bob.locator(f"form[action='/runs/{run_id}/approve']").count() == 0
 
         ann.goto(f"{server.url}/runs/{run_id}")
