@@ -253,6 +253,13 @@ def form_page(
             "100",
             bad.get("throughput", ""),
         )
+        + _input(
+            "webhook",
+            "webhook (POSTed a JSON message when the run ends: Discord, Slack)",
+            values.get("webhook", ""),
+            "https://...",
+            bad.get("webhook", ""),
+        )
         + '<button type="submit" id="submit">submit</button></form>'
         '<p class="muted">A run waits for an approver unless the rules let it start at once; you follow '
         "it on its page.</p></main>"
@@ -408,6 +415,7 @@ def built_body(
         "config": kind_of(built.kind).encode(built.config),
         "priority": built.priority,
         "throughput": int(throughput),
+        "webhooks": [values["webhook"]] if values.get("webhook") else [],
     }
 
 
@@ -435,10 +443,14 @@ async def submit_run(request: Request) -> Response:
     try:
         body = await run_in_threadpool(built_body, form, values, uploads, server_store(request))
         run, _created = await submitted(request, me, body)
-    except (FieldError, BadSubmission) as e:
-        error = e if isinstance(e, FieldError) else FieldError(e.field, str(e).removeprefix(f"{e.field}: "))
-        return html_response(form.title, form_page(request, form, values, error), 400)
-    return RedirectResponse(f"/runs/{run.id}", 303)
+    except FieldError as e:
+        error = e
+    except BadSubmission as e:  # the API's names: webhooks[0] is the form's webhook
+        name = "webhook" if e.field.startswith("webhooks") else e.field
+        error = FieldError(name, str(e).removeprefix(f"{e.field}: "))
+    else:
+        return RedirectResponse(f"/runs/{run.id}", 303)
+    return html_response(form.title, form_page(request, form, values, error), 400)
 
 
 #: The pages of this module: path, handler, methods.

@@ -197,6 +197,7 @@ def test_a_bad_field_names_it_and_stores_nothing_a_good_form_waits_for_approval(
         ({"candidate": ""}, {"candidate_file": ("w.json", b"{not json")}, "candidate"),
         ({"candidate": ""}, {"candidate_file": ("p.tar.gz", b"not an archive")}, "candidate_file"),
         ({"throughput": "0"}, None, "throughput"),
+        ({"webhook": "ftp://example.com/hook"}, None, "webhook"),
     ):
         status, _, text, _ = web.open("/submit/sprt", base | fields, files if files else {})
         found = re.search(r'<p class="error" id="form-error">([^<]*)</p>', text)
