@@ -44,9 +44,10 @@ class Browser:
         path: str,
         fields: dict[str, str] | None = None,
         files: dict[str, tuple[str, bytes]] | None = None,
+        extra: dict[str, str] | None = None,
     ) -> tuple[int, dict[str, str], str, list[str]]:
         """Status, headers, body text and the Set-Cookie lines of a GET (or a POST of ``fields``)."""
-        data, headers = None, {}
+        data, headers = None, dict(extra or {})
         if files is not None:
             boundary = uuid.uuid4().hex
             parts = []
@@ -130,6 +131,11 @@ def test_login_sets_a_strict_cookie_and_failures_say_one_line_then_429(server: S
     assert "secure" not in flags  # plain http on loopback; https requests get Secure
     status, _, text, _ = web.open("/account")
     assert status == 200 and "Account alice" in text
+    # behind a TLS proxy on this machine (uvicorn trusts X-Forwarded-Proto from 127.0.0.1): Secure
+    proxied = Browser(server.url)
+    fields = {"name": "alice", "password": PASSWORD}
+    status, _, _, cookies = proxied.open("/login", fields, extra={"X-Forwarded-Proto": "https"})
+    assert status == 303 and "secure" in {f.strip().lower() for f in cookies[0].split(";")}
     # five failures from one address (two above): then even the right password is refused a while
     other = Browser(server.url)
     assert [other.login("ann", "not the password")[0] for _ in range(4)] == [401, 401, 401, 429]
