@@ -2,7 +2,8 @@
 ``arbiter server`` playing on its own process pool: a person signs up and stays pending, an
 approver enables the account on the web, the person logs in and submits an SPRT through the form
 with an engine program (its folder uploaded as a .tar.gz), the run waits for approval unplayed, the
-approver approves it on its page, and it is played to its end, the person's open page showing it.
+approver approves it on its page, and it is played to its end, the person's open page showing it,
+and the webhook the form named fires.
 
 No request leaves the server (every request is intercepted) and no page logs a console error.
 """
@@ -10,10 +11,14 @@ No request leaves the server (every request is intercepted) and no page logs a c
 from __future__ import annotations
 
 import io
+import json
+import queue
 import re
 import subprocess
 import tarfile
+import threading
 from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +40,29 @@ def program_archive(folder: Path) -> Path:
     target = folder.parent / f"{folder.name}.tar.gz"
     target.write_bytes(buffer.getvalue())
     return target
+
+
+@pytest.fixture
+def hooks() -> Iterator[tuple[str, queue.Queue[dict[str, Any]]]]:
+    """A webhook receiver on a free loopback port: its URL and the JSON bodies posted to it."""
+    bodies: queue.Queue[dict[str, Any]] = queue.Queue()
+
+    class Handler(BaseHTTPRequestHandler):
+        def do_POST(self) -> None:
+            bodies.put(json.loads(self.rfile.read(int(self.headers.get("Content-Length", "0")))))
+            self.send_response(204)
+            self.end_headers()
+
+        def log_message(self, format: str, *args: Any) -> None:
+            pass
+
+    http = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+    threading.Thread(target=http.serve_forever, daemon=True).start()
+    try:
+        yield f"http://127.0.0.1:{http.server_address[1]}/hook", bodies
+    finally:
+        http.shutdown()
+        http.server_close()
 
 
 @pytest.fixture
@@ -95,7 +123,7 @@ def log_in(page: Any, base: str, name: str) -> None:
 
 
 def test_sign_up_approve_submit_an_engine_program_approve_and_play(
-    server: ServerProcess, chromium: Any, tmp_path: Path
+    server: ServerProcess, chromium: Any, tmp_path: Path, hooks: tuple[str, queue.Queue[dict[str, Any]]]
 ) -> None:
     from engine_testkit import arbiter_engine_file
 
@@ -128,6 +156,7 @@ def test_sign_up_approve_submit_an_engine_program_approve_and_play(
         bob.set_input_files("input[name=candidate_file]", str(upload))
         for name, value in (("nodes", "200"), ("batch_pairs", "2"), ("max_games", "4"), ("seed", "11")):
             bob.fill(f"input[name={name}]", value)
+        bob.fill("input[name=webhook]", hooks[0])
         bob.click("#submit")
         bob.wait_for_url(re.compile(r"/runs/\d+$"))
         run_id = int(bob.url.rsplit("/", 1)[1])
@@ -147,6 +176,8 @@ def test_sign_up_approve_submit_an_engine_program_approve_and_play(
         bob.wait_for_selector("#live [data-field=state]:text-is('finished')", timeout=SEE * 2)
         row = server.run(run_id)
         assert row["state"] == "finished" and row["games"] == 4 and row["approved_by"] == "ann"
+        fired = hooks[1].get(timeout=SEE / 1000)
+        assert fired["arbiter"]["run_id"] == run_id and fired["arbiter"]["state"] == "finished"
         bob.goto(f"{server.url}/audit?run={run_id}")
         actions = bob.inner_text("table")
         assert "submit" in actions and "approve" in actions
