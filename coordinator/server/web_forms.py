@@ -5,17 +5,20 @@ the way the API submits (``coordinator.server.api.submitted``: the approval rule
 who did what).
 
 A side (an engine) is ``default``, ``ref:REF`` (a commit of the repository field, default arbiter's
-own), or an uploaded file: weights (``.json``) or an engine program's folder as a ``.tar.gz``
-holding its one engine file (``.toml``). Fields left blank take the preset's value, else the
+own), or an uploaded file: weights (``.json``) or an engine program's folder as a ``.tar.gz`` or
+``.zip`` holding its one engine file (``.toml``). Fields left blank take the preset's value, else the
 command's default. Every error shows the form again with a line naming the field; nothing is
 stored.
 """
 
 from __future__ import annotations
 
+import io
 import json
+import stat
 import tempfile
 import tomllib
+import zipfile
 from dataclasses import dataclass
 from html import escape
 from pathlib import Path
@@ -204,14 +207,14 @@ def form_page(
             side.name, "default, or ref:REF", values.get(side.name, ""), "default", bad.get(side.name, "")
         )
         + f'<label>or a file <input type="file" name="{side.name}_file" id="{side.name}_file" '
-        'accept=".json,.tar.gz,.tgz,.tar"></label>'
+        'accept=".json,.tar.gz,.tgz,.tar,.zip"></label>'
         + (
             f' <span class="error">{escape(bad[side.name + "_file"])}</span>'
             if side.name + "_file" in bad
             else ""
         )
-        + '<span class="muted"> weights (.json), or the engine program\'s folder as .tar.gz with its engine '
-        "file (.toml) inside</span></fieldset>"
+        + '<span class="muted"> weights (.json), or the engine program\'s folder as .tar.gz or .zip with '
+        "its engine file (.toml) inside</span></fieldset>"
         for side in form.sides
     )
     fields = "".join(
@@ -304,6 +307,27 @@ def _is_engine_file(path: Path) -> bool:
         return False
 
 
+def unpack_zip(data: bytes, root: Path) -> None:
+    """A .zip of a program's folder into the empty ``root``, under the bounds of the programs'
+    own archives (``zipfile`` keeps every name inside ``root``); the owner's execute bit kept.
+    ProgramError for anything else."""
+    from worker.programs import MAX_PROGRAM_BYTES, MAX_PROGRAM_FILES, ProgramError
+
+    try:
+        with zipfile.ZipFile(io.BytesIO(data)) as archive:
+            members = archive.infolist()
+            if len(members) > MAX_PROGRAM_FILES or sum(m.file_size for m in members) > MAX_PROGRAM_BYTES:
+                raise ProgramError(
+                    f"program archive: more than {MAX_PROGRAM_FILES} files or {MAX_PROGRAM_BYTES >> 20} MiB"
+                )
+            for member in members:
+                path = Path(archive.extract(member, root))
+                if not member.is_dir() and (member.external_attr >> 16) & stat.S_IXUSR:
+                    path.chmod(0o755)
+    except (zipfile.BadZipFile, OSError, ValueError, EOFError) as e:
+        raise ProgramError(f"program archive: cannot be unpacked ({e})") from None
+
+
 def saved_side(side: str, filename: str, data: bytes, folder: Path) -> Path:
     """An uploaded side as the CLI reads it: a weights file, or the engine file of an unpacked
     program folder."""
@@ -315,14 +339,17 @@ def saved_side(side: str, filename: str, data: bytes, folder: Path) -> Path:
         path = folder / f"{side}.json"
         path.write_bytes(data)
         return path
-    if not name.endswith((".tar.gz", ".tgz", ".tar")):
+    if not name.endswith((".tar.gz", ".tgz", ".tar", ".zip")):
         raise FieldError(
-            field, "expected weights (.json) or a program folder as .tar.gz, got " + repr(filename)
+            field, "expected weights (.json) or a program folder as .tar.gz or .zip, got " + repr(filename)
         )
     root = folder / side
     root.mkdir()
     try:
-        unpack(data, root)
+        if name.endswith(".zip"):
+            unpack_zip(data, root)
+        else:
+            unpack(data, root)
     except ProgramError as e:
         raise FieldError(field, str(e)) from None
     engine_files = [p for p in sorted(root.rglob("*.toml")) if _is_engine_file(p)]

@@ -6,12 +6,14 @@ a good one is stored as the API stores it), a run's buttons, tokens, and a priva
 from __future__ import annotations
 
 import http.cookiejar
+import io
 import re
 import subprocess
 import urllib.error
 import urllib.parse
 import urllib.request
 import uuid
+import zipfile
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -267,6 +269,48 @@ def test_the_other_forms_build_what_the_cli_builds(server: ServerProcess, tmp_pa
         "/submit/tournament", {"csrf": token, "game": "congo", "engine1": "/x.json"}, {}
     )
     assert status == 400 and re.search(r'id="form-error">engine1:', text)
+
+
+def zipped(folder: Path, extra: dict[str, bytes] | None = None) -> bytes:
+    """A folder as a .zip (with ``extra`` entries by name), execute bits kept."""
+    buffer = io.BytesIO()
+    with zipfile.ZipFile(buffer, "w") as archive:
+        for path in sorted(folder.iterdir()):
+            archive.write(path, f"{folder.name}/{path.name}")
+        for name, content in (extra or {}).items():
+            archive.writestr(name, content)
+    return buffer.getvalue()
+
+
+def test_an_engine_program_comes_as_a_zip_and_stays_in_its_folder(
+    server: ServerProcess, tmp_path: Path
+) -> None:
+    from engine_testkit import arbiter_engine_file
+
+    folder = arbiter_engine_file(tmp_path / "zipped", name="zipped").parent
+    web = Browser(server.url)
+    assert web.login("ann")[0] == 303
+    token = web.csrf("/submit")
+    base = {"csrf": token, "game": "congo", "nodes": "100", "max_games": "2", "candidate": ""}
+    # an engine file reaching out of its folder is refused, naming the field
+    escaping = zipped(folder, {"zipped/out.toml": b'command = ["./arbiter-engine"]\nworkdir = "../.."\n'})
+    status, _, text, _ = web.open("/submit/sprt", base, {"candidate_file": ("p.zip", escaping)})
+    assert status == 400 and re.search(r'id="form-error">candidate_file: expected one engine file', text), (
+        text
+    )
+    (folder / "zipped.toml").write_text(
+        'name = "zipped"\ncommand = ["./arbiter-engine"]\nworkdir = "../.."\n'
+    )
+    status, _, text, _ = web.open("/submit/sprt", base, {"candidate_file": ("p.zip", zipped(folder))})
+    assert status == 400 and "inside the uploaded folder" in text, text[-800:]
+    assert Store(server.store).list_runs() == []
+    (folder / "zipped.toml").write_text('name = "zipped"\ncommand = ["./arbiter-engine"]\n')
+    status, headers, text, _ = web.open("/submit/sprt", base, {"candidate_file": ("p.zip", zipped(folder))})
+    assert status == 303, text[-800:]
+    row = server.run(int(headers["location"].rsplit("/", 1)[1]))
+    program = row["config"]["candidate_program"]
+    assert program["name"] == "zipped" and row["approval"] == "pending"  # a program waits, even an approver's
+    assert Store(server.store).program_archive(program["digest"]) is not None
 
 
 def test_a_private_server_sends_readers_to_log_in(tmp_path: Path) -> None:
