@@ -274,6 +274,13 @@ async def change(request: Request) -> Response:
     approver sends the run back to the approvers)."""
     who = authorize(request)
     body = await json_body(request)
+    store, run = server_store(request), changed(request, who, body)
+    return json_response({"run": run_json(store, run, store.service(run.id))})
+
+
+def changed(request: Request, who: Identity, body: Any) -> Run:
+    """The run of the path with the ``priority`` and/or ``throughput`` of ``body``; back to the
+    approvers when ``who`` is not one."""
     run = run_of(request)
     if not isinstance(body, dict) or not body or set(body) - {"priority", "throughput"}:
         raise HTTPException(400, "body: expected an object with priority and/or throughput")
@@ -290,7 +297,7 @@ async def change(request: Request) -> Response:
     if change_unapproves(who) and run.state.unfinished:
         store.set_approval(run.id, Approval.PENDING)
     store.record(who.name, "change", run.id, body)
-    return json_response({"run": run_json(store, run, store.service(run.id))})
+    return run
 
 
 def approve(request: Request) -> Response:

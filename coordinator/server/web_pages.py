@@ -1,6 +1,6 @@
 """The server's pages for people: a run's submitter, approval and buttons (approve, stop, resume,
-rerun) on its page; "my runs"; the account page (tokens: list, create, revoke); the approvers'
-page of accounts; and the record of who did what.
+rerun, a change of priority or throughput) on its page; "my runs"; the account page (tokens: list,
+create, revoke); the approvers' page of accounts; and the record of who did what.
 
 Every button is a POST form with the session's CSRF token (coordinator.server.web_auth.checked),
 and does what the API's endpoint does (coordinator.server.api), rules and record included.
@@ -15,9 +15,16 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import RedirectResponse, Response
 
-from coordinator.accounts.rules import AccountState, Approval, Role, may_act_on, may_approve
+from coordinator.accounts.rules import (
+    AccountState,
+    Approval,
+    Role,
+    change_unapproves,
+    may_act_on,
+    may_approve,
+)
 from coordinator.reports.html import Markup, table
-from coordinator.server.api import approved, rerun_of, resumed, server_store, stopped
+from coordinator.server.api import approved, changed, rerun_of, resumed, server_store, stopped
 from coordinator.server.web_auth import caller, checked, csrf_input, form_of, post_button
 from coordinator.store import Run
 from coordinator.web.responses import html_response
@@ -64,14 +71,33 @@ def run_panel(request: Request, run: Run) -> str:
             if run.state.unfinished and (service.held or str(run.state) in ("stopped", "interrupted")):
                 buttons.append(post_button(f"/runs/{run.id}/resume", "resume", who))
             buttons.append(post_button(f"/runs/{run.id}/rerun", "rerun", who))
+            if run.state.unfinished:
+                back = " (sends the run back to the approvers)" if change_unapproves(me) else ""
+                fields = (
+                    f'priority <input name="priority" size="2" value="{service.priority}"> '
+                    f'throughput % <input name="throughput" size="4" value="{service.throughput}"> '
+                )
+                buttons.append(post_button(f"/runs/{run.id}/change", f"change{back}", who, fields))
         if buttons:
             parts.append(f'<div class="links">{"".join(buttons)}</div>')
     return "".join(parts)
 
 
+def change_body(form: Any) -> dict[str, int]:
+    """The ``priority`` and ``throughput`` of a run's change form, as the API takes them."""
+    body = {}
+    for name in ("priority", "throughput"):
+        value = form.get(name)
+        if isinstance(value, str) and value.strip():
+            if not value.strip().isdigit():
+                raise HTTPException(400, f"{name}: expected a whole number, got {value!r}")
+            body[name] = int(value)
+    return body
+
+
 async def run_action(request: Request) -> Response:
-    """``POST /runs/N/approve|stop|resume|rerun``: the button of a run's page; back to the run's
-    page (the new run's, for a rerun)."""
+    """``POST /runs/N/approve|stop|resume|rerun|change``: the button of a run's page; back to the
+    run's page (the new run's, for a rerun)."""
     form = await form_of(request)
     _who, me = checked(request, form)
     action = request.path_params["action"]
@@ -83,8 +109,12 @@ async def run_action(request: Request) -> Response:
         run = resumed(request, me)
     elif action == "rerun":
         run, _new = await rerun_of(request, me, {})
+    elif action == "change":
+        run = changed(request, me, change_body(form))
     else:
-        raise HTTPException(404, f"no button {action!r}: a run's page has approve, stop, resume and rerun")
+        raise HTTPException(
+            404, f"no button {action!r}: a run's page has approve, stop, resume, rerun, change"
+        )
     return RedirectResponse(f"/runs/{run.id}", 303)
 
 

@@ -195,7 +195,8 @@ def test_a_bad_field_names_it_and_stores_nothing_a_good_form_waits_for_approval(
     web = Browser(server.url)
     assert web.login("alice")[0] == 303
     token = web.csrf("/submit")
-    base = {"csrf": token, "game": "congo", "candidate": "default", "nodes": "200", "max_games": "4"}
+    # a long run: it is still going when its submitter changes it below
+    base = {"csrf": token, "game": "congo", "candidate": "default", "nodes": "200", "max_games": "20000"}
     for fields, files, named in (
         ({"elo0": "lots"}, None, "elo0"),
         ({"game": "chess"}, None, "game"),
@@ -215,7 +216,7 @@ def test_a_bad_field_names_it_and_stores_nothing_a_good_form_waits_for_approval(
     assert status == 303
     run_id = int(headers["location"].rsplit("/", 1)[1])
     row = server.run(run_id)
-    assert row["approval"] == "pending" and row["owner"] == "alice" and row["config"]["max_games"] == 4
+    assert row["approval"] == "pending" and row["owner"] == "alice" and row["config"]["max_games"] == 20000
     status, _, text, _ = web.open(f"/runs/{run_id}")
     assert "submitted by <b>alice</b>" in text and 'data-field="approval">pending' in text
     assert f'action="/runs/{run_id}/approve"' not in text  # never one's own
@@ -227,8 +228,14 @@ def test_a_bad_field_names_it_and_stores_nothing_a_good_form_waits_for_approval(
     assert status == 403 and server.run(run_id)["approval"] == "pending"
     status, _, _, _ = approver.open(f"/runs/{run_id}/approve", {"csrf": approver.csrf(f"/runs/{run_id}")})
     assert status == 303 and server.run(run_id)["approval"] == "approved"
+    # the submitter's change of throughput sends the run back to the approvers; a bad one is a 400
+    token = web.csrf(f"/runs/{run_id}")
+    status, _, text, _ = web.open(f"/runs/{run_id}/change", {"csrf": token, "throughput": "lots"})
+    assert status == 400 and "throughput: expected a whole number" in text
+    status, _, _, _ = web.open(f"/runs/{run_id}/change", {"csrf": token, "priority": "0", "throughput": "50"})
+    assert status == 303 and server.run(run_id)["approval"] == "pending"
     status, _, text, _ = web.open(f"/audit?run={run_id}")
-    assert status == 200 and "approve" in text and "ann" in text and "submit" in text
+    assert status == 200 and "approve" in text and "ann" in text and "submit" in text and "change" in text
     status, headers, _, _ = web.open("/mine")
     assert status == 303 and headers["location"] == "/?owner=alice"
 
