@@ -77,7 +77,7 @@ def account_bar(who: Caller | None, signup: bool) -> str:
         '<a href="/account">account</a>',
     ]
     if me.approves:
-        links.append('<a href="/accounts">accounts</a>')
+        links += ['<a href="/?approval=pending">to approve</a>', '<a href="/accounts">accounts</a>']
     logout = post_button("/logout", "log out", who)
     return f'<span class="who"><b>{escape(me.name)}</b> ({escape(me.role)}) {" ".join(links)} {logout}</span>'
 

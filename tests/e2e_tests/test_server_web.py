@@ -224,6 +224,11 @@ def test_a_bad_field_names_it_and_stores_nothing_a_good_form_waits_for_approval(
     assert approver.login("ann")[0] == 303
     status, _, text, _ = approver.open(f"/runs/{run_id}")
     assert f'action="/runs/{run_id}/approve"' in text
+    mine = f'href="/runs/{run_id}"'
+    assert (
+        mine in approver.open("/?approval=pending")[2] and mine not in approver.open("/?approval=approved")[2]
+    )
+    assert mine in approver.open("/?owner=alice")[2] and mine not in approver.open("/?owner=ann")[2]
     status, _, _, _ = approver.open(f"/runs/{run_id}/approve", {"csrf": "nope"})
     assert status == 403 and server.run(run_id)["approval"] == "pending"
     status, _, _, _ = approver.open(f"/runs/{run_id}/approve", {"csrf": approver.csrf(f"/runs/{run_id}")})
