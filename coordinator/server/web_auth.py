@@ -9,6 +9,7 @@ carries the session's CSRF token in the field ``csrf``; a POST without it is a 4
 
 from __future__ import annotations
 
+import hmac
 from collections.abc import Awaitable, Callable, MutableMapping
 from html import escape
 from typing import Any
@@ -125,8 +126,6 @@ async def form_of(request: Request) -> FormData:
 def checked(request: Request, form: FormData) -> tuple[Caller, Identity]:
     """The logged-in caller of a form that changes anything, its CSRF token checked: a 401 page
     without a session, a 403 page without the session's token."""
-    import hmac
-
     who = caller(request)
     if who is None:
         raise HTTPException(401, "log in first (/login)")
