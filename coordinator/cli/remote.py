@@ -22,6 +22,10 @@ if TYPE_CHECKING:
 SERVER_ENV = "ARBITER_SERVER"
 USER_ENV = "ARBITER_USER"
 META_KEY = "arbiter.remote"
+#: Where a command run by :func:`built_run` keeps the run it would submit (the server's web forms).
+BUILT_KEY = "arbiter.built"
+#: The server a command run by :func:`built_run` names: none, it only builds the run.
+BUILDING = "(built for the web form)"
 
 
 @dataclass(frozen=True)
@@ -83,10 +87,11 @@ def server_options(f: F) -> F:
 
 
 def remote() -> Remote:
-    """The server options of the running command."""
+    """The server options of the running command (a command run by :func:`built_run` goes the
+    way of a submission, to stop at its run)."""
     ctx = click.get_current_context()
     kept = ctx.meta.get(META_KEY, {})
-    server = (kept.get("server") or "").strip() or None
+    server = BUILDING if BUILT_KEY in ctx.meta else (kept.get("server") or "").strip() or None
     return Remote(server, kept.get("throughput", 100), tuple(kept.get("webhooks", ())))
 
 
@@ -106,11 +111,40 @@ def check_local_only(*names: str) -> None:
             raise click.UsageError(f"{option}: with --server the server decides where games are played")
 
 
+@dataclass(frozen=True)
+class BuiltRun:
+    """The run a command would submit: its kind, configuration, sides and priority."""
+
+    kind: RunKind
+    config: RunConfig
+    sides: tuple[Side, ...]
+    priority: int
+
+
+def built_run(command: click.Command, argv: list[str]) -> BuiltRun:
+    """The run ``command`` (``arbiter sprt``, ``match``, ...) builds from ``argv``, checked as the
+    command checks it, without playing or submitting it: the server's web forms build the same
+    configuration the CLI does. A click error (UsageError, BadParameter) for bad options."""
+    ctx = command.make_context(command.name or "arbiter", argv)
+    ctx.meta[BUILT_KEY] = None
+    with ctx:
+        command.invoke(ctx)
+    built = ctx.meta[BUILT_KEY]
+    if not isinstance(built, BuiltRun):
+        raise click.UsageError(f"{command.name}: this command submits no run")
+    return built
+
+
 def submit(kind: RunKind, config: RunConfig, sides: Sequence[Side], where: Remote) -> None:
-    """Upload the sides' programs, submit the run to the server, and follow it."""
+    """Upload the sides' programs, submit the run to the server, and follow it (a command run by
+    :func:`built_run` keeps the run there instead)."""
     from coordinator.registry import kind_of
     from coordinator.server.client import follow
 
+    ctx = click.get_current_context()
+    if BUILT_KEY in ctx.meta:
+        ctx.meta[BUILT_KEY] = BuiltRun(kind, config, tuple(sides), ctx.params.get("priority", 0))
+        return
     assert where.server is not None
     check_local_only("concurrency", "broker", "verify_fraction", "store_url")
     client = client_of(where.server)

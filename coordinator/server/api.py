@@ -251,14 +251,22 @@ async def submit(request: Request) -> Response:
     body = await json_body(request)
     store = server_store(request)
     try:
-        submission = admitted(request, who, await _threaded(request, read_submission, body, store))
+        run, created = await submitted(request, who, body)
     except BadSubmission as e:
         raise refused(e) from None
+    answer = {"run": run_json(store, run, store.service(run.id)), "created": created}
+    return json_response(answer, 201 if created else 200)
+
+
+async def submitted(request: Request, who: Identity, body: Any) -> tuple[Run, bool]:
+    """The run ``body`` asks for, submitted by ``who`` (the web's forms submit the same way): a
+    new one recorded, or the one of the same configuration; a BadSubmission naming the field."""
+    store = server_store(request)
+    submission = admitted(request, who, await _threaded(request, read_submission, body, store))
     run, created = store_submission(store, submission)
     if created:
         store.record(who.name, "submit", run.id, {"kind": str(run.kind), "approval": submission.approval})
-    answer = {"run": run_json(store, run, store.service(run.id)), "created": created}
-    return json_response(answer, 201 if created else 200)
+    return run, created
 
 
 async def change(request: Request) -> Response:
@@ -266,6 +274,13 @@ async def change(request: Request) -> Response:
     approver sends the run back to the approvers)."""
     who = authorize(request)
     body = await json_body(request)
+    store, run = server_store(request), changed(request, who, body)
+    return json_response({"run": run_json(store, run, store.service(run.id))})
+
+
+def changed(request: Request, who: Identity, body: Any) -> Run:
+    """The run of the path with the ``priority`` and/or ``throughput`` of ``body``; back to the
+    approvers when ``who`` is not one."""
     run = run_of(request)
     if not isinstance(body, dict) or not body or set(body) - {"priority", "throughput"}:
         raise HTTPException(400, "body: expected an object with priority and/or throughput")
@@ -282,12 +297,33 @@ async def change(request: Request) -> Response:
     if change_unapproves(who) and run.state.unfinished:
         store.set_approval(run.id, Approval.PENDING)
     store.record(who.name, "change", run.id, body)
-    return json_response({"run": run_json(store, run, store.service(run.id))})
+    return run
 
 
 def approve(request: Request) -> Response:
     """``POST /api/v1/runs/N/approve``: an approver lets the run be played (never their own)."""
-    who = authorize(request)
+    store, run = server_store(request), approved(request, authorize(request))
+    return json_response({"run": run_json(store, run, store.service(run.id))})
+
+
+def stop(request: Request) -> Response:
+    """``POST /api/v1/runs/N/stop``: the run stops between two steps (resumable)."""
+    store, run = server_store(request), stopped(request, authorize(request))
+    return json_response({"run": run_json(store, run, store.service(run.id))}, 202)
+
+
+def resume(request: Request) -> Response:
+    """``POST /api/v1/runs/N/resume``: a stopped or interrupted run is played again."""
+    store, run = server_store(request), resumed(request, authorize(request))
+    return json_response({"run": run_json(store, run, store.service(run.id))}, 202)
+
+
+# what the endpoints do, for a caller already checked (the web's buttons do the same) -----------------
+
+
+def approved(request: Request, who: Identity) -> Run:
+    """The run of the path, approved by ``who`` (a 403 for anyone but an approver, and for its
+    own submitter)."""
     run = run_of(request)
     store = server_store(request)
     service = store.service(run.id)
@@ -296,12 +332,11 @@ def approve(request: Request) -> Response:
         raise HTTPException(403, f"run {run.id}: {why}")
     store.set_approval(run.id, Approval.APPROVED, who.name)
     store.record(who.name, "approve", run.id)
-    return json_response({"run": run_json(store, run, store.service(run.id))})
+    return run
 
 
-def stop(request: Request) -> Response:
-    """``POST /api/v1/runs/N/stop``: the run stops between two steps (resumable)."""
-    who = authorize(request)
+def stopped(request: Request, who: Identity) -> Run:
+    """The run of the path, stopping between two steps."""
     run = run_of(request)
     store = server_store(request)
     allowed(who, run, store)
@@ -309,12 +344,11 @@ def stop(request: Request) -> Response:
         raise HTTPException(409, f"run {run.id} is {run.state}: only an unfinished run can be stopped")
     store.update_service(run.id, held=True)
     store.record(who.name, "stop", run.id)
-    return json_response({"run": run_json(store, run, store.service(run.id))}, 202)
+    return run
 
 
-def resume(request: Request) -> Response:
-    """``POST /api/v1/runs/N/resume``: a stopped or interrupted run is played again."""
-    who = authorize(request)
+def resumed(request: Request, who: Identity) -> Run:
+    """The run of the path, played again."""
     run = run_of(request)
     store = server_store(request)
     allowed(who, run, store)
@@ -325,8 +359,7 @@ def resume(request: Request) -> Response:
     if run.state is RunState.STOPPED:
         store.update_run(run.id, state=RunState.QUEUED)
     store.record(who.name, "resume", run.id)
-    fresh = store.get_run(run.id) or run
-    return json_response({"run": run_json(store, fresh, store.service(run.id))}, 202)
+    return store.get_run(run.id) or run
 
 
 RERUN_FIELDS = frozenset({"seed", "preset", "owner", "priority", "throughput", "webhooks"})
@@ -337,6 +370,14 @@ async def rerun(request: Request) -> Response:
     choose it, ``{"preset": NAME}`` for a follow-up), as a new queued run."""
     who = authorize(request)
     body = await json_body(request)
+    store = server_store(request)
+    created, new = await rerun_of(request, who, body)
+    return json_response({"run": run_json(store, created, store.service(created.id)), "created": new}, 201)
+
+
+async def rerun_of(request: Request, who: Identity, body: Any) -> tuple[Run, bool]:
+    """The run of the path again, as ``who`` asks in ``body`` (``seed``, ``preset``, ...); and
+    whether it is a new run."""
     run = run_of(request)
     store = server_store(request)
     old = allowed(who, run, store)
@@ -361,7 +402,7 @@ async def rerun(request: Request) -> Response:
     created, new = store_submission(store, submission)
     if new:
         store.record(who.name, "rerun", created.id, {"of": run.id, "preset": preset})
-    return json_response({"run": run_json(store, created, store.service(created.id)), "created": new}, 201)
+    return created, new
 
 
 def delete(request: Request) -> Response:

@@ -1,5 +1,6 @@
-"""The server's web application: the dashboard (read-only, as ``arbiter serve`` shows it) and the
-JSON API of ``coordinator.server.api``, which writes through a store of its own."""
+"""The server's web application: the dashboard (read-only, as ``arbiter serve`` shows it), the
+JSON API of ``coordinator.server.api``, which writes through a store of its own, and the pages for
+people (logging in, submission forms, buttons, accounts: web_auth, web_forms, web_pages)."""
 
 from __future__ import annotations
 
@@ -7,7 +8,7 @@ from starlette.applications import Starlette
 from starlette.routing import Route
 
 from coordinator.accounts.rules import Policy
-from coordinator.server import accounts_api, api
+from coordinator.server import accounts_api, api, web_auth, web_forms, web_pages
 from coordinator.server.accounts_api import LoginThrottle
 from coordinator.store import Store
 from coordinator.web.app import create_app
@@ -28,6 +29,9 @@ def create_server_app(
     app.state.token = token
     app.state.policy = policy or Policy()
     app.state.logins = LoginThrottle()
-    for path, handler, methods in (*api.ROUTES, *accounts_api.ROUTES):
+    people = (*web_auth.ROUTES, *web_forms.ROUTES, *web_pages.ROUTES)
+    for path, handler, methods in (*api.ROUTES, *accounts_api.ROUTES, *people):
         app.router.routes.append(Route(path, handler, methods=methods))
+    app.state.dashboard.run_panel = web_pages.run_panel
+    app.add_middleware(web_auth.PeopleMiddleware)
     return app

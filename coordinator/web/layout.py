@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import hashlib
+from contextvars import ContextVar
 from html import escape
 
 from coordinator.reports.html import CSS as REPORT_CSS
@@ -29,10 +30,15 @@ form.filters{margin:.5rem 0}form.filters label{margin-right:.8rem}
 border:1px solid #bbb;border-radius:3px;text-decoration:none;color:#222}
 table.moves td{text-align:left}table.moves a{text-decoration:none;color:#124;padding:0 .2rem}
 table.moves a.cur{background:#f7e04b}code.fen{word-break:break-all}
+header.bar .who{margin-left:auto}header.bar form{display:inline}
+form.people label{display:block;margin:.35rem 0}form.people fieldset{margin:.6rem 0;border:1px solid #ddd}
+form.act{display:inline-block;margin-right:.4rem}.error{color:#b00020;font-weight:600}
+.notice{background:#fff7d6;border:1px solid #e6cf73;border-radius:4px;padding:.4rem .7rem}
 """
 
-#: The dashboard's only script: poll ``data-live`` and replace the parts that changed; step through
-#: a game's positions (buttons, move list, arrow keys) without loading the page again.
+#: The dashboard's only script: poll ``data-live`` and replace the parts that changed; fill a
+#: submission form's fields from its preset (the server's forms); step through a game's positions
+#: (buttons, move list, arrow keys) without loading the page again.
 SCRIPT = """
 (() => {
   "use strict";
@@ -82,6 +88,20 @@ SCRIPT = """
     };
     window.setTimeout(poll, every);
   }
+  const presets = document.querySelector("select[data-presets]");
+  if (presets) {
+    // a submission form's preset fills the fields it sets (and empties the limits it does not)
+    const table = JSON.parse(presets.dataset.presets);
+    const game = presets.form.elements.namedItem("game");
+    presets.addEventListener("change", () => {
+      const chosen = (table[game.value] || {})[presets.value];
+      if (!chosen) return;
+      Object.entries(chosen).forEach(([name, value]) => {
+        const input = presets.form.elements.namedItem(name);
+        if (input) input.value = value;
+      });
+    });
+  }
   const board = document.querySelector("[data-plies]");
   if (board) {
     const layers = Array.from(board.querySelectorAll("g.ply"));
@@ -129,17 +149,22 @@ CSP = (
 #: The top bar's links.
 MENU = (("/", "runs"), ("/workers", "workers"), ("/regressions", "regressions"))
 
+#: The right of the top bar while a request is answered: who is logged in and their links (set by
+#: the server, which has accounts: coordinator.server.web_auth); None: the read-only dashboard's.
+ACCOUNT_BAR: ContextVar[str | None] = ContextVar("account_bar", default=None)
+
 
 def document(title: str, body: str) -> str:
     """A whole page: ``body`` under the top bar, with the style sheets and the script."""
     menu = "".join(f'<a href="{href}">{escape(text)}</a>' for href, text in MENU)
+    account = ACCOUNT_BAR.get()
+    right = '<span class="muted">live, read-only</span>' if account is None else account
     return (
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
         '<link rel="icon" href="data:,">'
         f"<title>{escape(title)} · arbiter</title>"
         f"<style>{REPORT_CSS}{DASHBOARD_CSS}{BOARD_CSS}</style></head><body>"
-        f'<header class="bar"><a class="brand" href="/">arbiter</a>{menu}'
-        '<span class="muted">live, read-only</span></header>'
+        f'<header class="bar"><a class="brand" href="/">arbiter</a>{menu}{right}</header>'
         f"{body}<script>{SCRIPT}</script></body></html>\n"
     )

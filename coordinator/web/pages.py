@@ -28,6 +28,7 @@ from coordinator.web.replay import numbered, replay
 from coordinator.web.responses import html_response, text_response
 from coordinator.web.state import MAX_NUMBER, dashboard, find_match_run, find_run, path_number
 from coordinator.web.summaries import (
+    APPROVAL_CHOICES,
     KIND_CHOICES,
     STATE_CHOICES,
     RunFilter,
@@ -43,7 +44,7 @@ from worker.connectivity import safe_url
 POLL_SECONDS = {"run": 2, "runs": 3}
 #: Runs of a worker page (the newest).
 WORKER_RUNS = 20
-RUN_FILTERS = ("kind", "game", "state", "parent")
+RUN_FILTERS = ("kind", "game", "state", "parent", "owner", "approval")
 GAME_FILTERS = ("page", "batch", "worker", "result", "reason")
 RUNS_COLUMNS = ("run", "kind", "game", "state", "candidate vs baseline / start", "games", "Elo ± 95%",
                 "LLR [bounds]", "decision", "started", "duration")  # fmt: skip
@@ -74,6 +75,8 @@ def run_filter(query: Query) -> RunFilter:
         game=query.choice("game", engine.GAMES),
         state=query.choice("state", STATE_CHOICES),
         parent=query.integer("parent", 1, MAX_NUMBER),
+        owner=query.text("owner"),
+        approval=query.choice("approval", APPROVAL_CHOICES),
     )
 
 
@@ -87,6 +90,7 @@ def runs_rows(store: Store, wanted: RunFilter) -> list[dict[str, Any]]:
         run_row(store, run, parents.get(run.id)) | serving(store, run, services.get(run.id)).to_json()
         for run in runs
         if not (run.id in services and services[run.id].deleted)
+        and wanted.keeps_service(services.get(run.id))
     ]
 
 
@@ -175,6 +179,10 @@ def _filters_form(wanted: RunFilter) -> str:
     states = (("", "any"), *((s, s) for s in STATE_CHOICES))
     parent = (
         f'<input type="hidden" name="parent" value="{wanted.parent}">' if wanted.parent is not None else ""
+    ) + "".join(
+        f'<input type="hidden" name="{name}" value="{esc(value)}">'
+        for name, value in (("owner", wanted.owner), ("approval", wanted.approval))
+        if value
     )
     return (
         '<form class="filters" method="get" action="/">'
@@ -199,7 +207,14 @@ def part_html(part: Part) -> str:
 
 def filter_query(wanted: RunFilter) -> str:
     """The filters as a query string (for the JSON endpoint the list polls)."""
-    values = {"kind": wanted.kind, "game": wanted.game, "state": wanted.state, "parent": wanted.parent}
+    values = {
+        "kind": wanted.kind,
+        "game": wanted.game,
+        "state": wanted.state,
+        "parent": wanted.parent,
+        "owner": wanted.owner,
+        "approval": wanted.approval,
+    }
     return urlencode({k: v for k, v in values.items() if v is not None})
 
 
@@ -210,6 +225,10 @@ def runs_page(request: Request) -> Response:
     part = runs_part(runs_rows(dashboard(request).store, wanted))
     api = "/api/runs" + (f"?{filter_query(wanted)}" if filter_query(wanted) else "")
     title = f"Runs of tuning run {wanted.parent}" if wanted.parent is not None else "Runs"
+    if wanted.owner is not None:
+        title += f" of {wanted.owner}"
+    if wanted.approval is not None:
+        title += f", {wanted.approval} approval"
     body = (
         f'<main data-live="{esc(api)}" data-version="{part.digest}" data-every="{POLL_SECONDS["runs"]}">'
         f"<h1>{esc(title)}</h1>{_filters_form(wanted)}"
@@ -275,6 +294,7 @@ def run_page(request: Request) -> Response:
         f'<main data-live="/api/runs/{run.id}" data-version="{rendered.version}" '
         f'data-every="{POLL_SECONDS["run"]}"{final}>'
         f"<h1>{esc(title)}</h1>{_run_links(run, rendered.data)}{unverifiable_html(rendered.data)}"
+        f"{state.run_panel(request, run) if state.run_panel is not None else ''}"
         f'<div id="live" class="live">{live_html(row)}</div>'
         f"{contents_nav(rendered.page.contents)}"
         f'<div id="parts">{"".join(part_html(p) for p in rendered.parts)}</div>'

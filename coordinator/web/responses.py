@@ -42,8 +42,13 @@ def text_response(text: str, media_type: str, filename: str | None = None) -> Re
 #: Titles of the error answers.
 ERRORS = {
     400: "Bad request",
+    401: "Not logged in",
+    403: "Forbidden",
     404: "Not found",
     405: "Method not allowed",
+    409: "Conflict",
+    413: "Too large",
+    429: "Too many requests",
     500: "Server error",
     503: "Store unavailable",
 }

@@ -4,6 +4,7 @@ path (a 404 answer for one the store does not have)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
@@ -34,6 +35,8 @@ class Dashboard:
     expensive: Throttle = field(default_factory=Throttle)
     broker: Broker | None = None
     keys: FleetKeys | None = None
+    #: HTML a run's page shows under its title (the server's: submitter, approval, buttons).
+    run_panel: Callable[[Request, Run], str] | None = None
 
 
 def dashboard(request: Request) -> Dashboard:

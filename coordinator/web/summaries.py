@@ -11,11 +11,13 @@ from typing import Any
 from coordinator.registry import KINDS, kind_of
 from coordinator.reports.match import iso, run_info
 from coordinator.runs import RunState
-from coordinator.store import Run, Store, now
+from coordinator.store import Run, ServiceRow, Store, now
 from coordinator.tuning.records import TuningRecords
 
 #: ``kind`` filter values: a kind, or every run (the list shows the runs people start by default).
 KIND_CHOICES = (*(str(k) for k in KINDS), "all")
+#: ``approval`` filter values (a server's runs: coordinator.accounts.rules.Approval).
+APPROVAL_CHOICES = ("approved", "pending")
 STATE_CHOICES = tuple(str(s) for s in RunState)
 
 
@@ -28,6 +30,16 @@ class RunFilter:
     game: str | None = None
     state: str | None = None
     parent: int | None = None
+    #: The submitter of the runs a server plays, and where they stand with its approvers
+    #: (applied with the runs' service rows: :meth:`keeps_service`).
+    owner: str | None = None
+    approval: str | None = None
+
+    def keeps_service(self, service: ServiceRow | None) -> bool:
+        """True if a run served as ``service`` says (None: not a server's) passes the filter."""
+        if self.owner is not None and (service is None or service.owner != self.owner):
+            return False
+        return self.approval is None or (service.approval if service else "approved") == self.approval
 
     def keeps(self, run: Run, parents: dict[int, int]) -> bool:
         """True if ``run`` passes the filter (``parents``: the tuning run of each child run)."""
