@@ -185,6 +185,7 @@ def index(request: Request) -> Response:
 
 def presets(request: Request) -> Response:
     """``GET /api/v1/presets``: the server's presets, by game (what ``rerun`` with a preset uses)."""
+    readable(request)
     from coordinator.presets import load_presets, presets_file
 
     try:
@@ -432,6 +433,12 @@ async def upload_program(request: Request) -> Response:
     return json_response({"digest": digest, "name": name, "size": len(raw)}, 201)
 
 
+def workers(request: Request) -> Response:
+    """``GET /api/v1/workers``: the workers online (the dashboard's ``/api/workers``)."""
+    readable(request)
+    return workers_api(request)
+
+
 def audit(request: Request) -> Response:
     """``GET /api/v1/audit[?run=N]``: who did what, newest first."""
     readable(request)
@@ -471,6 +478,6 @@ ROUTES = (
     ("/api/v1/runs/{run_id:int}/rerun", rerun, ["POST"]),
     ("/api/v1/programs", upload_program, ["POST"]),
     ("/api/v1/presets", presets, ["GET"]),
-    ("/api/v1/workers", workers_api, ["GET"]),
+    ("/api/v1/workers", workers, ["GET"]),
     ("/api/v1/audit", audit, ["GET"]),
 )
