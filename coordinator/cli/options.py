@@ -20,7 +20,15 @@ import engine
 from coordinator.defaults import VERIFY_FRACTION
 from coordinator.executors.options import ExecutorOptions
 from coordinator.runs import RunKind, RunState
-from coordinator.sizing import MAX_BATCH_PAIRS, game_seconds, pairs_for_seconds
+from coordinator.sizing import (
+    DEFAULT_BATCH_SECONDS,
+    MAX_BATCH_PAIRS,
+    OVERSHOOT_SHARE,
+    default_batch_pairs,
+    game_seconds,
+    pairs_for_seconds,
+)
+from coordinator.stats import SprtParams
 from coordinator.stats.inputs import (
     ELO_MODELS,
     MAX_HYPOTHESIS_ELO,
@@ -160,14 +168,20 @@ def output_file_option(help_text: str) -> Callable[[F], F]:
 output_option = output_file_option("File to write.")
 
 
-def batch_pairs_option(default: int) -> Callable[[F], F]:
-    """--batch-pairs: game pairs per batch (one SPRT update each)."""
+def batch_pairs_option(default: int | None) -> Callable[[F], F]:
+    """--batch-pairs: game pairs per batch (one SPRT update each); ``default`` None: sized from the
+    limits and the SPRT (:func:`coordinator.sizing.default_batch_pairs`)."""
+    sized = (
+        f"default: about {DEFAULT_BATCH_SECONDS:.0f} s of work for one core, estimated from the limits, "
+        f"and at most {100 * OVERSHOOT_SHARE:.0f}% of the SPRT's expected length"
+    )
     return click.option(
         "--batch-pairs",
         type=click.IntRange(1, MAX_BATCH_PAIRS),
         default=default,
-        show_default=True,
-        help="Game pairs per batch (one SPRT update and one task each).",
+        show_default=default is not None,
+        help="Game pairs per batch (one SPRT update and one task each)"
+        + ("." if default is not None else f" ({sized})."),
     )
 
 
@@ -198,11 +212,17 @@ def check_batch_time(game: str, limits: engine.Limits, batch_pairs: int, broker:
 
 
 def batch_pairs_for(
-    ctx: click.Context, batch_pairs: int, batch_seconds: float | None, game: str, limits: engine.Limits
+    ctx: click.Context,
+    batch_pairs: int | None,
+    batch_seconds: float | None,
+    game: str,
+    limits: engine.Limits,
+    sprt: SprtParams | None = None,
 ) -> int:
-    """The pairs per batch: ``--batch-pairs``, or the size ``--batch-seconds`` gives (not both)."""
+    """The pairs per batch: ``--batch-pairs``, or the size ``--batch-seconds`` gives (not both), or
+    without either (``batch_pairs`` None) the default sized from the limits and ``sprt``."""
     if batch_seconds is None:
-        return batch_pairs
+        return default_batch_pairs(game, limits, sprt) if batch_pairs is None else batch_pairs
     if ctx.get_parameter_source("batch_pairs") is click.core.ParameterSource.COMMANDLINE:
         raise click.UsageError("give --batch-pairs or --batch-seconds, not both")
     try:

@@ -76,9 +76,10 @@ side_options = stack(
 )
 
 
-def games_options(limits: engine.Limits, batch_pairs: int) -> Callable[[F], F]:
+def games_options(limits: engine.Limits, batch_pairs: int | None) -> Callable[[F], F]:
     """How every game is played and batched: the search limits (default ``limits``' nodes), the
-    book, and the pairs per batch (default ``batch_pairs``) or the seconds a batch should take."""
+    book, and the pairs per batch (default ``batch_pairs``, or None: sized from the limits and the
+    SPRT) or the seconds a batch should take."""
     return stack(
         limit_options(f"{limits.nodes}"),
         book_option,
