@@ -53,10 +53,12 @@ import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
+from itertools import product
 from pathlib import Path
 from typing import Any
 
 import engine
+from coordinator.cli.options import settled_heap
 from coordinator.executors.base import Executor
 from coordinator.executors.celery.executor import CeleryExecutor
 from coordinator.executors.local import LocalExecutor
@@ -213,11 +215,12 @@ def child(args: argparse.Namespace) -> None:
         coordinate(store, warmup(config), executor, None)
         run_id = store.create_run(RunKind.SPRT, config.game, config.to_json(), config.fingerprint())
         runner = SprtRunner(store, run_id, config, executor)
-        print("ready", flush=True)
-        sys.stdin.readline()
-        wall, cpu = time.perf_counter(), cpu_seconds()
-        progress = runner.run()
-        cpu, wall = cpu_seconds() - cpu, time.perf_counter() - wall
+        with settled_heap():  # as arbiter sprt and arbiter resume play
+            print("ready", flush=True)
+            sys.stdin.readline()
+            wall, cpu = time.perf_counter(), cpu_seconds()
+            progress = runner.run()
+            cpu, wall = cpu_seconds() - cpu, time.perf_counter() - wall
     store.close()
     print(json.dumps({"games": progress.games_played_here, "wall": wall, "cpu": cpu}), flush=True)
 
@@ -234,8 +237,10 @@ def read_line(process: subprocess.Popen[str], deadline: float, what: str) -> str
     return line
 
 
-def run_processes(args: argparse.Namespace, executor: str, store_url: str, broker: str, cache: Path) -> Row:
-    """``args.runs`` run processes at once on ``executor`` and the one store ``store_url``: the
+def run_processes(
+    args: argparse.Namespace, runs: int, executor: str, store_url: str, broker: str, cache: Path
+) -> Row:
+    """``runs`` run processes at once on ``executor`` and the one store ``store_url``: the
     games of all, the wall time from their start to the last end, and the sum of their CPU."""
     argv = [sys.executable, str(Path(__file__).resolve()), "--child", "--executor", executor]
     argv += ["--store-url", store_url, "--broker", broker, "--workers", str(args.workers)]
@@ -244,10 +249,10 @@ def run_processes(args: argparse.Namespace, executor: str, store_url: str, broke
     env = {**os.environ, CACHE_ENV: str(cache)}
     processes = [
         subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=REPO)
-        for _ in range(args.runs)
+        for _ in range(runs)
     ]
     try:
-        deadline = time.monotonic() + START_TIMEOUT * max(1, args.runs // 2)
+        deadline = time.monotonic() + START_TIMEOUT * max(1, runs // 2)
         for process in processes:
             read_line(process, deadline, "a run process to be ready")
         start = time.perf_counter()
@@ -266,7 +271,7 @@ def run_processes(args: argparse.Namespace, executor: str, store_url: str, broke
                 process.kill()
                 process.wait(timeout=START_TIMEOUT)
     games = sum(int(r["games"]) for r in reports)
-    return Row(executor, "", games, wall, sum(float(r["cpu"]) for r in reports), args.runs)
+    return Row(executor, "", games, wall, sum(float(r["cpu"]) for r in reports), runs)
 
 
 def wait_for(predicate: Callable[[], Any], what: str) -> None:
@@ -382,7 +387,13 @@ def main() -> None:
     )
     parser.add_argument("--nodes", type=int, default=2000, help="nodes per move (arbiter sprt's default)")
     parser.add_argument("--workers", type=int, default=2, help="worker processes (each local pool, Celery)")
-    parser.add_argument("--runs", type=int, default=1, help="runs at once, each in a process of its own")
+    parser.add_argument(
+        "--runs",
+        type=int,
+        nargs="+",
+        default=[1],
+        help="runs at once, each in a process of its own (each count)",
+    )
     parser.add_argument("--rounds", type=int, default=1, help="repetitions; the lowest CPU per game counts")
     parser.add_argument(
         "--executors", nargs="+", default=["local", "celery"], choices=["local", "celery"], help="measured"
@@ -434,16 +445,17 @@ def main() -> None:
             executors = [
                 name for name in ("local pool", "Celery") if name.split()[0].lower() in args.executors
             ]
-            best: dict[tuple[str, str], Row] = {}
+            best: dict[tuple[str, str, int], Row] = {}
             for round_number in range(args.rounds):
-                for executor_name in executors:
-                    for store_name, make_url in stores.items():
-                        label = f"{executor_name}-{store_name}-{round_number}".replace(" ", "_").lower()
-                        row = run_processes(args, executor_name, make_url(label), fleet.url, cache)
-                        row.store = store_name
-                        key = (executor_name, store_name)
-                        if key not in best or row.ms_per_game < best[key].ms_per_game:
-                            best[key] = row
+                for runs, executor_name, (store_name, make_url) in product(
+                    args.runs, executors, stores.items()
+                ):
+                    label = f"{executor_name}-{store_name}-{runs}-{round_number}".replace(" ", "_").lower()
+                    row = run_processes(args, runs, executor_name, make_url(label), fleet.url, cache)
+                    row.store = store_name
+                    key = (executor_name, store_name, runs)
+                    if key not in best or row.ms_per_game < best[key].ms_per_game:
+                        best[key] = row
             rows = list(best.values())
             pg_note = mask_url(stores["PostgreSQL"]("shown")) if "PostgreSQL" in stores else "not measured"
             if not args.no_profile and stores:
@@ -465,7 +477,8 @@ def main() -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
     print(
-        f"Work: {args.runs} run(s) at once, each of {args.batches} batches of {args.pairs} pairs "
+        f"Work: {' or '.join(map(str, args.runs))} run(s) at once, each of {args.batches} batches of "
+        f"{args.pairs} pairs "
         f"({2 * args.pairs * args.batches} games) of {args.game} at {args.nodes} nodes per move, answered "
         f"by {args.workers} cached worker processes (per run for the local pool; shared on Celery); engine "
         f"{engine.ENGINE_VERSION}; {os.cpu_count()} cores; PostgreSQL: {pg_note}; "

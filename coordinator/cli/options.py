@@ -7,9 +7,11 @@ Every bad value becomes a click error naming the option (exit status 2).
 
 from __future__ import annotations
 
+import gc
 import inspect
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -442,6 +444,22 @@ def read_book(game: str, book: str | None) -> tuple[str, list[str]]:
         return str(path), load_book(path, game)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="'--book'") from None
+
+
+@contextmanager
+def settled_heap() -> Iterator[None]:
+    """While a run process plays its run: what exists before (modules, the store's tables, the
+    configuration, the executor's connections) lives as long as the run, so it is kept out of
+    the garbage collector's reach (``gc.freeze``), and given back after. Otherwise the
+    collector's full passes walk it all again while the run makes and drops its records, which
+    cost up to 4 µs of the coordinator's CPU per game in a short run (docs/performance.md,
+    "Coordinator capacity")."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def open_executor(options: ExecutorOptions) -> Executor:

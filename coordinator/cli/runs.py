@@ -12,6 +12,7 @@ from coordinator.cli.options import (
     open_executor,
     open_existing_store,
     run_argument,
+    settled_heap,
     store_option,
 )
 from coordinator.cli.stacks import fleet_options
@@ -97,4 +98,6 @@ def resume(
     options = ExecutorOptions(broker, concurrency, verify_fraction, priority)
     run.settings  # noqa: B018 - a configuration this version refuses is the only line
     click.echo(f"arbiter: resuming {kind.noun} {run_id}", err=True)
-    kind.play(store, run, open_executor(options))
+    executor = open_executor(options)
+    with settled_heap():
+        kind.play(store, run, executor)

@@ -26,6 +26,7 @@ from coordinator.cli.options import (
     probed,
     read_ref_side,
     read_side,
+    settled_heap,
     verify_option,
 )
 from coordinator.executors.options import ExecutorOptions
@@ -164,4 +165,5 @@ def play_run(
         side.keep(store)
     run = create_or_resume(store, kind, config, finished_too=True)
     # a run found again keeps its programs' probe findings: it plays its stored configuration
-    kind_of(run.kind).play(store, run, executor)
+    with settled_heap():
+        kind_of(run.kind).play(store, run, executor)

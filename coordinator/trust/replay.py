@@ -45,15 +45,13 @@ def check_records(
     forfeits = limits.time_control is not None or (programs and limits.movetime_ms is not None)
     replayed = replay_distinct(game, [(r.opening, r.moves) for r in records], adjudication)
     for i, (record, (result, reason, plies, error)) in enumerate(zip(records, replayed, strict=True)):
-        name = f"games[{i}]"
+        if reason is not None and result == record.result and reason == record.reason:
+            continue  # the common case, without a string made (tens of thousands a second)
+        name, stated = f"games[{i}]", f"{record.result} ({record.reason})"
         if error is not None:
             raise ValueError(f"{name}: {error}")
-        stated = f"{record.result} ({record.reason})"
         if reason is not None:
-            actual = f"{result} ({reason})"
-            if actual != stated:
-                raise ValueError(f"{name}: the moves end the game {actual}, yet it says {stated}")
-            continue
+            raise ValueError(f"{name}: the moves end the game {result} ({reason}), yet it says {stated}")
         if record.reason == "resign" and adjudication.resign_score is not None:
             continue
         fault = record.reason in PROGRAM_FAULTS and programs
