@@ -221,8 +221,8 @@ def child(args: argparse.Namespace) -> None:
             wall, cpu = time.perf_counter(), cpu_seconds()
             progress = runner.run()
             cpu, wall = cpu_seconds() - cpu, time.perf_counter() - wall
+            print(json.dumps({"games": progress.games_played_here, "wall": wall, "cpu": cpu}), flush=True)
     store.close()
-    print(json.dumps({"games": progress.games_played_here, "wall": wall, "cpu": cpu}), flush=True)
 
 
 def read_line(process: subprocess.Popen[str], deadline: float, what: str) -> str:
@@ -264,7 +264,10 @@ def run_processes(
         reports = [json.loads(read_line(p, deadline, "a run's end")) for p in processes]
         wall = time.perf_counter() - start
         for process in processes:
-            process.wait(timeout=START_TIMEOUT)
+            try:
+                process.wait(timeout=START_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                raise SystemExit("coordinator_capacity: a run process hung closing its executor") from None
     finally:
         for process in processes:
             if process.poll() is None:
