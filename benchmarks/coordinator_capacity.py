@@ -108,6 +108,8 @@ class Row:
     wall: float
     cpu: float
     runs: int = 1
+    #: CPU seconds by timed phase, summed over the runs (``--phases``).
+    phases: dict[str, float] = dataclasses.field(default_factory=dict)
 
     @property
     def ms_per_game(self) -> float:
@@ -199,6 +201,59 @@ def cpu_seconds() -> float:
     return usage.ru_utime + usage.ru_stime
 
 
+#: The phases ``--phases`` times in each run process (``time.process_time()`` around each call, no
+#: profiler): label, the owner of the function and its name. They nest as indented; "the rest" is
+#: the run's CPU outside them (polling or waiting for results, the loop, progress).
+TIMED_PHASES: tuple[tuple[str, str], ...] = (
+    ("receive a result", "SprtRunner.receive"),
+    ("  parse and type-check it", "BatchResult.from_json"),
+    ("  match it to the payload, tally", "check_matches_payload"),
+    ("  replay check", "check_records"),
+    ("    the Rust replay (engine.replay_games)", "replay_games"),
+    ("  store result and records", "Store.record_result"),
+    ("send batches", "SprtRunner.fill"),
+    ("  mark each batch sent", "Store.start_batch"),
+    ("  hand it to the executor", "submit"),
+    ("count the prefix, update the SPRT, save it", "SprtRunner.count"),
+)
+
+
+def time_phases(executor: Executor) -> dict[str, float]:
+    """Wrap each function of :data:`TIMED_PHASES` with a CPU timer; the seconds, by phase name,
+    filled in as the run goes."""
+    import coordinator.sprt.runner as runner_module
+    import coordinator.trust.replay as replay_module
+
+    spent = {name: 0.0 for _label, name in TIMED_PHASES}
+
+    def timed(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            start = time.process_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[name] += time.process_time() - start
+
+        return wrapper
+
+    for cls, name in ((SprtRunner, "receive"), (SprtRunner, "fill"), (SprtRunner, "count")):
+        setattr(cls, name, timed(f"SprtRunner.{name}", getattr(cls, name)))
+    for name in ("record_result", "start_batch"):
+        setattr(Store, name, timed(f"Store.{name}", getattr(Store, name)))
+    executor_class: Any = type(executor)
+    executor_class.submit = timed("submit", executor_class.submit)
+    parse = BatchResult.from_json.__func__  # type: ignore[attr-defined]
+    BatchResult.from_json = classmethod(timed("BatchResult.from_json", parse))  # type: ignore[assignment,method-assign]
+    modules: tuple[tuple[Any, str], ...] = (
+        (runner_module, "check_matches_payload"),  # as the runner calls it
+        (replay_module, "check_records"),
+        (engine, "replay_games"),
+    )
+    for module, name in modules:
+        setattr(module, name, timed(name, getattr(module, name)))
+    return spent
+
+
 def child(args: argparse.Namespace) -> None:
     """One run process: open the store and the executor, warm up, say ``ready``, wait for ``go``
     on stdin, run the SPRT to its end and print its games, wall and CPU seconds as JSON."""
@@ -215,13 +270,15 @@ def child(args: argparse.Namespace) -> None:
         coordinate(store, warmup(config), executor, None)
         run_id = store.create_run(RunKind.SPRT, config.game, config.to_json(), config.fingerprint())
         runner = SprtRunner(store, run_id, config, executor)
+        spent = time_phases(executor) if args.phases else {}
         with settled_heap():  # as arbiter sprt and arbiter resume play
             print("ready", flush=True)
             sys.stdin.readline()
             wall, cpu = time.perf_counter(), cpu_seconds()
             progress = runner.run()
             cpu, wall = cpu_seconds() - cpu, time.perf_counter() - wall
-            print(json.dumps({"games": progress.games_played_here, "wall": wall, "cpu": cpu}), flush=True)
+            report = {"games": progress.games_played_here, "wall": wall, "cpu": cpu, "phases": spent}
+            print(json.dumps(report), flush=True)
     store.close()
 
 
@@ -245,7 +302,7 @@ def run_processes(
     argv = [sys.executable, str(Path(__file__).resolve()), "--child", "--executor", executor]
     argv += ["--store-url", store_url, "--broker", broker, "--workers", str(args.workers)]
     argv += ["--game", args.game, "--batches", str(args.batches), "--pairs", str(args.pairs)]
-    argv += ["--nodes", str(args.nodes), "--seed", str(args.seed)]
+    argv += ["--nodes", str(args.nodes), "--seed", str(args.seed)] + (["--phases"] if args.phases else [])
     env = {**os.environ, CACHE_ENV: str(cache)}
     processes = [
         subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=REPO)
@@ -274,7 +331,11 @@ def run_processes(
                 process.kill()
                 process.wait(timeout=START_TIMEOUT)
     games = sum(int(r["games"]) for r in reports)
-    return Row(executor, "", games, wall, sum(float(r["cpu"]) for r in reports), runs)
+    row = Row(executor, "", games, wall, sum(float(r["cpu"]) for r in reports), runs)
+    for report in reports:
+        for name, seconds in report["phases"].items():
+            row.phases[name] = row.phases.get(name, 0.0) + float(seconds)
+    return row
 
 
 def wait_for(predicate: Callable[[], Any], what: str) -> None:
@@ -413,6 +474,9 @@ def main() -> None:
     )
     parser.add_argument("--postgres", help="a PostgreSQL URL to use instead of a throwaway cluster")
     parser.add_argument("--no-profile", action="store_true", help="skip the profiled run")
+    parser.add_argument(
+        "--phases", action="store_true", help="time each phase in every run process (no profiler)"
+    )
     parser.add_argument("--top", type=int, default=15, help="functions listed from the profile")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)  # a run process
@@ -502,6 +566,19 @@ def main() -> None:
             f"{row.games / row.wall:,.0f} | {row.cpu:.2f} | {1000 * row.ms_per_game:.1f} | "
             f"{row.capacity:,.0f} | {row.capacity / worker_rate:,.0f} |"
         )
+    for row in rows:
+        if row.phases:
+            print(
+                f"\nPhases of the {row.executor} + {row.store} row with {row.runs} run(s) "
+                "(µs a game; nested):\n"
+            )
+            print("| phase | µs/game |")
+            print("|---|---|")
+            for label, name in TIMED_PHASES:
+                print(f"| {label} | {1e6 * row.phases[name] / row.games:.2f} |")
+            outer = sum(row.phases[name] for label, name in TIMED_PHASES if not label.startswith(" "))
+            print(f"| the rest (poll or wait, loop, progress) | {1e6 * (row.cpu - outer) / row.games:.2f} |")
+            print(f"| total | {1e6 * row.cpu / row.games:.2f} |")
     if profiled is not None and profiled_executor is not None:
         stats = pstats.Stats(profile)
         print(
