@@ -105,11 +105,14 @@ def expected_sprt_pairs(params: SprtParams) -> float:
     return min(-lower, upper) / (t_width**2 / 2)
 
 
-def default_batch_pairs(game: str, limits: engine.Limits, sprt: SprtParams | None) -> int:
+def default_batch_pairs(
+    game: str, limits: engine.Limits, sprt: SprtParams | None, max_pairs: int | None = None
+) -> int:
     """The pairs per batch when the command is given neither ``--batch-pairs`` nor
     ``--batch-seconds``: about :data:`DEFAULT_BATCH_SECONDS` of work for one worker core (as
-    fishtest sizes its tasks from the time control), at most :data:`OVERSHOOT_SHARE` of the
-    SPRT's expected length (``sprt``, when the run has one) and :data:`MAX_BATCH_PAIRS`.
+    fishtest sizes its tasks from the time control), at most :data:`OVERSHOOT_SHARE` of the run's
+    expected length (the SPRT's, ``sprt``, when the run has one, and at most its budget of
+    ``max_pairs``, so that a short run is still many batches) and :data:`MAX_BATCH_PAIRS`.
 
     A function of the configuration alone, so that a node-limited run plays the same games on any
     machine and any fleet. The fleet does not enter: a batch is played by one worker process on
@@ -119,6 +122,9 @@ def default_batch_pairs(game: str, limits: engine.Limits, sprt: SprtParams | Non
     pairs = MAX_BATCH_PAIRS
     if game_seconds(game, limits) is not None:
         pairs = pairs_for_seconds(game, limits, DEFAULT_BATCH_SECONDS)
-    if sprt is not None:
-        pairs = min(pairs, math.floor(OVERSHOOT_SHARE * expected_sprt_pairs(sprt)))
+    length = math.inf if sprt is None else expected_sprt_pairs(sprt)
+    if max_pairs is not None:
+        length = min(length, max_pairs)
+    if length < math.inf:
+        pairs = min(pairs, math.floor(OVERSHOOT_SHARE * length))
     return max(1, pairs)

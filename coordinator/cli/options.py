@@ -175,7 +175,7 @@ def batch_pairs_option(default: int | None) -> Callable[[F], F]:
     limits and the SPRT (:func:`coordinator.sizing.default_batch_pairs`)."""
     sized = (
         f"default: about {DEFAULT_BATCH_SECONDS:.0f} s of work for one core, estimated from the limits, "
-        f"and at most {100 * OVERSHOOT_SHARE:.0f}% of the SPRT's expected length"
+        f"and at most {100 * OVERSHOOT_SHARE:.0f}% of the SPRT's expected length or of --max-games"
     )
     return click.option(
         "--batch-pairs",
@@ -220,11 +220,13 @@ def batch_pairs_for(
     game: str,
     limits: engine.Limits,
     sprt: SprtParams | None = None,
+    max_pairs: int | None = None,
 ) -> int:
     """The pairs per batch: ``--batch-pairs``, or the size ``--batch-seconds`` gives (not both), or
-    without either (``batch_pairs`` None) the default sized from the limits and ``sprt``."""
+    without either (``batch_pairs`` None) the default sized from the limits, ``sprt`` and the
+    budget of ``max_pairs``."""
     if batch_seconds is None:
-        return default_batch_pairs(game, limits, sprt) if batch_pairs is None else batch_pairs
+        return default_batch_pairs(game, limits, sprt, max_pairs) if batch_pairs is None else batch_pairs
     if ctx.get_parameter_source("batch_pairs") is click.core.ParameterSource.COMMANDLINE:
         raise click.UsageError("give --batch-pairs or --batch-seconds, not both")
     try:

@@ -101,8 +101,9 @@ def sprt(
     check_hypothesis(elo0, elo1, alpha, beta, model)
     limits = search_limits(nodes, depth, movetime, SPRT_LIMITS, tc, timemargin)
     hypothesis = SprtParams(elo0, elo1, alpha, beta, check_model(model))
+    max_pairs = None if max_games is None else max_games // 2
     batch_pairs = batch_pairs_for(
-        click.get_current_context(), batch_pairs, batch_seconds, game, limits, hypothesis
+        click.get_current_context(), batch_pairs, batch_seconds, game, limits, hypothesis, max_pairs
     )
     check_batch_time(game, limits, batch_pairs, broker)
     sides = played_sides(game, (candidate, baseline, candidate_ref, baseline_ref, repo), limits, broker)

@@ -65,6 +65,15 @@ def test_short_games_are_capped_by_the_sprts_overshoot() -> None:
     assert default_batch_pairs("congo", engine.Limits(depth=3), DEFAULT_SPRT) == cap
 
 
+def test_a_game_budget_shorter_than_the_sprt_caps_the_batches_too() -> None:
+    # 400 games: 200 pairs, so batches of 8 pairs keep a short run many batches (and cores) long.
+    assert default_batch_pairs("congo", NODES_2000, DEFAULT_SPRT, max_pairs=200) == 8
+    assert default_batch_pairs("congo", NODES_2000, None, max_pairs=200) == 8
+    assert default_batch_pairs("congo", NODES_2000, DEFAULT_SPRT, max_pairs=10) == 1
+    # A budget longer than the SPRT's expected length changes nothing.
+    assert default_batch_pairs("congo", NODES_50, DEFAULT_SPRT, max_pairs=10**6) == 568
+
+
 def test_expected_sprt_length_follows_walds_approximation() -> None:
     # [0, 5] nElo at alpha = beta = 0.05: ln(19) / ((sqrt(2) * 5 * ln(10) / 800) ** 2 / 2) pairs.
     t_width = math.sqrt(2) * 5 * math.log(10) / 800
@@ -81,8 +90,8 @@ def test_expected_sprt_length_follows_walds_approximation() -> None:
 
 def test_the_default_is_a_function_of_the_configuration_alone() -> None:
     """The batch size decides a node-limited run's seeds, openings and stopping points, so nothing
-    of the machine or the fleet may enter it: its only inputs are the game, limits and the SPRT."""
-    assert list(inspect.signature(default_batch_pairs).parameters) == ["game", "limits", "sprt"]
+    of the machine or the fleet may enter it: its only inputs are the game, limits, SPRT and budget."""
+    assert list(inspect.signature(default_batch_pairs).parameters) == ["game", "limits", "sprt", "max_pairs"]
     assert default_batch_pairs("congo", NODES_2000, DEFAULT_SPRT) == default_batch_pairs(
         "congo", engine.Limits(nodes=2000), SprtParams(0.0, 5.0)
     )
