@@ -21,6 +21,14 @@ coordinator's CPU is split by phase.
     python benchmarks/coordinator_capacity.py --batches 48 --pairs 128 --rounds 3
     python benchmarks/coordinator_capacity.py --cache /tmp/capacity.jsonl   # keep the played games
     python benchmarks/coordinator_capacity.py --postgres postgresql://USER:PASSWORD@HOST/DB
+    nice python benchmarks/coordinator_capacity.py --nodes 50 --runs 20 --stores sqlite --no-profile
+
+By default the batches are the size ``arbiter sprt GAME --nodes N`` chooses when given neither
+``--batch-pairs`` nor ``--batch-seconds`` (``--pairs 8`` was the old default). ``--runs N`` plays
+N runs at once, each in a process of its own as ``arbiter server`` plays them (a run process with
+its runner and its executor: its own local pool, or a client of the one Celery fleet they share);
+each measures its own CPU (``resource.getrusage(RUSAGE_SELF)``: its threads, not its pool's
+processes) around its run, and the figure is their sum over the games of all runs.
 
 Figures go to docs/performance.md; the numbers of one run are only compared with each other.
 """
@@ -34,6 +42,8 @@ import inspect
 import json
 import os
 import pstats
+import resource
+import select
 import shutil
 import signal
 import subprocess
@@ -41,19 +51,23 @@ import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass
+from itertools import product
 from pathlib import Path
 from typing import Any
 
 import engine
+from coordinator.cli.options import settled_heap
 from coordinator.executors.base import Executor
 from coordinator.executors.celery.executor import CeleryExecutor
 from coordinator.executors.local import LocalExecutor
 from coordinator.openings.book import default_book_path, load_book
 from coordinator.runs import RunKind
+from coordinator.sizing import default_batch_pairs
 from coordinator.sprt.config import BatchPlan, SprtConfig
 from coordinator.sprt.runner import SprtRunner
+from coordinator.stats import SprtParams
 from coordinator.store import Store, mask_url
 from coordinator.trust.answers import check_matches_payload
 from coordinator.trust.replay import replay_check
@@ -64,6 +78,8 @@ from cached_worker import CACHE_ENV, answer, payload_key
 
 REPO = Path(__file__).resolve().parents[1]
 START_TIMEOUT = 60.0
+#: The longest the measured runs may take together (seconds).
+RUN_TIMEOUT = 1800.0
 #: The phases of the coordinator's loop, with the function whose cumulative time is the phase's;
 #: they nest (the sub-phases are indented). "submit" and "completed" are the profiled executor's.
 PHASES: tuple[tuple[str, Callable[..., Any] | str], ...] = (
@@ -91,6 +107,9 @@ class Row:
     games: int
     wall: float
     cpu: float
+    runs: int = 1
+    #: CPU seconds by timed phase, summed over the runs (``--phases``).
+    phases: dict[str, float] = dataclasses.field(default_factory=dict)
 
     @property
     def ms_per_game(self) -> float:
@@ -122,6 +141,12 @@ def config_for(game: str, batches: int, pairs: int, nodes: int, seed: int) -> Sp
         max_games=2 * pairs * batches,
         seed=seed,
     )
+
+
+def default_pairs(game: str, nodes: int) -> int:
+    """The pairs per batch ``arbiter sprt GAME --nodes NODES`` chooses by default (its default
+    hypothesis: the measured runs' own bounds are wide only so that they use their whole budget)."""
+    return default_batch_pairs(game, engine.Limits(nodes=nodes), SprtParams(0.0, 5.0))
 
 
 def play_cache(config: SprtConfig, workers: int, path: Path) -> tuple[int, float]:
@@ -168,6 +193,149 @@ def coordinate(store: Store, config: SprtConfig, executor: Executor, profile: cP
         profile.disable()
     cpu, wall = time.process_time() - cpu, time.perf_counter() - wall
     return Row("", "", progress.games_played_here, wall, cpu)
+
+
+def cpu_seconds() -> float:
+    """CPU time of this process (all its threads, none of its children), user and system."""
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+#: The phases ``--phases`` times in each run process (``time.process_time()`` around each call, no
+#: profiler): label, the owner of the function and its name. They nest as indented; "the rest" is
+#: the run's CPU outside them (polling or waiting for results, the loop, progress).
+TIMED_PHASES: tuple[tuple[str, str], ...] = (
+    ("receive a result", "SprtRunner.receive"),
+    ("  parse and type-check it", "BatchResult.from_json"),
+    ("  match it to the payload, tally", "check_matches_payload"),
+    ("  replay check", "check_records"),
+    ("    the Rust replay (engine.replay_games)", "replay_games"),
+    ("  store result and records", "Store.record_result"),
+    ("send batches", "SprtRunner.fill"),
+    ("  mark each batch sent", "Store.start_batch"),
+    ("  hand it to the executor", "submit"),
+    ("count the prefix, update the SPRT, save it", "SprtRunner.count"),
+)
+
+
+def time_phases(executor: Executor) -> dict[str, float]:
+    """Wrap each function of :data:`TIMED_PHASES` with a CPU timer; the seconds, by phase name,
+    filled in as the run goes."""
+    import coordinator.sprt.runner as runner_module
+    import coordinator.trust.replay as replay_module
+
+    spent = {name: 0.0 for _label, name in TIMED_PHASES}
+
+    def timed(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            start = time.process_time()
+            try:
+                return function(*args, **kwargs)
+            finally:
+                spent[name] += time.process_time() - start
+
+        return wrapper
+
+    for cls, name in ((SprtRunner, "receive"), (SprtRunner, "fill"), (SprtRunner, "count")):
+        setattr(cls, name, timed(f"SprtRunner.{name}", getattr(cls, name)))
+    for name in ("record_result", "start_batch"):
+        setattr(Store, name, timed(f"Store.{name}", getattr(Store, name)))
+    executor_class: Any = type(executor)
+    executor_class.submit = timed("submit", executor_class.submit)
+    parse = BatchResult.from_json.__func__  # type: ignore[attr-defined]
+    BatchResult.from_json = classmethod(timed("BatchResult.from_json", parse))  # type: ignore[assignment,method-assign]
+    modules: tuple[tuple[Any, str], ...] = (
+        (runner_module, "check_matches_payload"),  # as the runner calls it
+        (replay_module, "check_records"),
+        (engine, "replay_games"),
+    )
+    for module, name in modules:
+        setattr(module, name, timed(name, getattr(module, name)))
+    return spent
+
+
+def child(args: argparse.Namespace) -> None:
+    """One run process: open the store and the executor, warm up, say ``ready``, wait for ``go``
+    on stdin, run the SPRT to its end and print its games, wall and CPU seconds as JSON."""
+    config = config_for(args.game, args.batches, args.pairs, args.nodes, args.seed)
+    executor: Executor
+    if args.executor == "Celery":
+        executor = CeleryExecutor(args.broker, lease_seconds=600)
+    else:
+        executor = LocalExecutor(args.workers, task=answer)
+    store = Store(args.store_url)
+    with executor:
+        if isinstance(executor, CeleryExecutor):
+            wait_for(lambda: len(executor.discover_workers()) >= args.workers, "the Celery workers")
+        coordinate(store, warmup(config), executor, None)
+        run_id = store.create_run(RunKind.SPRT, config.game, config.to_json(), config.fingerprint())
+        runner = SprtRunner(store, run_id, config, executor)
+        spent = time_phases(executor) if args.phases else {}
+        with settled_heap():  # as arbiter sprt and arbiter resume play
+            print("ready", flush=True)
+            sys.stdin.readline()
+            wall, cpu = time.perf_counter(), cpu_seconds()
+            progress = runner.run()
+            cpu, wall = cpu_seconds() - cpu, time.perf_counter() - wall
+            report = {"games": progress.games_played_here, "wall": wall, "cpu": cpu, "phases": spent}
+            print(json.dumps(report), flush=True)
+    store.close()
+
+
+def read_line(process: subprocess.Popen[str], deadline: float, what: str) -> str:
+    """The next line ``process`` prints, waiting until ``deadline`` (``time.monotonic()``) at most."""
+    assert process.stdout is not None
+    remaining = deadline - time.monotonic()
+    if remaining <= 0 or not select.select([process.stdout], [], [], remaining)[0]:
+        raise SystemExit(f"coordinator_capacity: timed out waiting for {what}")
+    line = process.stdout.readline()
+    if not line:
+        raise SystemExit(f"coordinator_capacity: a run process ended before {what} (see its stderr)")
+    return line
+
+
+def run_processes(
+    args: argparse.Namespace, runs: int, executor: str, store_url: str, broker: str, cache: Path
+) -> Row:
+    """``runs`` run processes at once on ``executor`` and the one store ``store_url``: the
+    games of all, the wall time from their start to the last end, and the sum of their CPU."""
+    argv = [sys.executable, str(Path(__file__).resolve()), "--child", "--executor", executor]
+    argv += ["--store-url", store_url, "--broker", broker, "--workers", str(args.workers)]
+    argv += ["--game", args.game, "--batches", str(args.batches), "--pairs", str(args.pairs)]
+    argv += ["--nodes", str(args.nodes), "--seed", str(args.seed)] + (["--phases"] if args.phases else [])
+    env = {**os.environ, CACHE_ENV: str(cache)}
+    processes = [
+        subprocess.Popen(argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True, env=env, cwd=REPO)
+        for _ in range(runs)
+    ]
+    try:
+        deadline = time.monotonic() + START_TIMEOUT * max(1, runs // 2)
+        for process in processes:
+            read_line(process, deadline, "a run process to be ready")
+        start = time.perf_counter()
+        for process in processes:
+            assert process.stdin is not None
+            process.stdin.write("go\n")
+            process.stdin.flush()
+        deadline = time.monotonic() + RUN_TIMEOUT
+        reports = [json.loads(read_line(p, deadline, "a run's end")) for p in processes]
+        wall = time.perf_counter() - start
+        for process in processes:
+            try:
+                process.wait(timeout=START_TIMEOUT)
+            except subprocess.TimeoutExpired:
+                raise SystemExit("coordinator_capacity: a run process hung closing its executor") from None
+    finally:
+        for process in processes:
+            if process.poll() is None:
+                process.kill()
+                process.wait(timeout=START_TIMEOUT)
+    games = sum(int(r["games"]) for r in reports)
+    row = Row(executor, "", games, wall, sum(float(r["cpu"]) for r in reports), runs)
+    for report in reports:
+        for name, seconds in report["phases"].items():
+            row.phases[name] = row.phases.get(name, 0.0) + float(seconds)
+    return row
 
 
 def wait_for(predicate: Callable[[], Any], what: str) -> None:
@@ -278,17 +446,48 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--game", default="congo", choices=engine.GAMES)
     parser.add_argument("--batches", type=int, default=24, help="batches per measured run")
-    parser.add_argument("--pairs", type=int, default=64, help="pairs per batch (a fleet's batch size)")
+    parser.add_argument(
+        "--pairs", default="default", help="pairs per batch, or 'default': what arbiter sprt chooses"
+    )
     parser.add_argument("--nodes", type=int, default=2000, help="nodes per move (arbiter sprt's default)")
-    parser.add_argument("--workers", type=int, default=2, help="worker processes (local pool and Celery)")
+    parser.add_argument("--workers", type=int, default=2, help="worker processes (each local pool, Celery)")
+    parser.add_argument(
+        "--runs",
+        type=int,
+        nargs="+",
+        default=[1],
+        help="runs at once, each in a process of its own (each count)",
+    )
     parser.add_argument("--rounds", type=int, default=1, help="repetitions; the lowest CPU per game counts")
+    parser.add_argument(
+        "--executors", nargs="+", default=["local", "celery"], choices=["local", "celery"], help="measured"
+    )
+    parser.add_argument(
+        "--stores",
+        nargs="+",
+        default=["sqlite", "postgresql"],
+        choices=["sqlite", "postgresql"],
+        help="measured",
+    )
     parser.add_argument(
         "--cache", type=Path, help="file of played batches to keep and reuse (default: temporary)"
     )
     parser.add_argument("--postgres", help="a PostgreSQL URL to use instead of a throwaway cluster")
+    parser.add_argument("--no-profile", action="store_true", help="skip the profiled run")
+    parser.add_argument(
+        "--phases", action="store_true", help="time each phase in every run process (no profiler)"
+    )
     parser.add_argument("--top", type=int, default=15, help="functions listed from the profile")
     parser.add_argument("--seed", type=int, default=1)
+    parser.add_argument("--child", action="store_true", help=argparse.SUPPRESS)  # a run process
+    parser.add_argument("--executor", help=argparse.SUPPRESS)
+    parser.add_argument("--store-url", help=argparse.SUPPRESS)
+    parser.add_argument("--broker", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    args.pairs = default_pairs(args.game, args.nodes) if args.pairs == "default" else int(args.pairs)
+    if args.child:
+        child(args)
+        return
 
     config = config_for(args.game, args.batches, args.pairs, args.nodes, args.seed)
     folder = Path(tempfile.mkdtemp(prefix="arbiter-capacity-"))
@@ -302,52 +501,54 @@ def main() -> None:
     profiled: Row | None = None
     profiled_executor: Executor | None = None
     fleet = Fleet(folder, args.workers, cache)
+    pg_note = "not measured"
     try:
-        celery = CeleryExecutor(fleet.url, lease_seconds=600)  # no lease runs out: nothing is re-sent
-        local = LocalExecutor(args.workers, task=answer)
-        with postgres(args.postgres, folder) as pg, local, celery:
-            wait_for(lambda: len(celery.discover_workers()) >= args.workers, "the Celery workers")
-            stores: dict[str, Callable[[str], str]] = {
-                "SQLite": lambda label: f"sqlite:///{folder / label}.db",
-            }
+        with postgres(args.postgres, folder) if "postgresql" in args.stores else nullcontext() as pg:
+            stores: dict[str, Callable[[str], str]] = {}
+            if "sqlite" in args.stores:
+                stores["SQLite"] = lambda label: f"sqlite:///{folder / label}.db"
             if pg is not None:
                 stores["PostgreSQL"] = pg
-            executors: dict[str, Executor] = {"local pool": local, "Celery": celery}
-            best: dict[tuple[str, str], Row] = {}
+            executors = [
+                name for name in ("local pool", "Celery") if name.split()[0].lower() in args.executors
+            ]
+            best: dict[tuple[str, str, int], Row] = {}
             for round_number in range(args.rounds):
-                for executor_name, executor in executors.items():
-                    for store_name, make_url in stores.items():
-                        label = f"{executor_name}-{store_name}-{round_number}".replace(" ", "_").lower()
-                        store = Store(make_url(label))
-                        try:
-                            coordinate(store, warmup(config), executor, None)  # connections, processes
-                            row = coordinate(store, config, executor, None)
-                        finally:
-                            store.close()
-                        row.executor, row.store = executor_name, store_name
-                        key = (executor_name, store_name)
-                        if key not in best or row.ms_per_game < best[key].ms_per_game:
-                            best[key] = row
+                for runs, executor_name, (store_name, make_url) in product(
+                    args.runs, executors, stores.items()
+                ):
+                    label = f"{executor_name}-{store_name}-{runs}-{round_number}".replace(" ", "_").lower()
+                    row = run_processes(args, runs, executor_name, make_url(label), fleet.url, cache)
+                    row.store = store_name
+                    key = (executor_name, store_name, runs)
+                    if key not in best or row.ms_per_game < best[key].ms_per_game:
+                        best[key] = row
             rows = list(best.values())
-            # The profile: Celery with PostgreSQL (else SQLite), the shape of a fleet's coordinator.
-            profiled_store = "PostgreSQL" if "PostgreSQL" in stores else "SQLite"
-            profiled_executor = celery
-            store = Store(stores[profiled_store]("profiled"))
-            try:
-                coordinate(store, warmup(config), celery, None)
-                profiled = coordinate(store, config, celery, profile)
-                profiled.executor, profiled.store = "Celery", profiled_store
-            finally:
-                store.close()
-            pg_note = mask_url(stores["PostgreSQL"]("shown")) if "PostgreSQL" in stores else "not available"
+            pg_note = mask_url(stores["PostgreSQL"]("shown")) if "PostgreSQL" in stores else "not measured"
+            if not args.no_profile and stores:
+                # One Celery run in this process, profiled: PostgreSQL if measured, else SQLite.
+                profiled_store = "PostgreSQL" if "PostgreSQL" in stores else "SQLite"
+                celery = CeleryExecutor(fleet.url, lease_seconds=600)  # no lease runs out: nothing is re-sent
+                with celery:
+                    wait_for(lambda: len(celery.discover_workers()) >= args.workers, "the Celery workers")
+                    store = Store(stores[profiled_store]("profiled"))
+                    try:
+                        coordinate(store, warmup(config), celery, None)
+                        profiled = coordinate(store, config, celery, profile)
+                        profiled.executor, profiled.store = "Celery", profiled_store
+                        profiled_executor = celery
+                    finally:
+                        store.close()
     finally:
         fleet.stop()
         shutil.rmtree(folder, ignore_errors=True)
 
     print(
-        f"Work: {args.batches} batches of {args.pairs} pairs ({2 * args.pairs * args.batches} games) of "
-        f"{args.game} at {args.nodes} nodes per move, answered by {args.workers} cached worker processes; "
-        f"engine {engine.ENGINE_VERSION}; {os.cpu_count()} cores; PostgreSQL: {pg_note}; "
+        f"Work: {' or '.join(map(str, args.runs))} run(s) at once, each of {args.batches} batches of "
+        f"{args.pairs} pairs "
+        f"({2 * args.pairs * args.batches} games) of {args.game} at {args.nodes} nodes per move, answered "
+        f"by {args.workers} cached worker processes (per run for the local pool; shared on Celery); engine "
+        f"{engine.ENGINE_VERSION}; {os.cpu_count()} cores; PostgreSQL: {pg_note}; "
         f"best of {args.rounds} round(s).\n"
     )
     print(
@@ -355,16 +556,29 @@ def main() -> None:
         f"{worker_rate:.1f} games/s.\n"
     )
     print(
-        "| executor | store | games | wall s | games/s (wall) | coordinator CPU s | coordinator µs/game | "
-        "games/s per coordinator core | worker cores fed per coordinator core |"
+        "| executor | store | runs | games | wall s | games/s (wall) | coordinator CPU s | "
+        "coordinator µs/game | games/s per coordinator core | worker cores fed per coordinator core |"
     )
-    print("|---|---|---|---|---|---|---|---|---|")
+    print("|---|---|---|---|---|---|---|---|---|---|")
     for row in rows:
         print(
-            f"| {row.executor} | {row.store} | {row.games} | {row.wall:.1f} | {row.games / row.wall:,.0f} | "
-            f"{row.cpu:.2f} | {1000 * row.ms_per_game:.0f} | {row.capacity:,.0f} | "
-            f"{row.capacity / worker_rate:,.0f} |"
+            f"| {row.executor} | {row.store} | {row.runs} | {row.games} | {row.wall:.1f} | "
+            f"{row.games / row.wall:,.0f} | {row.cpu:.2f} | {1000 * row.ms_per_game:.1f} | "
+            f"{row.capacity:,.0f} | {row.capacity / worker_rate:,.0f} |"
         )
+    for row in rows:
+        if row.phases:
+            print(
+                f"\nPhases of the {row.executor} + {row.store} row with {row.runs} run(s) "
+                "(µs a game; nested):\n"
+            )
+            print("| phase | µs/game |")
+            print("|---|---|")
+            for label, name in TIMED_PHASES:
+                print(f"| {label} | {1e6 * row.phases[name] / row.games:.2f} |")
+            outer = sum(row.phases[name] for label, name in TIMED_PHASES if not label.startswith(" "))
+            print(f"| the rest (poll or wait, loop, progress) | {1e6 * (row.cpu - outer) / row.games:.2f} |")
+            print(f"| total | {1e6 * row.cpu / row.games:.2f} |")
     if profiled is not None and profiled_executor is not None:
         stats = pstats.Stats(profile)
         print(

@@ -288,7 +288,7 @@ def records_from_json(games: list[Any]) -> list[GameRecord]:
     the checks of the common case inlined in one loop, for the coordinator's rate of tens of
     thousands of records a second (anything unusual takes the full check, for its message)."""
     records: list[GameRecord] = []
-    keys, results, colors, make = _RECORD_KEYS, _RESULT_SET, _COLORS, GameRecord
+    keys, results, colors, new, make = _RECORD_KEYS, _RESULT_SET, _COLORS, tuple.__new__, GameRecord
     for i, data in enumerate(games):
         if type(data) is dict and data.keys() == keys:
             opening, moves, result, reason = data["opening"], data["moves"], data["result"], data["reason"]
@@ -307,7 +307,8 @@ def records_from_json(games: list[Any]) -> list[GameRecord]:
                 and budgets == ""
                 and times == ""
             ):
-                records.append(make(opening, moves, result, reason, colors[color]))
+                # tuple.__new__ makes the named tuple without a call of its Python-level __new__
+                records.append(new(make, (opening, moves, result, reason, colors[color], "", "")))
                 continue
         records.append(GameRecord.from_json(data, f"games[{i}]"))
     return records

@@ -7,9 +7,11 @@ Every bad value becomes a click error naming the option (exit status 2).
 
 from __future__ import annotations
 
+import gc
 import inspect
 import os
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
@@ -20,7 +22,15 @@ import engine
 from coordinator.defaults import VERIFY_FRACTION
 from coordinator.executors.options import ExecutorOptions
 from coordinator.runs import RunKind, RunState
-from coordinator.sizing import MAX_BATCH_PAIRS, game_seconds, pairs_for_seconds
+from coordinator.sizing import (
+    DEFAULT_BATCH_SECONDS,
+    MAX_BATCH_PAIRS,
+    OVERSHOOT_SHARE,
+    default_batch_pairs,
+    game_seconds,
+    pairs_for_seconds,
+)
+from coordinator.stats import SprtParams
 from coordinator.stats.inputs import (
     ELO_MODELS,
     MAX_HYPOTHESIS_ELO,
@@ -160,14 +170,20 @@ def output_file_option(help_text: str) -> Callable[[F], F]:
 output_option = output_file_option("File to write.")
 
 
-def batch_pairs_option(default: int) -> Callable[[F], F]:
-    """--batch-pairs: game pairs per batch (one SPRT update each)."""
+def batch_pairs_option(default: int | None) -> Callable[[F], F]:
+    """--batch-pairs: game pairs per batch (one SPRT update each); ``default`` None: sized from the
+    limits and the SPRT (:func:`coordinator.sizing.default_batch_pairs`)."""
+    sized = (
+        f"default: about {DEFAULT_BATCH_SECONDS:.0f} s of work for one core, estimated from the limits, "
+        f"and at most {100 * OVERSHOOT_SHARE:.0f}% of the SPRT's expected length or of --max-games"
+    )
     return click.option(
         "--batch-pairs",
         type=click.IntRange(1, MAX_BATCH_PAIRS),
         default=default,
-        show_default=True,
-        help="Game pairs per batch (one SPRT update and one task each).",
+        show_default=default is not None,
+        help="Game pairs per batch (one SPRT update and one task each)"
+        + ("." if default is not None else f" ({sized})."),
     )
 
 
@@ -198,11 +214,19 @@ def check_batch_time(game: str, limits: engine.Limits, batch_pairs: int, broker:
 
 
 def batch_pairs_for(
-    ctx: click.Context, batch_pairs: int, batch_seconds: float | None, game: str, limits: engine.Limits
+    ctx: click.Context,
+    batch_pairs: int | None,
+    batch_seconds: float | None,
+    game: str,
+    limits: engine.Limits,
+    sprt: SprtParams | None = None,
+    max_pairs: int | None = None,
 ) -> int:
-    """The pairs per batch: ``--batch-pairs``, or the size ``--batch-seconds`` gives (not both)."""
+    """The pairs per batch: ``--batch-pairs``, or the size ``--batch-seconds`` gives (not both), or
+    without either (``batch_pairs`` None) the default sized from the limits, ``sprt`` and the
+    budget of ``max_pairs``."""
     if batch_seconds is None:
-        return batch_pairs
+        return default_batch_pairs(game, limits, sprt, max_pairs) if batch_pairs is None else batch_pairs
     if ctx.get_parameter_source("batch_pairs") is click.core.ParameterSource.COMMANDLINE:
         raise click.UsageError("give --batch-pairs or --batch-seconds, not both")
     try:
@@ -426,6 +450,22 @@ def read_book(game: str, book: str | None) -> tuple[str, list[str]]:
         return str(path), load_book(path, game)
     except ValueError as e:
         raise click.BadParameter(str(e), param_hint="'--book'") from None
+
+
+@contextmanager
+def settled_heap() -> Iterator[None]:
+    """While a run process plays its run: what exists before (modules, the store's tables, the
+    configuration, the executor's connections) lives as long as the run, so it is kept out of
+    the garbage collector's reach (``gc.freeze``), and given back after. Otherwise the
+    collector's full passes walk it all again while the run makes and drops its records, which
+    cost up to 4 µs of the coordinator's CPU per game in a short run (docs/performance.md,
+    "Coordinator capacity")."""
+    gc.collect()
+    gc.freeze()
+    try:
+        yield
+    finally:
+        gc.unfreeze()
 
 
 def open_executor(options: ExecutorOptions) -> Executor:

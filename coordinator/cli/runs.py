@@ -12,6 +12,7 @@ from coordinator.cli.options import (
     open_executor,
     open_existing_store,
     run_argument,
+    settled_heap,
     store_option,
 )
 from coordinator.cli.remote import check_local_only, client_of, remote
@@ -121,7 +122,9 @@ def resume(
         return
     with holding_lease(store, run_id):
         click.echo(f"arbiter: resuming {kind.noun} {run_id}", err=True)
-        kind.play(store, run, open_executor(options))
+        executor = open_executor(options)
+        with settled_heap():
+            kind.play(store, run, executor)
 
 
 def play_served(store: Store, run: Run, options: ExecutorOptions, server: str) -> None:
@@ -134,4 +137,5 @@ def play_served(store: Store, run: Run, options: ExecutorOptions, server: str) -
         raise click.UsageError(f"run {run.id} is not leased to {server} (held by {holder or 'nobody'})")
     click.echo(f"arbiter: playing {kind_of(run.kind).noun} {run.id} for {server}", err=True)
     executor = SharedExecutor(open_executor(options), lambda: store.share(run.id))
-    kind_of(run.kind).play(store, run, executor)
+    with settled_heap():
+        kind_of(run.kind).play(store, run, executor)

@@ -30,10 +30,12 @@ from coordinator.cli.stacks import (
     side_options,
     sides_fields,
 )
-from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS
+from coordinator.defaults import ADJUDICATION, SPRT_LIMITS
 from coordinator.executors.options import ExecutorOptions
 from coordinator.runs import RunKind
 from coordinator.sprt.config import SprtConfig
+from coordinator.stats import SprtParams
+from coordinator.stats.inputs import check_model
 
 
 def warn_if_games_repeat(config: SprtConfig) -> None:
@@ -60,7 +62,7 @@ def warn_if_games_repeat(config: SprtConfig) -> None:
 @side_options
 @preset_option("bounds and limits")
 @hypothesis_options
-@games_options(SPRT_LIMITS, SPRT_BATCH_PAIRS)
+@games_options(SPRT_LIMITS, None)
 @click.option(
     "--max-games",
     type=click.IntRange(2, 10**9),
@@ -88,7 +90,7 @@ def sprt(
     tc: engine.TimeControl | None,
     timemargin: int | None,
     book: str | None,
-    batch_pairs: int,
+    batch_pairs: int | None,
     batch_seconds: float | None,
     max_games: int | None,
     concurrency: int | None,
@@ -105,7 +107,9 @@ def sprt(
     check_hypothesis(elo0, elo1, alpha, beta, model)
     default_limits = SPRT_LIMITS if preset is None else preset.limits
     limits = search_limits(nodes, depth, movetime, default_limits, tc, timemargin)
-    batch_pairs = batch_pairs_for(ctx, batch_pairs, batch_seconds, game, limits)
+    hypothesis = SprtParams(elo0, elo1, alpha, beta, check_model(model))
+    max_pairs = None if max_games is None else max_games // 2
+    batch_pairs = batch_pairs_for(ctx, batch_pairs, batch_seconds, game, limits, hypothesis, max_pairs)
     check_batch_time(game, limits, batch_pairs, broker)
     sides = played_sides(game, (candidate, baseline, candidate_ref, baseline_ref, repo), limits, broker)
     book_path, openings = read_book(game, book)

@@ -26,6 +26,7 @@ from coordinator.cli.options import (
     probed,
     read_ref_side,
     read_side,
+    settled_heap,
     verify_option,
 )
 from coordinator.cli.remote import remote, server_options, submit
@@ -77,9 +78,10 @@ side_options = stack(
 )
 
 
-def games_options(limits: engine.Limits, batch_pairs: int) -> Callable[[F], F]:
+def games_options(limits: engine.Limits, batch_pairs: int | None) -> Callable[[F], F]:
     """How every game is played and batched: the search limits (default ``limits``' nodes), the
-    book, and the pairs per batch (default ``batch_pairs``) or the seconds a batch should take."""
+    book, and the pairs per batch (default ``batch_pairs``, or None: sized from the limits and the
+    SPRT) or the seconds a batch should take."""
     return stack(
         limit_options(f"{limits.nodes}"),
         book_option,
@@ -170,5 +172,5 @@ def play_run(
         side.keep(store)
     run = create_or_resume(store, kind, config, finished_too=True)
     # a run found again keeps its programs' probe findings: it plays its stored configuration
-    with holding_lease(store, run.id):
+    with holding_lease(store, run.id), settled_heap():
         kind_of(run.kind).play(store, run, executor)

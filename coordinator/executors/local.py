@@ -134,9 +134,15 @@ class LocalExecutor(Executor):
         for process in processes:
             if process.is_alive():
                 process.kill()
-        pool.shutdown(wait=True, cancel_futures=True)
         for process in processes:
             process.join(timeout=5)
+        # A worker killed while it wrote a result leaves the pool's reader thread waiting for the
+        # rest of it for ever (the pipe's write end is held here too), and shutdown waits for that
+        # thread: closing this end lets the read fail, and the pool end as broken.
+        writer = getattr(getattr(pool, "_result_queue", None), "_writer", None)
+        if writer is not None:
+            writer.close()
+        pool.shutdown(wait=True, cancel_futures=True)
 
     def cancel(self) -> None:
         """Drop everything in flight and stop the workers (a later submit starts new ones)."""

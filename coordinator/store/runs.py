@@ -6,6 +6,7 @@ import importlib
 import json
 import secrets
 from collections.abc import Sequence
+from functools import cache
 from typing import Any
 
 from sqlalchemy import func, insert, select, update
@@ -21,6 +22,24 @@ MAX_WORKER_COLUMN = 255
 #: The dialects whose INSERT ... ON CONFLICT marks a batch sent in one statement (each imported
 #: only by a store of its kind: PostgreSQL's costs a SQLite command 40 ms of its start-up).
 UPSERT_DIALECTS = frozenset({"sqlite", "postgresql"})
+
+
+@cache
+def _upsert_batch(dialect: str) -> Any:
+    """The statement marking a batch sent in one upsert on ``dialect`` (None where there is none),
+    built once: a batch not ``done`` yet is sent again (its attempts counted), a done one is left."""
+    if dialect not in UPSERT_DIALECTS:
+        return None
+    statement = importlib.import_module(f"sqlalchemy.dialects.{dialect}").insert(batches)
+    return statement.on_conflict_do_update(
+        index_elements=[batches.c.run_id, batches.c.batch_index],
+        set_={
+            "state": BatchState.RUNNING,
+            "attempts": batches.c.attempts + 1,
+            "updated_at": statement.excluded.updated_at,
+        },
+        where=batches.c.state != BatchState.DONE,
+    ).returning(batches.c.attempts)
 
 
 def clip_worker(worker: str | None) -> str | None:
@@ -160,19 +179,11 @@ class RunStore(Database):
             "attempts": 1,
             "updated_at": stamp,
         }
-        again = {"state": BatchState.RUNNING, "attempts": batches.c.attempts + 1, "updated_at": stamp}
         key = (batches.c.run_id == run_id) & (batches.c.batch_index == batch_index)
         with self.transaction() as c:
-            dialect = c.dialect.name
-            if dialect in UPSERT_DIALECTS:
-                dialect_insert = importlib.import_module(f"sqlalchemy.dialects.{dialect}").insert
-                upsert = dialect_insert(batches).values(**values)
-                statement = upsert.on_conflict_do_update(
-                    index_elements=[batches.c.run_id, batches.c.batch_index],
-                    set_=again,
-                    where=batches.c.state != BatchState.DONE,
-                ).returning(batches.c.attempts)
-                attempts = c.execute(statement).scalar()
+            upsert = _upsert_batch(c.dialect.name)
+            if upsert is not None:
+                attempts = c.execute(upsert, values).scalar()
                 if attempts is not None:
                     return int(attempts)
             else:
@@ -180,6 +191,7 @@ class RunStore(Database):
                 if row is None:
                     c.execute(insert(batches).values(**values))
                     return 1
+                again = {"state": BatchState.RUNNING, "attempts": batches.c.attempts + 1, "updated_at": stamp}
                 c.execute(update(batches).where(key, batches.c.state != BatchState.DONE).values(**again))
             return int(c.execute(select(batches.c.attempts).where(key)).scalar() or 0)
 

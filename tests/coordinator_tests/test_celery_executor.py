@@ -420,3 +420,16 @@ def test_a_failure_names_nobody(clock: FakeClock) -> None:
     app.backend.metas[task_id] = {"status": "FAILURE", "result": {"exc_type": "Crash"}, "worker": "honest@a"}
     (outcome,) = ex.completed(timeout=1)
     assert outcome.worker is None and outcome.error == "Crash (reported for honest@a)"
+
+
+def test_idle_polls_are_spaced_to_the_batches_expected_time() -> None:
+    short = payload(0)  # 4 pairs at 2,000 nodes: about half a second
+    minute = payload(1, openings=["x"] * 477)  # about a minute of one core's work
+    assert ce.idle_poll([short]) == ce.MAX_POLL_INTERVAL
+    assert ce.idle_poll([minute]) == ce.MAX_IDLE_POLL
+    assert ce.idle_poll([minute, short]) == ce.MAX_POLL_INTERVAL  # the shortest batch in flight decides
+    half = payload(2, openings=["x"] * 40)  # about five seconds: a tenth of it
+    each = sizing.game_seconds("congo", engine.Limits(nodes=2000))
+    assert each is not None
+    assert ce.idle_poll([half]) == pytest.approx(ce.POLL_SHARE * 2 * 40 * each)
+    assert ce.idle_poll([payload(3, limits=engine.Limits(depth=4))]) == ce.MAX_POLL_INTERVAL  # no estimate

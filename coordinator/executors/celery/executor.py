@@ -45,7 +45,7 @@ import math
 import time
 import uuid
 from collections import OrderedDict
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -69,6 +69,7 @@ from coordinator.executors.celery.backend import (
     value_sizes,
 )
 from coordinator.executors.celery.leases import LeasePolicy, lease_from_env
+from coordinator.sizing import game_seconds
 from worker.celery_app import create_app
 from worker.celeryconfig import (
     CONNECT_TIMEOUT,
@@ -112,9 +113,16 @@ MAX_RETRY_DELAY = 10.0
 #: Delivered batches remembered, in case their outcome is refused and they are sent again.
 MAX_DELIVERED = 1024
 #: Seconds between two polls of the result backend: short right after a result arrived, doubling
-#: while nothing does (results come in bursts when batches are short, rarely when they are long).
+#: while nothing does (results come in bursts when batches are short, rarely when they are long)
+#: up to :data:`MAX_POLL_INTERVAL`, or, when every batch in flight is expected to take long, up
+#: to :data:`POLL_SHARE` of the shortest one's expected time (at most :data:`MAX_IDLE_POLL`): a
+#: run of one-minute batches asks once a second, and twenty such runs waiting cost their host
+#: almost nothing. (Each worker process has a second batch queued behind the one it plays, so a
+#: result noticed a tenth of a batch late leaves no worker idle.)
 POLL_INTERVAL = 0.005
 MAX_POLL_INTERVAL = 0.1
+POLL_SHARE = 0.1
+MAX_IDLE_POLL = 1.0
 #: Seconds before sending again a batch whose publication failed (broker unreachable).
 RESEND_DELAY = 2.0
 #: Seconds between two worker discoveries (and while none is known).
@@ -143,6 +151,15 @@ class _Attempt:
     sent: bool = True
     started: bool = False
     dropped: bool = False
+
+
+def idle_poll(payloads: Iterable[BatchPayload]) -> float:
+    """The longest wait between two polls while ``payloads`` are in flight (see :data:`POLL_SHARE`)."""
+    shortest = math.inf
+    for payload in payloads:
+        each = game_seconds(payload.game, payload.limits)
+        shortest = min(shortest, 0.0 if each is None else 2 * payload.pairs * each)
+    return max(MAX_POLL_INTERVAL, min(MAX_IDLE_POLL, POLL_SHARE * shortest))
 
 
 @dataclass
@@ -560,7 +577,9 @@ class CeleryExecutor(Executor):
             if remaining <= 0:
                 return
             time.sleep(min(self._poll_interval, remaining))
-            self._poll_interval = min(2 * self._poll_interval, MAX_POLL_INTERVAL)
+            self._poll_interval = min(
+                2 * self._poll_interval, idle_poll(j.payload for j in self._jobs.values())
+            )
 
     # releasing --------------------------------------------------------------------------------
 
