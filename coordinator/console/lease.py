@@ -22,12 +22,31 @@ def terminal_holder() -> str:
     return f"terminal {socket.gethostname()} pid {os.getpid()}"
 
 
+def dead_terminal(holder: str) -> bool:
+    """True when ``holder`` is a terminal of this machine whose process is gone (killed, even by
+    ``kill -9``: its lease need not be waited out)."""
+    words = holder.split()
+    if len(words) != 4 or words[0] != "terminal" or words[1] != socket.gethostname() or words[2] != "pid":
+        return False
+    if not words[3].isdigit():
+        return False
+    try:
+        os.kill(int(words[3]), 0)
+    except ProcessLookupError:
+        return True
+    except PermissionError:
+        return False
+    return False
+
+
 @contextmanager
 def holding_lease(store: Store, run_id: int, seconds: float = TERMINAL_LEASE_SECONDS) -> Iterator[None]:
     """While the block plays ``run_id``, hold its lease (renewed in the background); a ValueError
     naming who plays it when someone else does."""
     holder = terminal_holder()
-    if not store.take_lease(run_id, holder, seconds):
+    held_by = store.lease_holder(run_id)
+    dead = held_by if held_by is not None and dead_terminal(held_by) else None
+    if not store.take_lease(run_id, holder, seconds, replacing=dead):
         raise ValueError(
             f"run {run_id} is being played by {store.lease_holder(run_id) or 'another process'}; "
             "follow it with arbiter watch (with --server) or arbiter status"

@@ -168,10 +168,12 @@ class ServiceStore(RunStore):
 
     # leases -------------------------------------------------------------------------------------
 
-    def take_lease(self, run_id: int, holder: str, seconds: float) -> bool:
-        """Claim ``run_id`` for ``holder`` for ``seconds``: True when it was free, expired or
-        ``holder``'s already; False when someone else holds it."""
+    def take_lease(self, run_id: int, holder: str, seconds: float, replacing: str | None = None) -> bool:
+        """Claim ``run_id`` for ``holder`` for ``seconds``: True when it was free, expired,
+        ``holder``'s already, or ``replacing``'s (a holder known to be dead); False when someone
+        else holds it."""
         holder = clip_worker(holder) or ""
+        mine = [holder] if replacing is None else [holder, clip_worker(replacing) or ""]
         stamp = now()
         with self.transaction() as c:
             self._enroll(c, run_id)
@@ -181,7 +183,7 @@ class ServiceStore(RunStore):
                     run_service.c.run_id == run_id,
                     or_(
                         run_service.c.lease_holder.is_(None),
-                        run_service.c.lease_holder == holder,
+                        run_service.c.lease_holder.in_(mine),
                         run_service.c.lease_until < stamp,
                     ),
                 )
