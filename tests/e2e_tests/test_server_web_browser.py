@@ -1,5 +1,5 @@
 """The journey of issue 35 in a real browser (Debian's Chromium driven by Playwright) against a real
-``arbiter server`` playing on its own process pool: a person signs up and stays pending, an
+``arbiter server`` playing on two real Celery workers: a person signs up and stays pending, an
 approver enables the account on the web, the person logs in and submits an SPRT through the form
 with an engine program (its folder uploaded as a .tar.gz), the run waits for approval unplayed, the
 approver approves it on its page, and it is played to its end, the person's open page showing it,
@@ -14,6 +14,8 @@ import io
 import json
 import queue
 import re
+import secrets
+import sqlite3
 import subprocess
 import tarfile
 import threading
@@ -23,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from celery_testkit import RedisDatabase, WorkerPool
 from server_testkit import ServerProcess
 from sprt_testkit import cli_command
 
@@ -66,9 +69,14 @@ def hooks() -> Iterator[tuple[str, queue.Queue[dict[str, Any]]]]:
 
 
 @pytest.fixture
-def server(tmp_path: Path) -> Iterator[ServerProcess]:
+def server(tmp_path: Path, redis_server: RedisDatabase, workers: WorkerPool) -> Iterator[ServerProcess]:
+    """A server on the fleet: two real Celery workers behind a real redis-server, the fleet's
+    secret held by the server and the workers only (engine programs go only to a fleet with keys)."""
+    secret = secrets.token_hex(16)
+    for name in ("web1", "web2"):
+        workers.start(name, env={"ARBITER_SECRET": secret})
     store = f"sqlite:///{tmp_path / 'server.db'}"
-    process = ServerProcess(tmp_path, store, args=("--concurrency", "2"))
+    process = ServerProcess(tmp_path, store, redis_server.url, env={"ARBITER_SECRET": secret})
     try:
         process.start()
         done = subprocess.run(
@@ -176,6 +184,9 @@ def test_sign_up_approve_submit_an_engine_program_approve_and_play(
         bob.wait_for_selector("#live [data-field=state]:text-is('finished')", timeout=SEE * 2)
         row = server.run(run_id)
         assert row["state"] == "finished" and row["games"] == 4 and row["approved_by"] == "ann"
+        with sqlite3.connect(server.store.removeprefix("sqlite:///")) as db:
+            played_by = {w for (w,) in db.execute("SELECT worker FROM results WHERE run_id = ?", (run_id,))}
+        assert played_by and all(w and w.split("@")[0] in ("web1", "web2") for w in played_by), played_by
         fired = hooks[1].get(timeout=SEE / 1000)
         assert fired["arbiter"]["run_id"] == run_id and fired["arbiter"]["state"] == "finished"
         bob.goto(f"{server.url}/audit?run={run_id}")
