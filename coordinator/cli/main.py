@@ -45,6 +45,8 @@ COMMANDS = {
     "rerun": "coordinator.cli.remote:rerun",
     "user": "coordinator.cli.users:user_group",
     "login": "coordinator.cli.users:login",
+    "signup": "coordinator.cli.users:signup",
+    "approve": "coordinator.cli.remote:approve",
     "logout": "coordinator.cli.users:logout",
     "worker": "coordinator.cli.worker:worker",
     "worker-key": "coordinator.cli.worker:worker_key",

@@ -236,3 +236,12 @@ def rerun(run_id: int, server: str, seed: int | None, preset: str | None, follow
     click.echo(f"arbiter: run {row['id']} submitted: run {run_id} again {how}", err=True)
     if follow:
         follow_run(client, int(row["id"]))
+
+
+@click.command()
+@run_argument()
+@server_required
+def approve(run_id: int, server: str) -> None:
+    """Approve a run of a server so that it is played (approvers; never one's own run)."""
+    row = client_of(server).action(run_id, "approve")
+    click.echo(f"arbiter: run {row['id']} approved by {row['approved_by']} ({row['state']})", err=True)

@@ -60,7 +60,16 @@ def list_users(store_url: str | None) -> None:
         )
 
 
-def set_state(name: str, state: str, store_url: str | None) -> None:
+def set_state(name: str, state: str, store_url: str | None, server: str | None = None) -> None:
+    """Set account NAME's state: on a server through its API (as the logged-in caller, who must
+    be an approver or an admin), else on the store directly (the operator)."""
+    if server is not None:
+        from coordinator.server.client import ServerClient
+
+        client = ServerClient.of(server)
+        answer = client.request("PATCH", f"/api/v1/accounts/{name}", {"state": state})
+        click.echo(f"arbiter: account {name} is {answer['account']['state']}", err=True)
+        return
     store = open_existing_store(store_url)
     if not store.update_account(name, state=state):
         raise click.BadParameter(f"no account {name!r}", param_hint="NAME")
@@ -68,20 +77,48 @@ def set_state(name: str, state: str, store_url: str | None) -> None:
     click.echo(f"arbiter: account {name} is {state}", err=True)
 
 
+server_option = click.option(
+    "--server",
+    metavar="URL",
+    help="Through this server's API, as the logged-in approver or admin (else: the store).",
+)
+
+
 @user_group.command("disable")
 @click.argument("name")
 @store_option
-def disable(name: str, store_url: str | None) -> None:
+@server_option
+def disable(name: str, store_url: str | None, server: str | None) -> None:
     """Disable account NAME (its sessions end; its tokens stop working)."""
-    set_state(name, "disabled", store_url)
+    set_state(name, "disabled", store_url, server)
 
 
 @user_group.command("enable")
 @click.argument("name")
 @store_option
-def enable(name: str, store_url: str | None) -> None:
+@server_option
+def enable(name: str, store_url: str | None, server: str | None) -> None:
     """Enable account NAME (a pending sign-up, or a disabled account)."""
-    set_state(name, "active", store_url)
+    set_state(name, "active", store_url, server)
+
+
+@click.command()
+@click.argument("url")
+@click.option("--name", help="The account's name (else it is asked for).")
+@click.option("--password-stdin", is_flag=True, help="Read the password from stdin (else it is asked for).")
+def signup(url: str, name: str | None, password_stdin: bool) -> None:
+    """Sign up on the server at URL: a pending account that an approver enables."""
+    from coordinator.server.client import ServerClient
+
+    client = ServerClient.of(url)
+    name = name or click.prompt("name")
+    if password_stdin:
+        password = sys.stdin.readline().rstrip("\n")
+    else:
+        password = click.prompt("password", hide_input=True, confirmation_prompt=True)
+    answer = client.request("POST", "/api/v1/signup", {"name": name, "password": password})
+    state = answer["account"]["state"]
+    click.echo(f"arbiter: account {name} signed up ({state}: an approver enables it)", err=True)
 
 
 @click.command()

@@ -215,58 +215,87 @@ def test_accounts_tokens_and_signup(served: tuple[ServerProcess, dict[str, str],
 def test_the_journey_from_the_cli_alone(
     served: tuple[ServerProcess, dict[str, str], dict[str, Any]], tmp_path: Path
 ) -> None:
-    server, tokens, _ = served
-    env = {k: v for k, v in os.environ.items() if not k.startswith("ARBITER_")} | {
-        "XDG_CONFIG_HOME": str(tmp_path)
-    }
-    login = subprocess.run(
-        cli_command("login", server.url, "--name", "bob", "--password-stdin"),
-        input=PASSWORD + "\n",
-        capture_output=True,
-        text=True,
-        env=env,
-        timeout=120,
+    """Sign up, wait, be enabled by an approver, log in, submit an SPRT of an engine program that
+    waits for approval, be approved, see it played to its end, the webhook fired: all by commands."""
+    from celery_testkit import wait_until
+    from engine_testkit import arbiter_engine_file
+    from test_server_local import Hooks
+
+    server, _, _ = served
+    hooks = Hooks()
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("ARBITER_")}
+    homes = {who: tmp_path / who for who in ("dora", "appr")}
+
+    def arbiter(who: str, *args: str, stdin: str | None = None) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            cli_command(*args),
+            input=stdin,
+            capture_output=True,
+            text=True,
+            env=clean | {"XDG_CONFIG_HOME": str(homes[who])},
+            timeout=120,
+        )
+
+    signed = arbiter(
+        "dora", "signup", server.url, "--name", "dora", "--password-stdin", stdin=PASSWORD + "\n"
     )
+    assert signed.returncode == 0 and "pending" in signed.stderr, signed.stderr
+    early = arbiter("dora", "login", server.url, "--name", "dora", "--password-stdin", stdin=PASSWORD + "\n")
+    assert early.returncode == 2 and "pending" in early.stderr, early.stderr
+    assert (
+        arbiter(
+            "appr", "login", server.url, "--name", "appr", "--password-stdin", stdin=PASSWORD + "\n"
+        ).returncode
+        == 0
+    )
+    enabled = arbiter("appr", "user", "enable", "dora", "--server", server.url)
+    assert enabled.returncode == 0, enabled.stderr
+    login = arbiter("dora", "login", server.url, "--name", "dora", "--password-stdin", stdin=PASSWORD + "\n")
     assert login.returncode == 0, login.stderr
-    kept = tmp_path / "arbiter" / "credentials.json"
+    kept = homes["dora"] / "arbiter" / "credentials.json"
     assert kept.stat().st_mode & 0o777 == 0o600 and "arbiter_" in kept.read_text()
     book = write_book(tmp_path / "book.txt", GAME, count=8)
-    cand = write_weights(tmp_path / "bob.json", {"pawn": 140})
-    args = ["sprt", GAME, "--candidate", str(cand), "--book", str(book), "--nodes", "200", "--max-games", "8"]
+    program = arbiter_engine_file(tmp_path / "dora-engine")
+    args = [
+        "sprt",
+        GAME,
+        "--candidate",
+        str(program),
+        "--book",
+        str(book),
+        "--nodes",
+        "200",
+        "--max-games",
+        "8",
+    ]
+    args += ["--batch-pairs", "2", "--server", server.url, "--webhook", hooks.url]
     follower = subprocess.Popen(
-        cli_command(*args, "--batch-pairs", "2", "--server", server.url),
+        cli_command(*args),
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         text=True,
-        env=env,
+        env=clean | {"XDG_CONFIG_HOME": str(homes["dora"])},
     )
     try:
-        from celery_testkit import wait_until
-
         pending = wait_until(
-            lambda: [r for r in server.get("/api/v1/runs?owner=bob")["runs"] if r["approval"] == "pending"],
+            lambda: [r for r in server.get("/api/v1/runs?owner=dora")["runs"] if r["approval"] == "pending"],
             RUN_WAIT,
-            "bob's run to wait for an approver",
+            "dora's run to wait for an approver",
         )
         run_id = pending[0]["id"]
         assert server.run(run_id)["games"] == 0  # nothing is played before it is approved
-        stop = subprocess.run(
-            cli_command("stop", str(run_id), "--server", server.url),
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=120,
-        )
-        assert stop.returncode == 0, stop.stderr  # bob may stop his own run
-        resumed = call(server, tokens["bob"], "POST", f"/api/v1/runs/{run_id}/resume")
-        assert resumed[0] == 202
-        assert call(server, tokens["appr"], "POST", f"/api/v1/runs/{run_id}/approve")[0] == 200
+        mine = arbiter("dora", "approve", str(run_id), "--server", server.url)
+        assert mine.returncode == 2 and "only an approver" in mine.stderr, mine.stderr
+        approved = arbiter("appr", "approve", str(run_id), "--server", server.url)
+        assert approved.returncode == 0, approved.stderr
         out, err = follower.communicate(timeout=RUN_WAIT)
         assert follower.returncode == 0, err
-        assert "games: 8" in out
+        assert "games: 8" in out and "waits for an approver" in err
     finally:
         follower.kill()
     assert server.run(run_id)["state"] == "finished"
+    fired = hooks.next()
+    assert fired["arbiter"]["run_id"] == run_id and fired["arbiter"]["owner"] == "dora"
 
 
 def test_logins_are_rate_limited(tmp_path: Path) -> None:
