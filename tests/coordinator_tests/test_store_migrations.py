@@ -14,6 +14,7 @@ import pytest
 from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
+from sprt_testkit import run_cli
 from sqlalchemy import create_engine, inspect, text
 from sqlalchemy.engine import Connection
 
@@ -102,8 +103,7 @@ def test_commands_read_an_upgraded_store(tmp_path: Path) -> None:
     url = old_store(tmp_path)
 
     def arbiter(*args: str) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "-c", "from coordinator.cli.main import main; main()", *args]
-        return subprocess.run(command, capture_output=True, text=True, timeout=120, cwd=tmp_path)
+        return run_cli(*args, cwd=tmp_path)
 
     listing = arbiter("status", "--store", url)
     assert listing.returncode == 0, listing.stderr
@@ -133,15 +133,7 @@ def test_a_store_newer_than_the_code_is_refused(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match=r"newer than this arbiter's .*upgrade arbiter") as info:
             Store(url, read_only=read_only)
         assert "\n" not in str(info.value)
-    command = [
-        sys.executable,
-        "-c",
-        "from coordinator.cli.main import main; main()",
-        "status",
-        "--store",
-        url,
-    ]
-    shown = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    shown = run_cli("status", "--store", url)
     assert shown.returncode == 2 and len(shown.stderr.splitlines()) == 1, shown.stderr
     assert "revision 9999" in shown.stderr and "Traceback" not in shown.stderr
 

@@ -11,8 +11,10 @@ request leaves the dashboard (every request is intercepted; only 127.0.0.1:PORT 
 in the README); otherwise it goes to the test's folder only.
 
 The runs move on only when the test lets them: their worker processes are paused (SIGSTOP,
-``process_testkit``) while the browser reads a count, and let go when it waits for the count to
-rise. On an idle machine the SPRT would otherwise end before the browser looks at it.
+``process_testkit``) while the browser reads a count; to see it rise, the SPRT's workers go on only
+until the store has counted more (stop, check, act), and the page must then show the store's new
+count. On an idle machine the SPRT would otherwise end before the browser looks at it; held back,
+it needs only a small budget.
 """
 
 from __future__ import annotations
@@ -30,7 +32,7 @@ from typing import Any
 
 import pytest
 from celery_testkit import free_port, wait_until
-from process_testkit import WorkerPause
+from process_testkit import WorkerPause, pause_when
 from report_testkit import FLAT, url
 from sprt_testkit import cli_command
 
@@ -81,6 +83,15 @@ def counted_run(db: Path, kind: str) -> int | None:
     return next((r.id for r in runs if str(r.kind) == kind and r.counted_batches), None)
 
 
+def counted_games(db: Path, run_id: int) -> int:
+    """The games run ``run_id`` of the store has counted."""
+    store = Store(url(db), read_only=True)
+    try:
+        return store.totals(run_id).games
+    finally:
+        store.close()
+
+
 def run_state(db: Path, run_id: int) -> str:
     """Where run ``run_id`` of the store stands."""
     store = Store(url(db), read_only=True)
@@ -123,11 +134,12 @@ def watch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Watch]:
     """An SPRT and a tuning run going on in one store, and ``arbiter serve`` on it."""
     folder = tmp_path_factory.mktemp("dashboard-browser")
     db = folder / "store.db"
-    # The engine against itself: no SPRT decides in 240 games, so the run ends at its budget, never
-    # before the test has let it go on.
+    # The engine against itself: no SPRT decides in 48 games, so the run ends at its budget, never
+    # before the test has let it go on (held back, it counts a batch or two at each step before the
+    # last, and only the last lets it go on to its end).
     sprt = start(
         "sprt", "congo", "--candidate", "default", "--baseline", "default", "--nodes", "1000",
-        "--max-games", "240", "--batch-pairs", "2", "--concurrency", "1", "--store", url(db),
+        "--max-games", "48", "--batch-pairs", "2", "--concurrency", "1", "--store", url(db),
         log=folder / "sprt.log",
     )  # fmt: skip
     tune = start(
@@ -143,11 +155,11 @@ def watch(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Watch]:
     try:
         # Both runs stop where they are once they play: from here on, they move only when the
         # test lets their workers go on.
-        sprt_run = wait_until(lambda: counted_run(db, "sprt"), WAIT, "an SPRT that counted a batch")
-        assert sprt_workers.pause() > 0
+        pause_when(sprt_workers, lambda: counted_run(db, "sprt"), WAIT, "an SPRT that counted a batch")
+        sprt_run = counted_run(db, "sprt")
+        assert sprt_run is not None, (folder / "sprt.log").read_text()
         assert run_state(db, sprt_run) == "running", (folder / "sprt.log").read_text()
-        wait_until(lambda: counted_run(db, "trial"), WAIT, "a tuning trial that counted a batch")
-        assert tune_workers.pause() > 0
+        pause_when(tune_workers, lambda: counted_run(db, "trial"), WAIT, "a trial that counted a batch")
         serve = start("serve", "--store", url(db), "--port", str(port), log=folder / "serve.log")
         base = f"http://127.0.0.1:{port}"
 
@@ -222,13 +234,20 @@ def test_sprt_tune_and_a_game_live(watch: Watch, browser: Any) -> None:
     cell = f"tr:has(a[href='/runs/{sprt}']) td:nth-child(6)"
     assert runs.text_content(f"tr:has(a[href='/runs/{sprt}']) td:nth-child(4)") == "running"
     first = number(runs, cell)
-    watch.sprt_workers.resume()  # the SPRT goes on only now that the page has shown its count
+
+    # The SPRT goes on only now that the page has shown its count, and only until the store has
+    # counted more: the page must show that, and the run is still running when its page opens.
+    def counted_more() -> bool:
+        return counted_games(watch.db, sprt) > first
+
+    watch.sprt_workers.resume()
+    pause_when(watch.sprt_workers, counted_more, WAIT, "the SPRT to count more games")
+    assert run_state(watch.db, sprt) == "running"
     runs.wait_for_function(
         "([sel, n]) => Number(document.querySelector(sel).textContent) > n", arg=[cell, first], timeout=SEE
     )
     assert_not_reloaded(runs)
 
-    assert watch.sprt_workers.pause() > 0  # still running: it cannot end before its page is open
     runs.click(f"a[href='/runs/{sprt}']")
     runs.wait_for_selector("#live [data-field=games]")
     page = runs

@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
-import sys
 from dataclasses import dataclass
 from html.parser import HTMLParser
 from pathlib import Path
@@ -20,6 +18,7 @@ from urllib.parse import quote
 
 import pytest
 from report_testkit import InProcessExecutor, small_config
+from sprt_testkit import run_cli
 from starlette.testclient import TestClient
 
 from coordinator.runs import RunKind, RunState
@@ -78,11 +77,6 @@ def make_store(path: Path, names: list[str]) -> tuple[Store, int]:
     return store, run_id
 
 
-def arbiter(*args: str, cwd: Path) -> subprocess.CompletedProcess[str]:
-    command = [sys.executable, "-c", "from coordinator.cli.main import main; main()", *args]
-    return subprocess.run(command, capture_output=True, text=True, timeout=300, cwd=cwd)
-
-
 def outputs(store: Store, run_id: int, folder: Path) -> dict[str, Any]:
     """Every output of the run: terminal texts, the HTML report, JSON, PGN, and dashboard pages."""
     url = store.url
@@ -95,7 +89,7 @@ def outputs(store: Store, run_id: int, folder: Path) -> dict[str, Any]:
         "pgn": ["games", str(run_id), "--format", "pgn"],
         "jsonl": ["games", str(run_id), "--format", "jsonl"],
     }.items():
-        done = arbiter(*args, "--store", url, cwd=folder)
+        done = run_cli(*args, "--store", url, cwd=folder)
         assert done.returncode == 0, (name, done.stderr)
         assert "Traceback" not in done.stderr, (name, done.stderr)
         found[name] = done.stdout

@@ -209,8 +209,9 @@ def test_a_timed_liar_is_caught_by_repeating_its_moves_with_their_budgets(
 ) -> None:
     """(d) Under --movetime the liar plays its first batch honestly, then against a crippled
     baseline, recording the node budgets of what it played: each move searched again with its
-    budget, and the payload's weights, is another move."""
-    config = make_config(limits=engine.Limits(movetime_ms=2), max_games=24)
+    budget, and the payload's weights, is another move. Three batches: the honest first, then
+    lies."""
+    config = make_config(limits=engine.Limits(movetime_ms=2), max_games=12)
     store = Store(f"sqlite:///{tmp_path / 'timed.db'}")
     run_id = new_run(store, config)
     liar = workers.start("timed-liar", app="forging_worker", env={"FORGE": "cripple", **keyed("timed-liar")})

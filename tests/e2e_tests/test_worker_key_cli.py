@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 
+import cli_fork
 from celery_testkit import free_port
 
 from worker.sealing import FleetKeys, read_credential
@@ -17,15 +17,10 @@ MASTER = "the fleet's master secret, long and random"
 
 
 def arbiter(*args: str, **env: str) -> subprocess.CompletedProcess[str]:
+    """``arbiter ARGS`` with no ``ARBITER_*`` variable but ``env``, forked from a process that has
+    imported arbiter (``cli_fork``)."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith("ARBITER_")}
-    return subprocess.run(
-        [sys.executable, "-m", "coordinator.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=TIMEOUT,
-        env=clean | env,
-        check=False,
-    )
+    return cli_fork.run(list(args), None, clean | env, TIMEOUT)
 
 
 def one_line_usage_error(done: subprocess.CompletedProcess[str], command: str) -> str:
