@@ -192,6 +192,9 @@ class Tuner(TuningDriver):
         trials = self.study.get_trials(deepcopy=False)
         self.next_number = sum(t.state != TrialState.WAITING for t in trials)
         self.told = next((t.number for t in trials if not t.state.is_finished()), len(trials))
+        #: The study's best trial, and when it was asked (see :meth:`_best`).
+        self._best_told: tuple[int, int] | None = None
+        self._best_value: tuple[int | None, float | None] = (None, None)
         for t in trials:
             if t.state.is_finished():
                 states = {TrialState.COMPLETE: "complete", TrialState.PRUNED: "pruned"}
@@ -330,14 +333,23 @@ class Tuner(TuningDriver):
         self._judge()
         self.total_games_cached = self.total_games()
 
+    def _best(self) -> tuple[int | None, float | None]:
+        """The study's best trial and its value, asked of Optuna again only once a trial was told
+        since (each question reads every trial: tens of milliseconds a progress line)."""
+        told = (self.told, len(self.ends))
+        if self._best_told != told:
+            try:
+                best = self.study.best_trial
+                self._best_value = (best.number, best.value)
+            except ValueError:
+                self._best_value = (None, None)
+            self._best_told = told
+        return self._best_value
+
     def progress(self) -> TuneProgress:
         """A snapshot for the progress line."""
         champion_elo, champion_elo95 = elo_vs_start(self.champions, self.champion.number)
-        try:
-            best = self.study.best_trial
-            best_number, best_value = best.number, best.value
-        except ValueError:
-            best_number, best_value = None, None
+        best_number, best_value = self._best()
         asked, games = self.asked(), self.total_games_cached
         left: float | None = None
         if self.config.max_games is not None:
