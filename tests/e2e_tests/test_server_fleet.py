@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from celery_testkit import RedisDatabase, WorkerPool, wait_until
 from pg_testkit import StoreUrls
+from process_testkit import CommandPause, PauseAll
 from server_testkit import ServerProcess, gone
 from sprt_testkit import cli_command, run_cli, status_json, write_book, write_weights
 
@@ -74,8 +75,10 @@ def test_three_runs_on_the_fleet_survive_kill_9_with_the_counts_of_local_runs(
     redis_server: RedisDatabase, workers: WorkerPool, tmp_path: Path, store_urls: StoreUrls
 ) -> None:
     secret = secrets.token_hex(16)
-    for name in ("f1", "f2"):
-        workers.start(name, env={"ARBITER_SECRET": secret})
+    fleet = [workers.start(name, env={"ARBITER_SECRET": secret}) for name in ("f1", "f2")]
+    # The fleet is held still while the runs open and while the server is killed, so that all
+    # three are open at once and unfinished at the kill, however fast the machine plays.
+    paused = PauseAll(*(CommandPause(w.process.pid) for w in fleet))
     store = store_urls("server")
     server_env = {"ARBITER_SECRET": secret}
     server = ServerProcess(tmp_path, store, redis_server.url, env=server_env).start()
@@ -90,6 +93,7 @@ def test_three_runs_on_the_fleet_survive_kill_9_with_the_counts_of_local_runs(
     try:
         scratch = local([*sprt, "--max-games", "4"], tmp_path, "scratch")  # the SPRT's configuration
         config = Store(scratch).get_run(1).config  # type: ignore[union-attr]
+        assert paused.pause() > 0
         status, answer = server.request(
             "POST", "/api/v1/runs", {"kind": "sprt", "config": {**config, "max_games": 40}, "owner": "ann"}
         )
@@ -110,20 +114,24 @@ def test_three_runs_on_the_fleet_survive_kill_9_with_the_counts_of_local_runs(
             RUN_WAIT,
             "all three running at once",
         )
-        wait_until(lambda: server.run(ids[0])["games"] > 0, RUN_WAIT, "a counted batch")
+        paused.resume()
+        wait_until(lambda: any(server.run(i)["games"] > 0 for i in ids), RUN_WAIT, "a counted batch")
+        assert paused.pause() > 0
         started = server.kill()
         wait_until(lambda: gone(started), 60, "the runs' processes to end with the server")
         unfinished = [i for i in ids if Store(store).get_run(i).state.unfinished]  # type: ignore[union-attr]
         assert unfinished, "the server was killed before any run ended"
+        paused.resume()
         again = ServerProcess(tmp_path, store, redis_server.url, env=server_env, port=server.port).start()
         try:
             for run_id in ids:
                 assert again.wait_state(run_id, ("finished",), RUN_WAIT)["state"] == "finished"
+            for follower in followers:  # they waited for the server to come back, and saw the end
+                assert follower.wait(RUN_WAIT) == 0, follower.stderr.read() if follower.stderr else ""
         finally:
             again.stop()
-        for follower in followers:
-            assert follower.wait(RUN_WAIT) == 0, follower.stderr.read() if follower.stderr else ""
     finally:
+        paused.resume()
         for follower in followers:
             follower.kill()
         server.stop()
