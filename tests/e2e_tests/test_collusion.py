@@ -17,16 +17,16 @@ from pathlib import Path
 import pytest
 from celery_testkit import RedisDatabase, WorkerPool
 from test_celery_faults import RUN_TIMEOUT, Background, counts, make_config, new_run, reference
-
-#: Bound on a collusion run: every batch of a caught insider is played again on one local process,
-#: which a suite running beside it on two cores can slow past the fault tests' bound.
-COLLUSION_TIMEOUT = 3 * RUN_TIMEOUT
 from test_trust_keys import checking, coordinator_secret, keyed
 
 from coordinator.sprt.runner import Progress, SprtRunner
 from coordinator.store import Store
 
 pytestmark = pytest.mark.slow
+
+#: Bound on a collusion run: every batch of a caught insider is played again on one local process,
+#: which a suite running beside it on two cores can slow past the fault tests' bound.
+COLLUSION_TIMEOUT = 3 * RUN_TIMEOUT
 __all__ = ["coordinator_secret"]  # the autouse fixture: this process holds the master secret
 
 #: How long a run may go on after its last batch is counted (the issue's bound).
