@@ -315,3 +315,126 @@ def test_logins_are_rate_limited(tmp_path: Path) -> None:
         assert status == 401  # a server with accounts takes no anonymous change
     finally:
         server.stop()
+
+
+#: Every API endpoint that is not a plain read, and what each caller gets (None: anonymous). A
+#: callable builds the request's path and body for a fresh target (a run of ann's, a pending
+#: account, one of the caller's tokens).
+ROLES = (None, "ann", "bob", "appr", "adm", "operator")
+
+
+def _fresh_pending(server: ServerProcess) -> str:
+    name = f"p{next(_seeds)}"
+    status, _ = call(server, None, "POST", "/api/v1/signup", {"name": name, "password": PASSWORD})
+    assert status == 201
+    return name
+
+
+def _own_token_id(server: ServerProcess, tokens: dict[str, str], who: str | None) -> int:
+    """A token of ``who``'s own (of ann's for callers without an account)."""
+    owner = who if who in ACCOUNTS else "ann"
+    status, answer = call(
+        server, None, "POST", "/api/v1/tokens", {"name": owner, "password": PASSWORD, "label": "x"}
+    )
+    assert status == 201
+    listed = call(server, answer["token"], "GET", "/api/v1/tokens")[1]["tokens"]
+    return int(listed[-1]["id"])
+
+
+def test_every_endpoint_that_changes_something_for_every_role(
+    served: tuple[ServerProcess, dict[str, str], dict[str, Any]],
+) -> None:
+    from coordinator.server import accounts_api, api
+
+    server, tokens, config = served
+    archive = _archive()
+    # (method, path pattern): {caller: expected status}, and how to make the request
+    table: dict[tuple[str, str], tuple[dict[str | None, int], Any]] = {
+        ("POST", "/api/v1/runs"): (
+            {None: 401, "ann": 201, "bob": 201, "appr": 201, "adm": 201, "operator": 201},
+            lambda who: ("/api/v1/runs", {"kind": "sprt", "config": {**config, "seed": next(_seeds)}}, None),
+        ),
+        ("POST", "/api/v1/programs"): (
+            {None: 401, "ann": 201, "bob": 201, "appr": 201, "adm": 201, "operator": 201},
+            lambda who: ("/api/v1/programs?name=p", None, archive),
+        ),
+        ("POST", "/api/v1/signup"): (
+            dict.fromkeys(ROLES, 201),
+            lambda who: ("/api/v1/signup", {"name": f"s{next(_seeds)}", "password": PASSWORD}, None),
+        ),
+        ("POST", "/api/v1/tokens"): (
+            dict.fromkeys(ROLES, 201),  # a name and a password are the credential here
+            lambda who: ("/api/v1/tokens", {"name": "adm", "password": PASSWORD}, None),
+        ),
+        ("DELETE", "/api/v1/tokens/{token_id:int}"): (
+            {None: 401, "ann": 200, "bob": 200, "appr": 200, "adm": 200, "operator": 403},
+            lambda who: (f"/api/v1/tokens/{_own_token_id(server, tokens, who)}", None, None),
+        ),
+        ("PATCH", "/api/v1/accounts/{name}"): (
+            {None: 401, "ann": 403, "bob": 403, "appr": 200, "adm": 200, "operator": 200},
+            lambda who: (f"/api/v1/accounts/{_fresh_pending(server)}", {"state": "active"}, None),
+        ),
+    }
+    for action, method, path, body in ACTIONS:
+        expected = {
+            who: (OK[action] if MATRIX[who][action] is True else MATRIX[who][action]) for who in ROLES
+        }
+        table[(method, path.replace("{id}", "{run_id:int}"))] = (
+            expected,
+            lambda who, path=path, body=body: (path.format(id=submitted(server, tokens, config)), body, None),
+        )
+    changing = {
+        (method, path)
+        for path, _handler, methods in (*api.ROUTES, *accounts_api.ROUTES)
+        for method in methods
+        if method != "GET"
+    }
+    assert changing == set(table), f"endpoints without a row of the matrix: {changing ^ set(table)}"
+    for (method, _pattern), (expected, make) in sorted(table.items()):
+        for who in ROLES:
+            path, body, data = make(who)
+            token = tokens[who] if who is not None else None
+            if data is not None:
+                env = {"ARBITER_SERVER_TOKEN": token} if token else {}
+                saved, server.env = server.env, env
+                try:
+                    status, answer = server.request(method, path, data=data)
+                finally:
+                    server.env = saved
+            else:
+                status, answer = call(server, token, method, path, body)
+            assert status == expected[who], (method, path, who, answer)
+    # an approver never approves their own run; an admin neither
+    for who in ("appr", "adm"):
+        own = (
+            submitted(server, tokens, config, by=who)
+            if who == "appr"
+            else _pending_of(server, tokens, config, who)
+        )
+        assert call(server, tokens[who], "POST", f"/api/v1/runs/{own}/approve")[0] == 403
+
+
+def _pending_of(server: ServerProcess, tokens: dict[str, str], config: dict[str, Any], who: str) -> int:
+    """A run of ``who`` that waits for an approver (an admin's program run waits too: here, a
+    user's run given to ``who`` is enough to test self-approval through the owner check)."""
+    status, answer = call(
+        server,
+        tokens["operator"],
+        "POST",
+        "/api/v1/runs",
+        {"kind": "sprt", "config": {**config, "seed": next(_seeds)}, "owner": who},
+    )
+    assert status == 201
+    return int(answer["run"]["id"])
+
+
+def _archive() -> bytes:
+    """A tiny program archive as ``worker.programs.pack`` makes it."""
+    import tempfile
+
+    from worker.programs import pack
+
+    with tempfile.TemporaryDirectory() as folder:
+        path = Path(folder) / "engine.sh"
+        path.write_text("#!/bin/sh\n")
+        return pack(Path(folder), [path])
