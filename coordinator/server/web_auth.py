@@ -10,6 +10,7 @@ carries the session's CSRF token in the field ``csrf``; a POST without it is a 4
 from __future__ import annotations
 
 import hmac
+import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
 from html import escape
 from typing import Any
@@ -151,11 +152,43 @@ def _field(name: str, label: str, kind: str = "text", value: str = "") -> str:
     )
 
 
-def login_form(message: str = "", name: str = "", target: str = "/") -> str:
+#: The cookie of the forms that come before a session (log in, sign up): the same random token in
+#: it and in the form's ``csrf`` field (a double-submit check: another site can post the form but
+#: can neither read nor set the cookie, so it cannot log a reader into its own account).
+FORM_COOKIE = "arbiter_form"
+FORM_SECONDS = 3600
+
+
+def with_form_token(request: Request, title: str, body: Any, status: int = 200) -> Response:
+    """The page of a pre-session form: ``body(token)`` with a fresh token, set in the cookie too."""
+    token = secrets.token_urlsafe(24)
+    response = html_response(title, body(token), status)
+    response.set_cookie(
+        FORM_COOKIE,
+        token,
+        max_age=FORM_SECONDS,
+        path="/",
+        httponly=True,
+        samesite="strict",
+        secure=request.url.scheme == "https",
+    )
+    return response
+
+
+def form_token_ok(request: Request, form: FormData) -> bool:
+    """The pre-session form carries the token of its cookie."""
+    cookie, given = request.cookies.get(FORM_COOKIE), form.get(CSRF_FIELD)
+    return (
+        bool(cookie) and isinstance(given, str) and hmac.compare_digest(given.encode(), str(cookie).encode())
+    )
+
+
+def login_form(message: str = "", name: str = "", target: str = "/", token: str = "") -> str:
     said = f'<p class="error">{escape(message)}</p>' if message else ""
     return (
         f"<main><h1>Log in</h1>{said}"
         '<form class="people" method="post" action="/login">'
+        f'<input type="hidden" name="{CSRF_FIELD}" value="{escape(token)}">'
         f'<input type="hidden" name="next" value="{escape(target)}">'
         f"{_field('name', 'name', value=name)}{_field('password', 'password', 'password')}"
         '<button type="submit">log in</button></form>'
@@ -168,9 +201,14 @@ async def login_page(request: Request) -> Response:
     the page the reader came from. A failure shows the form again with one line that never says
     which part was wrong; past a few failures, a 429."""
     if request.method == "GET":
-        return html_response("Log in", login_form(target=local_target(request.query_params.get("next"))))
+        target = local_target(request.query_params.get("next"))
+        return with_form_token(request, "Log in", lambda t: login_form(target=target, token=t))
     form = await form_of(request)
     name, password, target = form.get("name"), form.get("password"), local_target(form.get("next"))
+    shown = name if isinstance(name, str) else ""
+    if not form_token_ok(request, form):
+        expired = "The form had expired or came from elsewhere: log in again."
+        return with_form_token(request, "Log in", lambda t: login_form(expired, shown, target, t), 403)
     store = server_store(request)
     try:
         account = await run_in_threadpool(check_login, request, store, name, password)
@@ -181,8 +219,9 @@ async def login_page(request: Request) -> Response:
         }.get(e.status_code, str(e.detail).removeprefix("login: "))
         if e.status_code == 403 and "pending" in str(e.detail):
             message = "Your account waits for an approver to enable it."
-        shown = name if isinstance(name, str) else ""
-        return html_response("Log in", login_form(message, shown, target), e.status_code)
+        return with_form_token(
+            request, "Log in", lambda t: login_form(message, shown, target, t), e.status_code
+        )
     cookie, _csrf = store.new_session(account.id, SESSION_SECONDS)
     response = RedirectResponse(target, 303)
     response.set_cookie(
@@ -211,12 +250,13 @@ async def logout_page(request: Request) -> Response:
     return response
 
 
-def signup_form(message: str = "", name: str = "") -> str:
+def signup_form(message: str = "", name: str = "", token: str = "") -> str:
     said = f'<p class="error">{escape(message)}</p>' if message else ""
     return (
         f"<main><h1>Sign up</h1>{said}"
         "<p>Your account waits for an approver to enable it; you log in once it is enabled.</p>"
         '<form class="people" method="post" action="/signup">'
+        f'<input type="hidden" name="{CSRF_FIELD}" value="{escape(token)}">'
         f"{_field('name', 'name', value=name)}{_field('password', 'password', 'password')}"
         '<button type="submit">sign up</button></form></main>'
     )
@@ -228,20 +268,25 @@ async def signup_page(request: Request) -> Response:
     if not request.app.state.policy.signup:
         raise HTTPException(403, "signup: this server's operator turned sign-up off")
     if request.method == "GET":
-        return html_response("Sign up", signup_form())
+        return with_form_token(request, "Sign up", lambda t: signup_form(token=t))
     form = await form_of(request)
     body = {"name": form.get("name"), "password": form.get("password")}
     shown = body["name"] if isinstance(body["name"], str) else ""
+    if not form_token_ok(request, form):
+        expired = "The form had expired or came from elsewhere: sign up again."
+        return with_form_token(request, "Sign up", lambda t: signup_form(expired, shown, t), 403)
     try:
         name, password = name_field(body), password_field(body)
     except HTTPException as e:
-        return html_response("Sign up", signup_form(str(e.detail), shown), 400)
+        wrong = str(e.detail)
+        return with_form_token(request, "Sign up", lambda t: signup_form(wrong, shown, t), 400)
     store = server_store(request)
     try:
         hashed = await run_in_threadpool(hash_password, password)
         store.create_account(name, hashed, Role.USER, AccountState.PENDING)
     except ValueError as e:
-        return html_response("Sign up", signup_form(f"name: {e}", shown), 409)
+        taken = f"name: {e}"
+        return with_form_token(request, "Sign up", lambda t: signup_form(taken, shown, t), 409)
     store.record(name, "signup", None, {"name": name})
     body_html = (
         f'<main><h1>Signed up</h1><p class="notice">Account <b>{escape(name)}</b> is pending: it waits '

@@ -92,7 +92,9 @@ class Browser:
         return found[1]
 
     def login(self, name: str, password: str = PASSWORD) -> tuple[int, dict[str, str], str, list[str]]:
-        return self.open("/login", {"name": name, "password": password, "next": "/"})
+        """Log in through the form: its page first (the form's token, in a cookie and a field)."""
+        token = self.csrf("/login")
+        return self.open("/login", {"name": name, "password": password, "next": "/", "csrf": token})
 
 
 def add_user(store: str, directory: Path, name: str, role: str = "user") -> None:
@@ -122,7 +124,20 @@ def server(tmp_path: Path) -> Iterator[ServerProcess]:
 def test_login_sets_a_strict_cookie_and_failures_say_one_line_then_429(server: ServerProcess) -> None:
     web = Browser(server.url)
     status, _, text, cookies = web.login("alice", "wrong password!")
-    assert status == 401 and "Unknown name or wrong password." in text and not cookies
+    assert (
+        status == 401
+        and "Unknown name or wrong password." in text
+        and not any(c.startswith("arbiter_session=") for c in cookies)
+    )
+    # a login posted from elsewhere (without the token of the form's own cookie) is refused
+    status, _, text, cookies = Browser(server.url).open("/login", {"name": "alice", "password": PASSWORD})
+    assert status == 403 and not any(c.startswith("arbiter_session=") for c in cookies)
+    forged = Browser(server.url)
+    forged.csrf("/login")
+    status, _, _, _ = forged.open("/login", {"name": "alice", "password": PASSWORD, "csrf": "guessed"})
+    assert status == 403
+    status, _, text, _ = Browser(server.url).open("/signup", {"name": "mallory", "password": PASSWORD})
+    assert status == 403 and "came from elsewhere" in text
     status, _, text, _ = web.login("nobody", PASSWORD)
     assert status == 401 and "Unknown name or wrong password." in text
     status, headers, _, cookies = web.login("alice")
@@ -135,7 +150,7 @@ def test_login_sets_a_strict_cookie_and_failures_say_one_line_then_429(server: S
     assert status == 200 and "Account alice" in text
     # behind a TLS proxy on this machine (uvicorn trusts X-Forwarded-Proto from 127.0.0.1): Secure
     proxied = Browser(server.url)
-    fields = {"name": "alice", "password": PASSWORD}
+    fields = {"name": "alice", "password": PASSWORD, "csrf": proxied.csrf("/login")}
     status, _, _, cookies = proxied.open("/login", fields, extra={"X-Forwarded-Proto": "https"})
     assert status == 303 and "secure" in {f.strip().lower() for f in cookies[0].split(";")}
     # five failures from one address (two above): then even the right password is refused a while
@@ -172,11 +187,15 @@ def test_every_changing_form_needs_the_csrf_token(server: ServerProcess) -> None
 
 def test_signup_waits_for_an_approver_who_enables_it_on_the_web(server: ServerProcess) -> None:
     web = Browser(server.url)
-    status, _, text, _ = web.open("/signup", {"name": "bob", "password": PASSWORD})
+    status, _, text, _ = web.open(
+        "/signup", {"name": "bob", "password": PASSWORD, "csrf": web.csrf("/signup")}
+    )
     assert status == 201 and "waits for an approver" in text
     status, _, text, _ = web.login("bob")
     assert status == 403 and "waits for an approver" in text
-    status, _, text, _ = web.open("/signup", {"name": "bob!", "password": PASSWORD})
+    status, _, text, _ = web.open(
+        "/signup", {"name": "bob!", "password": PASSWORD, "csrf": web.csrf("/signup")}
+    )
     assert status == 400 and "name: expected" in text
     approver = Browser(server.url)
     assert approver.login("ann")[0] == 303
