@@ -537,12 +537,7 @@ def create_or_resume(store: Store, kind: RunKind, config: RunConfig, finished_to
     from coordinator.store import mask_url
 
     fingerprint = config.fingerprint()
-    run = store.find_unfinished(kind, fingerprint)
-    if run is None and finished_too:
-        done = [
-            r for r in store.list_runs(kind) if r.fingerprint == fingerprint and r.state is RunState.FINISHED
-        ]
-        run = done[-1] if done else None
+    run = store.find_same(kind, fingerprint, finished_too)
     what = kind_of(kind).noun
     if run is not None and run.state is RunState.FINISHED:
         click.echo(

@@ -12,6 +12,7 @@ import click
 
 from coordinator.cli.options import F, run_argument
 from coordinator.cli.webhooks import WebhookType
+from coordinator.server.client import SERVER_ENV
 
 if TYPE_CHECKING:
     from coordinator.cli.options import Side
@@ -19,7 +20,6 @@ if TYPE_CHECKING:
     from coordinator.runs import RunKind
     from coordinator.server.client import ServerClient
 
-SERVER_ENV = "ARBITER_SERVER"
 USER_ENV = "ARBITER_USER"
 META_KEY = "arbiter.remote"
 #: Where a command run by :func:`built_run` keeps the run it would submit (the server's web forms).

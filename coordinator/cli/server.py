@@ -16,10 +16,10 @@ import click
 from coordinator.cli.options import broker_option, store_option
 from coordinator.cli.serve import DEFAULT_HOST, DEFAULT_PORT, exposure_warning, listening_socket
 from coordinator.cli.webhooks import webhook_option
+from coordinator.server.client import TOKEN_ENV
 
 #: Seconds between two passes of the server's loop.
 TICK_SECONDS = 1.0
-TOKEN_ENV = "ARBITER_SERVER_TOKEN"
 
 
 @click.command()

@@ -179,17 +179,13 @@ def list_accounts(request: Request) -> Response:
     return json_response({"accounts": [a.to_json() for a in server_store(request).list_accounts()]})
 
 
-async def change_account(request: Request) -> Response:
-    """``PATCH /api/v1/accounts/NAME`` ``{"state"?, "role"?}``: an approver enables a pending
-    account; an admin also disables accounts and changes roles."""
-    who = authorize(request)
-    body = object_body(await json_body(request), {"state", "role"})
-    name = request.path_params["name"]
-    store = server_store(request)
+def account_changed(store: Store, who: Identity, name: str, state: Any, role: Any) -> None:
+    """Account ``name`` given ``state`` and/or ``role`` by ``who``, under the rules (an approver
+    enables a pending account; everything else is an admin's; nobody changes their own), and
+    recorded; a 4xx naming what is wrong."""
     account = store.account(name)
     if account is None:
         raise HTTPException(404, f"no account {name!r}")
-    state, role = body.get("state"), body.get("role")
     if state is not None and state not in set(AccountState):
         raise HTTPException(400, f"state: expected one of {', '.join(AccountState)}, got {state!r}")
     if role is not None and role not in set(Role):
@@ -200,7 +196,18 @@ async def change_account(request: Request) -> Response:
     if not who.operator and name == who.name:
         raise HTTPException(403, "accounts: nobody changes their own account")
     store.update_account(name, role=role, state=state)
-    store.record(who.name, "account", None, {"name": name, **body})
+    given = {k: v for k, v in (("state", state), ("role", role)) if v is not None}
+    store.record(who.name, "account", None, {"name": name, **given})
+
+
+async def change_account(request: Request) -> Response:
+    """``PATCH /api/v1/accounts/NAME`` ``{"state"?, "role"?}``: an approver enables a pending
+    account; an admin also disables accounts and changes roles."""
+    who = authorize(request)
+    body = object_body(await json_body(request), {"state", "role"})
+    name = request.path_params["name"]
+    store = server_store(request)
+    account_changed(store, who, name, body.get("state"), body.get("role"))
     return json_response({"account": store.account(name).to_json()})  # type: ignore[union-attr]
 
 

@@ -18,7 +18,7 @@ from typing import Any
 
 import engine
 from coordinator.registry import kind_of
-from coordinator.runs import RunKind, RunState
+from coordinator.runs import RunKind
 from coordinator.server.supervisor import PLAYED_KINDS
 from coordinator.store import Run, Store
 from coordinator.store.service import MAX_PRIORITY, MAX_THROUGHPUT
@@ -221,14 +221,7 @@ def store_submission(store: Store, submission: Submission) -> tuple[Run, bool]:
     """The run ``submission`` asks for: the unfinished one of the same configuration if there is
     one (or the latest finished one), else a new queued run; and whether it is new."""
     fingerprint = submission.settings.fingerprint()
-    found = store.find_unfinished(submission.kind, fingerprint)
-    if found is None:
-        done = [
-            r
-            for r in store.list_runs(submission.kind)
-            if r.fingerprint == fingerprint and r.state is RunState.FINISHED
-        ]
-        found = done[-1] if done else None
+    found = store.find_same(submission.kind, fingerprint, finished_too=True)
     if found is not None:
         return found, False
     s = submission

@@ -24,6 +24,7 @@ from coordinator.accounts.rules import (
     may_approve,
 )
 from coordinator.reports.html import Markup, table
+from coordinator.server.accounts_api import account_changed
 from coordinator.server.api import approved, changed, rerun_of, resumed, server_store, stopped
 from coordinator.server.web_auth import caller, checked, csrf_input, form_of, post_button
 from coordinator.store import Run
@@ -250,24 +251,9 @@ async def change_account_page(request: Request) -> Response:
     of ``PATCH /api/v1/accounts/NAME``."""
     form = await form_of(request)
     _who, me = checked(request, form)
-    name = request.path_params["name"]
-    store = server_store(request)
-    account = store.account(name)
-    if account is None:
-        raise HTTPException(404, f"no account {name!r}")
-    state, role = form.get("state"), form.get("role")
-    if state is not None and state not in set(AccountState):
-        raise HTTPException(400, f"state: expected one of {', '.join(AccountState)}, got {state!r}")
-    if role is not None and role not in set(Role):
-        raise HTTPException(400, f"role: expected one of {', '.join(Role)}, got {role!r}")
-    enabling = state == AccountState.ACTIVE and account.state == AccountState.PENDING and role is None
-    if not (me.admin or (me.approves and enabling)):
-        raise HTTPException(403, "accounts: approvers enable pending accounts; everything else is an admin's")
-    if name == me.name:
-        raise HTTPException(403, "accounts: nobody changes their own account")
-    changed = {k: v for k, v in (("state", state), ("role", role)) if v is not None}
-    store.update_account(name, role=role, state=state)
-    store.record(me.name, "account", None, {"name": name, **changed})
+    account_changed(
+        server_store(request), me, request.path_params["name"], form.get("state"), form.get("role")
+    )
     return RedirectResponse("/accounts", 303)
 
 

@@ -135,6 +135,22 @@ class RunStore(Database):
             row = c.execute(query).first()
         return run_from_row(row) if row is not None else None
 
+    def find_same(self, kind: RunKind, fingerprint: str, finished_too: bool = False) -> Run | None:
+        """The run a command or a submission with this configuration fingerprint takes up: the
+        latest unfinished one, else (``finished_too``) the latest finished one; None for a new one.
+        A failed run is never taken up again."""
+        found = self.find_unfinished(kind, fingerprint)
+        if found is not None or not finished_too:
+            return found
+        query = (
+            select(runs)
+            .where(runs.c.kind == kind, runs.c.fingerprint == fingerprint, runs.c.state == RunState.FINISHED)
+            .order_by(runs.c.id.desc())
+        )
+        with self.engine.connect() as c:
+            row = c.execute(query).first()
+        return run_from_row(row) if row is not None else None
+
     def update_run(
         self,
         run_id: int,
