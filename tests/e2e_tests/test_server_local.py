@@ -19,7 +19,7 @@ from typing import Any
 
 import pytest
 from celery_testkit import wait_until
-from process_testkit import read_line
+from process_testkit import WorkerPause, pause_when, read_line
 from server_testkit import ServerProcess, gone
 from sprt_testkit import cli_command, run_cli, status_json, write_book, write_weights
 
@@ -67,6 +67,13 @@ def local_counts(tmp_path: Path, args: list[str], label: str) -> tuple[list[int]
     done = run_cli(*args, "--store", store)
     assert done.returncode == 0, done.stderr
     return counts(store, 1)
+
+
+def mid_run(server: ServerProcess, run_id: int) -> bool:
+    """True once the run counted a batch; AssertionError when it ended already."""
+    row = server.run(run_id)
+    assert row["state"] != "finished", f"run {run_id} ended before it could be caught mid-run"
+    return bool(row["games"] > 0)
 
 
 class Hooks:
@@ -122,11 +129,15 @@ def test_kill_9_mid_run_then_restart_ends_with_the_same_counts(
     try:
         assert follower.stderr is not None
         assert "submitted" in read_line(follower.stderr, RUN_WAIT, "the submission")
-        wait_until(lambda: first.run(1)["games"] > 0, RUN_WAIT, "a counted batch")
+        # stop, check, act: the server's processes are held still once a batch counts, so the run
+        # is unfinished at the kill however fast the machine plays
+        held = WorkerPause(first.process.pid)  # type: ignore[union-attr]
+        pause_when(held, lambda: mid_run(first, 1), RUN_WAIT, "a counted batch")
+        assert Store(store).get_run(1).state.unfinished  # type: ignore[union-attr]
         started = first.kill()
+        held.resume()  # the SIGTERM the kernel sent them on the server's death is handled now
         assert started, "the run was played by a process of the server"
         wait_until(lambda: gone(started), 60, "the run's processes to end with the server")
-        assert Store(store).get_run(1).state.unfinished  # type: ignore[union-attr]
         second = ServerProcess(tmp_path, store, args=("--concurrency", "1"), port=first.port).start()
         try:
             assert second.wait_state(1, ("finished",), RUN_WAIT)["games"] == 40
@@ -149,13 +160,17 @@ def test_stop_resume_rerun_and_webhooks(server: ServerProcess, files: dict[str, 
     )
     assert follower.stderr is not None
     assert "submitted" in read_line(follower.stderr, RUN_WAIT, "the submission")
-    wait_until(lambda: server.run(1)["games"] > 0, RUN_WAIT, "a counted batch")
-    follower.send_signal(signal.SIGINT)  # Ctrl-C detaches
-    assert follower.wait(60) == 130
-    assert "goes on" in follower.stderr.read()
-    assert server.run(1)["state"] == "running"
-    stopped = run_cli("stop", "1", "--server", server.url)
-    assert stopped.returncode == 0, stopped.stderr
+    held = WorkerPause(server.process.pid)  # type: ignore[union-attr]
+    pause_when(held, lambda: mid_run(server, 1), RUN_WAIT, "a counted batch")
+    try:  # the run cannot end while the follower detaches and the stop is asked
+        follower.send_signal(signal.SIGINT)  # Ctrl-C detaches
+        assert follower.wait(60) == 130
+        assert "goes on" in follower.stderr.read()
+        assert server.run(1)["state"] == "running"
+        stopped = run_cli("stop", "1", "--server", server.url)
+        assert stopped.returncode == 0, stopped.stderr
+    finally:
+        held.resume()
     assert server.wait_state(1, ("stopped",), RUN_WAIT)["games"] < 200
     body = hooks.next()
     assert body["arbiter"]["run_id"] == 1 and body["arbiter"]["state"] == "stopped"
