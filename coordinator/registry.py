@@ -14,13 +14,17 @@ import importlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
 
 from coordinator.runs import RunKind
 
 if TYPE_CHECKING:
     from coordinator.executors.base import Executor
+    from coordinator.reports.data import ReportData
     from coordinator.store import Run, Store
+
+#: A kind's report data (a frozen dataclass of ``coordinator.reports``, see ``reports/data.py``).
+ReportT = TypeVar("ReportT", bound="ReportData")
 
 #: Every kind: the stored name (a :class:`RunKind`) and the object that implements it, as
 #: ``module:attribute`` (imported on first use).
@@ -72,8 +76,9 @@ class LiveItem:
     bold: bool = True
 
 
-class Kind(ABC):
-    """What every kind of run does. Subclasses set the attributes and implement the methods."""
+class Kind(ABC, Generic[ReportT]):
+    """What every kind of run does. Subclasses set the attributes and implement the methods;
+    ``ReportT`` is the type of the kind's report data, which its renderers read."""
 
     #: The stored name.
     name: RunKind
@@ -169,19 +174,19 @@ class Kind(ABC):
     # --- arbiter report ---------------------------------------------------------------------------
 
     @abstractmethod
-    def report_data(self, store: Store, run: Run, anchor: str | None) -> dict[str, Any]:
-        """The report's data (``anchor``: see :attr:`anchored`)."""
+    def report_data(self, store: Store, run: Run, anchor: str | None) -> ReportT:
+        """The report's data, with its "unverifiable" line (``anchor``: see :attr:`anchored`)."""
 
     @abstractmethod
-    def report_plots(self, store: Store, run: Run, data: dict[str, Any]) -> dict[str, str]:
+    def report_plots(self, store: Store, run: Run, data: ReportT) -> dict[str, str]:
         """The report's plots as inline SVG, by name."""
 
     @abstractmethod
-    def report_html(self, data: dict[str, Any], plots: dict[str, str]) -> str:
+    def report_html(self, data: ReportT, plots: dict[str, str]) -> str:
         """The report's self-contained HTML page (made by ``reports.html.page``)."""
 
     @abstractmethod
-    def report_text(self, data: dict[str, Any]) -> str:
+    def report_text(self, data: ReportT) -> str:
         """The report's 80-column terminal summary."""
 
     @abstractmethod
@@ -195,7 +200,7 @@ class Kind(ABC):
         """The run's columns of the dashboard's runs list (games, Elo, ...), JSON data."""
 
     @abstractmethod
-    def report_row(self, data: dict[str, Any]) -> dict[str, Any]:
+    def report_row(self, data: ReportT) -> dict[str, Any]:
         """The columns of :meth:`row` as the report ``data`` has them: a run page's live line is
         read from the report shown below it (not from the store again, which may have moved on
         since), so that the two never disagree."""
@@ -214,7 +219,7 @@ class Kind(ABC):
 
 
 @cache
-def kind_of(name: str) -> Kind:
+def kind_of(name: str) -> Kind[Any]:
     """The kind stored as ``name``; a ValueError for a name no kind has."""
     try:
         where = KINDS[RunKind(name)]

@@ -14,6 +14,7 @@ from coordinator.tuning.kind import TuneKind
 
 if TYPE_CHECKING:
     from coordinator.executors.base import Executor
+    from coordinator.reports.data import DictReport
     from coordinator.store import Run, Store
 
 
@@ -24,7 +25,7 @@ def _parent(store: Store, run: Run) -> int | None:
     return TuningRecords(store).parents().get(run.id)
 
 
-class CampaignKind(Kind):
+class CampaignKind(Kind["DictReport"]):
     """``arbiter tune --rounds N``: rounds of tuning, each champion verified before the next."""
 
     name = RunKind.CAMPAIGN
@@ -84,27 +85,28 @@ class CampaignKind(Kind):
 
         return campaign_data(store, run)
 
-    def report_data(self, store: Store, run: Run, anchor: str | None) -> dict[str, Any]:
+    def report_data(self, store: Store, run: Run, anchor: str | None) -> DictReport:
         """:func:`coordinator.campaign.report.campaign_data`."""
         from coordinator.campaign.report import campaign_data
+        from coordinator.reports.data import DictReport
 
-        return campaign_data(store, run)
+        return DictReport.of(run, campaign_data(store, run))
 
-    def report_plots(self, store: Store, run: Run, data: dict[str, Any]) -> dict[str, str]:
+    def report_plots(self, store: Store, run: Run, data: DictReport) -> dict[str, str]:
         """None: the chain is a table (each round's own report has its plots)."""
         return {}
 
-    def report_html(self, data: dict[str, Any], plots: dict[str, str]) -> str:
+    def report_html(self, data: DictReport, plots: dict[str, str]) -> str:
         """The campaign page."""
         from coordinator.campaign.report import campaign_html
 
-        return campaign_html(data)
+        return campaign_html(data.data)
 
-    def report_text(self, data: dict[str, Any]) -> str:
+    def report_text(self, data: DictReport) -> str:
         """The chain for people."""
         from coordinator.campaign.report import campaign_text
 
-        return campaign_text(data)
+        return campaign_text(data.data)
 
     def engines(self, store: Store, run: Run) -> dict[str, Any]:
         """None of its own: its games are its rounds'."""
@@ -116,11 +118,11 @@ class CampaignKind(Kind):
 
         return campaign_row(campaign_data(store, run))
 
-    def report_row(self, data: dict[str, Any]) -> dict[str, Any]:
+    def report_row(self, data: DictReport) -> dict[str, Any]:
         """:meth:`row` from the report data."""
         from coordinator.campaign.report import campaign_row
 
-        return campaign_row(data)
+        return campaign_row(data.data)
 
     def versus(self, row: dict[str, Any]) -> str:
         """Where it started."""

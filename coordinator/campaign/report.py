@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 def campaign_data(store: Store, run: Run) -> dict[str, Any]:
     """The campaign's report data (what ``arbiter report --json`` and ``status --json`` print)."""
-    from coordinator.reports.match import run_info
+    from coordinator.reports.data import run_info
 
     config = run.settings_as(CampaignConfig)
     chain = read_chain(store, run.id, config)

@@ -11,7 +11,7 @@ import click
 from coordinator.cli.options import load_run, open_existing_store, run_argument, store_option
 from coordinator.files import atomic_writer
 from coordinator.reports.games import FORMATS, RESULT_CHOICES, GameFilter, export
-from coordinator.reports.match import REASONS
+from coordinator.reports.sprt.gather import REASONS
 
 
 @click.command()

@@ -56,13 +56,13 @@ def report(run_id: int, output: str | None, as_json: bool, anchor: str | None, s
     if anchor is not None and not kind_of(run.kind).anchored:
         raise click.UsageError(f"--anchor is for tournaments; run {run.id} is a {run.kind} run")
     if as_json and output is None:
-        click.echo(json.dumps(json_safe(gather(store, run, anchor)), sort_keys=True))
+        click.echo(json.dumps(json_safe(gather(store, run, anchor).to_json()), sort_keys=True))
         return
     built = build(store, run, anchor)
     target = Path(output or default_report_path(run.id))
     write_atomically(target, html_page(built))
     if as_json:
-        click.echo(json.dumps(json_safe(built.data), sort_keys=True))
+        click.echo(json.dumps(json_safe(built.data.to_json()), sort_keys=True))
         click.echo(f"arbiter: report written to {target} ({size_text(target)})", err=True)
         return
     click.echo(terminal_summary(built))

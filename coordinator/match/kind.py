@@ -10,6 +10,7 @@ from coordinator.runs import RunKind, RunState
 
 if TYPE_CHECKING:
     from coordinator.executors.base import Executor
+    from coordinator.reports.data import DictReport
     from coordinator.sprt.runner import Progress
     from coordinator.store import Run, Store
 
@@ -36,8 +37,8 @@ def progress_line(p: Progress, planned: int) -> str:
 def match_summary(store: Store, run: Run) -> dict[str, Any]:
     """What status, report and dashboard show of a match: its run, the counts, the statistics,
     its engines and its configuration (credentials masked, no openings)."""
+    from coordinator.reports.data import run_info
     from coordinator.reports.engines import masked_config
-    from coordinator.reports.match import run_info
 
     config = run.settings_as(MatchConfig)
     totals = store.totals(run.id, run.counted_batches)
@@ -115,7 +116,7 @@ def match_html(data: dict[str, Any]) -> str:
     )
 
 
-class MatchKind(Kind):
+class MatchKind(Kind["DictReport"]):
     """``arbiter match``: N game pairs of two sides, no SPRT."""
 
     name = RunKind.MATCH
@@ -158,26 +159,28 @@ class MatchKind(Kind):
 
         return dict(json_safe(match_summary(store, run)))
 
-    def report_data(self, store: Store, run: Run, anchor: str | None) -> dict[str, Any]:
+    def report_data(self, store: Store, run: Run, anchor: str | None) -> DictReport:
         """:func:`match_summary`."""
-        return match_summary(store, run)
+        from coordinator.reports.data import DictReport
 
-    def report_plots(self, store: Store, run: Run, data: dict[str, Any]) -> dict[str, str]:
+        return DictReport.of(run, match_summary(store, run))
+
+    def report_plots(self, store: Store, run: Run, data: DictReport) -> dict[str, str]:
         """None: the result is its few numbers."""
         return {}
 
-    def report_html(self, data: dict[str, Any], plots: dict[str, str]) -> str:
+    def report_html(self, data: DictReport, plots: dict[str, str]) -> str:
         """:func:`match_html`."""
-        return match_html(data)
+        return match_html(data.data)
 
-    def report_text(self, data: dict[str, Any]) -> str:
+    def report_text(self, data: DictReport) -> str:
         """:func:`match_text`."""
-        return match_text(data)
+        return match_text(data.data)
 
     def engines(self, store: Store, run: Run) -> dict[str, Any]:
         """The two sides, from the configuration and the counted results."""
         from coordinator.reports.engines import engines_data
-        from coordinator.reports.match import counted_result_rows
+        from coordinator.reports.sprt.gather import counted_result_rows
 
         rows = counted_result_rows(store, run.id, run.counted_batches)
         return engines_data(run.settings_as(MatchConfig), rows, run.config.get("engine_version"))
@@ -200,10 +203,10 @@ class MatchKind(Kind):
             "elo95": s["elo95"] if s else None,
         }
 
-    def report_row(self, data: dict[str, Any]) -> dict[str, Any]:
+    def report_row(self, data: DictReport) -> dict[str, Any]:
         """Sides, games of the plan's, Elo of the match summary."""
-        t, s = data["totals"], data["stats"]
-        sides = data["engines"]["sides"]
+        t, s = data.data["totals"], data.data["stats"]
+        sides = data.data["engines"]["sides"]
         return {
             "candidate": sides["candidate"]["name"],
             "baseline": sides["baseline"]["name"],

@@ -1,7 +1,8 @@
 """Strength reports of runs (``arbiter report``) and the export of their games (``arbiter games``).
 
 Pure data gathering and rendering, no click: :func:`build` reads one run of the store (an SPRT, a
-trial, an acceptance SPRT, a tuning run or a tournament, running or finished) into JSON data and its plots;
+trial, an acceptance SPRT, a tuning run or a tournament, running or finished) into its kind's typed
+report data (``reports/data.py``; ``to_json`` is what ``--json`` prints) and its plots;
 :func:`html_page` and :func:`terminal_summary` render it. ``docs/reports.md`` says how to read one.
 """
 
@@ -15,24 +16,24 @@ from coordinator.registry import kind_of
 from coordinator.store import Run, Store
 
 if TYPE_CHECKING:
+    from coordinator.reports.data import ReportData
     from coordinator.reports.html import ReportPage
 
 
 @dataclass(frozen=True)
 class Report:
-    """A run's report: the data (what ``--json`` prints) and its plots as inline SVG, by name."""
+    """A run's report: its data (``data.to_json()`` is what ``--json`` prints) and its plots as
+    inline SVG, by name."""
 
-    data: dict[str, Any]
+    data: ReportData
     plots: dict[str, str]
 
 
-def gather(store: Store, run: Run, anchor: str | None = None) -> dict[str, Any]:
+def gather(store: Store, run: Run, anchor: str | None = None) -> ReportData:
     """The report data of ``run`` (no plots), with its "unverifiable" line (None: verifiable); a
     tournament's ratings relative to engine ``anchor`` (None: to the mean of all)."""
-    from coordinator.trust.verifiable import unverifiable_note
-
-    data = kind_of(run.kind).report_data(store, run, anchor)
-    return data | {"unverifiable": unverifiable_note(run.config)}
+    data: ReportData = kind_of(run.kind).report_data(store, run, anchor)
+    return data
 
 
 def build(store: Store, run: Run, anchor: str | None = None) -> Report:
@@ -45,7 +46,8 @@ def html_page(report: Report) -> ReportPage:
     """The self-contained HTML page of a report (a string that also keeps its sections)."""
     from coordinator.reports.html import noted
 
-    return noted(kind_of(report.data["run"]["kind"]).report_html(report.data, report.plots), report.data)
+    data = report.data
+    return noted(kind_of(data.run.kind).report_html(data, report.plots), data.unverifiable)
 
 
 def json_safe(value: Any) -> Any:
@@ -59,12 +61,12 @@ def json_safe(value: Any) -> Any:
     return value
 
 
-def terminal_summary(report: Report | dict[str, Any]) -> str:
+def terminal_summary(report: Report | ReportData) -> str:
     """The 80-column terminal summary of a report (or of its data)."""
     from coordinator.reports.text import noted
 
     data = report.data if isinstance(report, Report) else report
-    return noted(kind_of(data["run"]["kind"]).report_text(data), data)
+    return noted(kind_of(data.run.kind).report_text(data), data.unverifiable)
 
 
 def default_report_path(run_id: int) -> str:

@@ -25,7 +25,7 @@ import engine
 from coordinator.escape import pgn_comment, pgn_tag
 from coordinator.registry import kind_of
 from coordinator.reports.engines import emt, pgn_time_control
-from coordinator.reports.match import ADJUDICATION_REASONS, REASONS, engines_of
+from coordinator.reports.sprt.gather import ADJUDICATION_REASONS, REASONS, engines_of
 from coordinator.store import Run, Store
 from worker.protocol import move_list, number_list, ply_count
 from worker.speed import scaled

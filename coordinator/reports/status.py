@@ -23,13 +23,20 @@ def worker_check(store: Store, run: Run) -> dict[str, Any]:
     """Each worker's counted games and its residual against the others (fishtest's chi² test of
     the pentanomial counts per worker), flagged beyond the 95% band: a warning, never a proof
     (the spot checks are the proof)."""
-    from coordinator.reports.match import workers_of
+    from coordinator.reports.sprt.gather import workers_of
 
     found = workers_of(store, run)
     return {
-        "chi2": found["check"],
+        "chi2": found.check.to_json(),
         "workers": [
-            {k: w[k] for k in ("worker", "batches", "games", "residual", "flagged")} for w in found["workers"]
+            {
+                "worker": w.worker,
+                "batches": w.batches,
+                "games": w.games,
+                "residual": w.residual,
+                "flagged": w.flagged,
+            }
+            for w in found.workers
         ],
     }
 
@@ -38,7 +45,7 @@ def match_status(store: Store, run: Run) -> dict[str, Any]:
     """An SPRT, trial or acceptance run: counts, statistics, refusals, the workers' check, its
     configuration (credentials masked) and its engines."""
     from coordinator.reports.engines import masked_config
-    from coordinator.reports.match import engines_of
+    from coordinator.reports.sprt.gather import engines_of
 
     data = stored_status(store, run) | {"worker_check": worker_check(store, run)}
     data["config"] = masked_config(run.config)

@@ -1,4 +1,5 @@
-"""The terminal summary of a report: the most important numbers and tables, within 80 columns."""
+"""The terminal summary of a report: the most important numbers and tables, within 80 columns (the
+parts every kind's summary uses; a kind's own summary is in its package, e.g. ``reports/sprt/text.py``)."""
 
 from __future__ import annotations
 
@@ -15,7 +16,7 @@ from coordinator.tuning.outcomes import tally_text
 WIDTH = 80
 
 
-def _fit(line: str) -> str:
+def fit(line: str) -> str:
     """``line`` within :data:`WIDTH` columns: a longer line (a headline, a list of names) goes on
     over indented lines, cut nowhere (the tables are laid out to fit)."""
     if len(line) <= WIDTH:
@@ -36,7 +37,7 @@ def wrap_command(command: str) -> list[str]:
     return lines
 
 
-def _num(value: float | None, spec: str = ".1f") -> str:
+def num(value: float | None, spec: str = ".1f") -> str:
     """A number, or ``-`` when there is none."""
     return "-" if value is None else format(value, spec)
 
@@ -81,81 +82,6 @@ def move_times_line(times: dict[str, Any]) -> str | None:
     return "time per move: " + ", ".join(shown) if shown else None
 
 
-def match_text(data: dict[str, Any]) -> str:
-    """The summary of a match report."""
-    r, h, t, s = data["run"], data["hypothesis"], data["totals"], data["stats"]
-    parent = f", part of tuning run {r['parent']}" if r["parent"] else ""
-    lines = [
-        f"run {r['id']} ({r['kind']} {r['game']}{parent}): {r['state']}, {terminal(data['headline'])}",
-        *([data["ending"]] if data["ending"] else []),
-        f"SPRT: H0 {h['elo0']:g}, H1 {h['elo1']:g} ({h['elo_model']} Elo), alpha {h['alpha']:g}, "
-        f"beta {h['beta']:g}",
-    ]
-    w, d, l = t["wdl"]  # noqa: E741
-    lines.append(
-        f"games: {t['games']}  W {w}  D {d}  L {l}  pairs {t['pairs']}  pentanomial {t['pentanomial']}"
-    )
-    if s is not None:
-        lo, hi = s["sprt_elo_ci"]
-        nlo, nhi = s["nelo_ci"]
-        lines += [
-            f"Elo: {s['elo']:.2f} +- {s['elo95']:.2f} (95%)  LOS: {100 * s['los']:.2f}%",
-            f"SPRT Elo: {s['sprt_elo']:.2f} [{lo:.2f}, {hi:.2f}]  "
-            f"nElo: {s['nelo']:.2f} [{nlo:.2f}, {nhi:.2f}]",
-        ]
-    else:
-        lines.append("Elo: - (no game pair counted yet)")
-    lines.append(
-        f"batches: {t['counted_batches']} counted, {t['stored_batches']} stored; "
-        f"{t['cpu_seconds']:.1f} s cpu in workers"
-    )
-    lines += ["", *engines_lines(data["engines"])]
-    if (times := move_times_line(data["engines"]["move_times"])) is not None:
-        lines.append(times)
-    if data["endings"]:
-        lines += ["", f"{'ended by':<26} {'games':>6}  {'cand. white W/D/L':>18}  {'cand. black W/D/L':>18}"]
-        for e in data["endings"]:
-            white = "/".join(str(e["candidate_white"][k]) for k in "WDL")
-            black = "/".join(str(e["candidate_black"][k]) for k in "WDL")
-            lines.append(
-                f"{e['reason'] + ' (' + e['kind'] + ')':<26} {e['games']:>6}  {white:>18}  {black:>18}"
-            )
-    g = data["length"]
-    if g["games"]:
-        lines.append(
-            f"length: mean {g['mean']:.1f} plies, median {g['median']}, min {g['min']}, max {g['max']}"
-        )
-    o = data["openings"]
-    if o["helped"] or o["hurt"]:
-        lines += ["", f"openings: {o['played']} played; pair points above even, best and worst:"]
-        for row in o["helped"][:3] + o["hurt"][:3]:
-            lines.append(f"  {row['net']:+5.1f} in {row['pairs']:>3} pairs  {row['opening']}")
-        share = o["most_decisive_share"]
-        if share is not None:
-            lines.append(f"  the most decisive opening holds {100 * share:.0f}% of the total swing")
-    workers = data["workers"]["workers"]
-    if workers:
-        lines += [
-            "",
-            f"{'worker':<24} {'games':>7} {'games/cpu-s':>11} {'knodes/cpu-s':>12} "
-            f"{'refused':>7} {'resid.':>6}",
-        ]
-        for wk in workers:
-            nps = wk["nodes_per_second"] / 1000 if wk["nodes_per_second"] is not None else None
-            flag = " QUARANTINED" if wk["quarantined"] else " FLAG" if wk["flagged"] else ""
-            lines.append(
-                f"{terminal(wk['worker'])[:24]:<24} {wk['games']:>7} {_num(wk['games_per_second']):>11} "
-                f"{_num(nps):>12} {wk['refused']:>7} {_num(wk['residual'], '.2f'):>6}{flag}"
-            )
-        for wk in workers:
-            if wk["quarantined"]:
-                lines.append(f"quarantined {terminal(wk['worker'])}: {terminal(wk['quarantined'])}")
-    resent = data["workers"]["resent"]
-    if resent:
-        lines.append(f"re-sends: {resent} (batches sent again after no worker answered in time)")
-    return "\n".join([*(_fit(line) for line in lines), "", "reproduce:", *wrap_command(data["command"])])
-
-
 def tune_text(data: dict[str, Any]) -> str:
     """The summary of a tuning report."""
     r, t = data["run"], data["totals"]
@@ -166,7 +92,7 @@ def tune_text(data: dict[str, Any]) -> str:
         work = tally_text(t["outcomes"])
     lines = [
         f"tuning run {r['id']} ({r['game']}): {r['state']}, {work}",
-        f"{t['games']} games in {duration(t['seconds'])}, {_num(t['games_per_second'])} games/s; champion "
+        f"{t['games']} games in {duration(t['seconds'])}, {num(t['games_per_second'])} games/s; champion "
         f"#{t['champion']} {t['champion_elo']:+.1f} +- {t['champion_elo95']:.1f} Elo vs start",
         "",
         f"{'champion':>8} {'trial':>5} {'Elo vs start (95%)':>19} {'SPRT Elo vs parent':>24} "
@@ -183,7 +109,7 @@ def tune_text(data: dict[str, Any]) -> str:
         elo = f"{c['elo_vs_start']:+.1f} +- {c['elo_vs_start95']:.1f}"
         lines.append(
             f"{'#' + str(c['number']):>8} {trial:>5} {elo:>19} {vs_parent:>24} "
-            f"{reign.get('games', 0):>7} {_num(reign.get('games_per_second')):>8}"
+            f"{reign.get('games', 0):>7} {num(reign.get('games_per_second')):>8}"
         )
     if data["acceptances"]:
         what = "trial" if spsa is None else "iter."
@@ -213,7 +139,7 @@ def tune_text(data: dict[str, Any]) -> str:
     if importance:
         top = ", ".join(f"{k} {v:.2f}" for k, v in list(importance.items())[:4])
         lines += ["", f"most important (Optuna): {top}"]
-    return "\n".join([*(_fit(line) for line in lines), "", "reproduce:", *wrap_command(data["command"])])
+    return "\n".join([*(fit(line) for line in lines), "", "reproduce:", *wrap_command(data["command"])])
 
 
 #: The head-to-head table's columns: engine, opponent, W, D, L, game pairs (the engine's view).
@@ -226,23 +152,23 @@ def tournament_text(data: dict[str, Any]) -> str:
     """A tournament's summary: where it stands and its rating list (and the champion chain)."""
     run = data["run"]
     lines = [
-        _fit(
+        fit(
             f"tournament {run['id']} ({data['format']}, {run['game']}): {run['state']}, "
             f"{data['games']}/{data['planned_games']} games counted, {len(data['engines'])} engines"
         )
     ]
     if run.get("error"):
-        lines.append(_fit(f"error: {terminal(run['error'])}"))
+        lines.append(fit(f"error: {terminal(run['error'])}"))
     if not data["ratings"]:
         lines.append(
-            _fit(f"no ratings: {terminal(data['ratings_error'])}")
+            fit(f"no ratings: {terminal(data['ratings_error'])}")
             if "ratings_error" in data
             else "no games counted yet"
         )
         return "\n".join(lines)
     confidence = 100 * data["confidence"]
     anchor = terminal(data["anchor"]) if data["anchor"] else "the mean"
-    lines.append(_fit(f"ratings: {data['model']}, Elo relative to {anchor}, +/- at {confidence:g}%"))
+    lines.append(fit(f"ratings: {data['model']}, Elo relative to {anchor}, +/- at {confidence:g}%"))
     lines.append(_RATING_ROW.format("rank", "name", "Elo", "+/-", "games", "score%", "draws%"))
     for r in data["ratings"]:
         lines.append(
@@ -250,10 +176,10 @@ def tournament_text(data: dict[str, Any]) -> str:
                 r["rank"],
                 terminal(r["name"])[:32],
                 f"{r['elo']:+.1f}",
-                _num(r["error"]),
+                num(r["error"]),
                 r["games"],
-                _num(None if r["score"] is None else 100 * r["score"]),
-                _num(None if r["draw_rate"] is None else 100 * r["draw_rate"]),
+                num(None if r["score"] is None else 100 * r["score"]),
+                num(None if r["draw_rate"] is None else 100 * r["draw_rate"]),
             )
         )
     if data["head_to_head"]:
@@ -276,10 +202,10 @@ def tournament_text(data: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def noted(text: str, data: dict[str, Any]) -> str:
+def noted(text: str, unverifiable: str | None) -> str:
     """The terminal summary ``text`` of a report (its kind's), with the "unverifiable" line of an
     unverifiable run under its first line."""
-    if data.get("unverifiable"):
+    if unverifiable:
         first, _, rest = text.partition("\n")
-        return f"{first}\n{terminal(data['unverifiable'])}\n{rest}"
+        return f"{first}\n{terminal(unverifiable)}\n{rest}"
     return text

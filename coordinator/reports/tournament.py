@@ -10,7 +10,7 @@ from itertools import pairwise
 from typing import Any
 
 from coordinator.ratings import NotRatable, RatedGame, RatingList, rate, rate_over
-from coordinator.reports.match import run_info
+from coordinator.reports.data import run_info
 from coordinator.store import Run, Store
 from coordinator.tournament.config import TournamentConfig
 from coordinator.tournament.games import rated_games

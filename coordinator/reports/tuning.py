@@ -3,7 +3,7 @@
 The champion chain, the trials, the acceptance SPRTs and (SPSA) the path of theta come from
 arbiter's tuning tables (:mod:`coordinator.tuning.records`), the acceptance SPRTs' curves from
 their own runs (their LLR replayed by the runner's prefix counter, see
-:mod:`coordinator.reports.match`), and the parameter importance from Optuna's own evaluator on the
+:mod:`coordinator.reports.sprt.gather`), and the parameter importance from Optuna's own evaluator on the
 study the tuner kept in the same database. Everything returned is JSON data.
 """
 
@@ -16,7 +16,8 @@ from datetime import datetime
 from typing import Any
 
 from coordinator.reports.command import tune_command
-from coordinator.reports.match import counted_result_rows, iso, run_info, series
+from coordinator.reports.data import iso, run_info
+from coordinator.reports.sprt.gather import counted_result_rows, series
 from coordinator.sprt.config import SprtConfig
 from coordinator.stats import sprt_elo
 from coordinator.store import Run, Store
@@ -44,7 +45,7 @@ def _acceptance(store: Store, run: Run, row: AcceptanceRow, crowned: set[int], s
     """One acceptance SPRT: its stage and limits, LLR curve, bounds, decision (and its ending in
     words) and SPRT Elo."""
     config = run.settings_as(SprtConfig)
-    rows = counted_result_rows(store, run.id, run.counted_batches)
+    curve = series(config, counted_result_rows(store, run.id, run.counted_batches))
     totals = store.totals(run.id)
     lower, upper = config.sprt_params.bounds
     estimate = None
@@ -78,7 +79,7 @@ def _acceptance(store: Store, run: Run, row: AcceptanceRow, crowned: set[int], s
         "elo_model": config.elo_model,
         "lower_bound": lower,
         "upper_bound": upper,
-        "series": {k: v for k, v in series(config, rows).items() if k in ("games", "llr")},
+        "series": {"games": curve.games, "llr": curve.llr},
         "sprt_elo": estimate,
     }
 

@@ -12,6 +12,7 @@ from coordinator.sprt.config import SprtConfig
 
 if TYPE_CHECKING:
     from coordinator.executors.base import Executor
+    from coordinator.reports.sprt.data import MatchReport
     from coordinator.store import Run, Store
 
 
@@ -37,7 +38,7 @@ def match_columns(store: Store, run: Run, config: SprtConfig) -> dict[str, Any]:
     }
 
 
-class MatchRunKind(Kind):
+class MatchRunKind(Kind["MatchReport"]):
     """A run of two sides under an SPRT configuration: its status, report and dashboard row."""
 
     decides = True
@@ -84,35 +85,35 @@ class MatchRunKind(Kind):
 
         return match_status(store, run)
 
-    def report_data(self, store: Store, run: Run, anchor: str | None) -> dict[str, Any]:
-        """:func:`coordinator.reports.match.match_report`."""
-        from coordinator.reports.match import match_report
+    def report_data(self, store: Store, run: Run, anchor: str | None) -> MatchReport:
+        """:func:`coordinator.reports.sprt.gather.match_report`."""
+        from coordinator.reports.sprt.gather import match_report
 
         parent = self.parent_of(store, run)
         return match_report(store, run, parent, self.command(store, run))
 
-    def report_plots(self, store: Store, run: Run, data: dict[str, Any]) -> dict[str, str]:
+    def report_plots(self, store: Store, run: Run, data: MatchReport) -> dict[str, str]:
         """The match plots (LLR and Elo, pentanomial, ...)."""
-        from coordinator.reports.plots import match_plots
+        from coordinator.reports.sprt.plots import match_plots
 
         return match_plots(data)
 
-    def report_html(self, data: dict[str, Any], plots: dict[str, str]) -> str:
+    def report_html(self, data: MatchReport, plots: dict[str, str]) -> str:
         """The match report page."""
-        from coordinator.reports.html import match_html
+        from coordinator.reports.sprt.html import match_html
 
         return match_html(data, plots)
 
-    def report_text(self, data: dict[str, Any]) -> str:
+    def report_text(self, data: MatchReport) -> str:
         """The match summary."""
-        from coordinator.reports.text import match_text
+        from coordinator.reports.sprt.text import match_text
 
         return match_text(data)
 
     def engines(self, store: Store, run: Run) -> dict[str, Any]:
         """The two sides, from the configuration and the counted results."""
         from coordinator.reports.engines import engines_data
-        from coordinator.reports.match import counted_result_rows
+        from coordinator.reports.sprt.gather import counted_result_rows
 
         rows = counted_result_rows(store, run.id, run.counted_batches)
         return engines_data(run.settings_as(SprtConfig), rows, run.config.get("engine_version"))
@@ -129,22 +130,22 @@ class MatchRunKind(Kind):
         """The decision, or a dash."""
         return str(row["decision_label"] if row["decision"] else "-")
 
-    def report_row(self, data: dict[str, Any]) -> dict[str, Any]:
+    def report_row(self, data: MatchReport) -> dict[str, Any]:
         """Sides, games, Elo and LLR of the match report."""
-        t, h, stats = data["totals"], data["hypothesis"], data["stats"]
-        sides = data["engines"]["sides"]
+        t, h, stats = data.totals, data.hypothesis, data.stats
+        sides = data.engines["sides"]
         return {
             "candidate": sides["candidate"]["name"],
             "baseline": sides["baseline"]["name"],
-            "games": t["games"],
-            "pentanomial": t["pentanomial"],
-            "wdl": t["wdl"],
+            "games": t.games,
+            "pentanomial": t.pentanomial,
+            "wdl": t.wdl,
             "elo": stats["elo"] if stats else None,
             "elo95": stats["elo95"] if stats else None,
-            "llr": t["llr"],
-            "lower_bound": h["lower_bound"],
-            "upper_bound": h["upper_bound"],
-            "headline": data["headline"],
+            "llr": t.llr,
+            "lower_bound": h.lower_bound,
+            "upper_bound": h.upper_bound,
+            "headline": data.headline,
         }
 
     def live(self, row: dict[str, Any]) -> list[LiveItem]:

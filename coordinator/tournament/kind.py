@@ -11,10 +11,11 @@ from coordinator.tournament.config import TournamentConfig, stored_sides
 
 if TYPE_CHECKING:
     from coordinator.executors.base import Executor
+    from coordinator.reports.data import DictReport
     from coordinator.store import Run, Store
 
 
-class TournamentKind(Kind):
+class TournamentKind(Kind["DictReport"]):
     """``arbiter tournament``."""
 
     name = RunKind.TOURNAMENT
@@ -57,31 +58,32 @@ class TournamentKind(Kind):
         """The report's data."""
         from coordinator.reports import gather, json_safe
 
-        return dict(json_safe(gather(store, run)))
+        return dict(json_safe(gather(store, run).to_json()))
 
-    def report_data(self, store: Store, run: Run, anchor: str | None) -> dict[str, Any]:
+    def report_data(self, store: Store, run: Run, anchor: str | None) -> DictReport:
         """:func:`coordinator.reports.tournament.tournament_report`."""
+        from coordinator.reports.data import DictReport
         from coordinator.reports.tournament import tournament_report
 
-        return tournament_report(store, run, anchor)
+        return DictReport.of(run, tournament_report(store, run, anchor))
 
-    def report_plots(self, store: Store, run: Run, data: dict[str, Any]) -> dict[str, str]:
+    def report_plots(self, store: Store, run: Run, data: DictReport) -> dict[str, str]:
         """LOS and ratings over games."""
         from coordinator.reports.tournament_plots import tournament_plots
 
-        return tournament_plots(data)
+        return tournament_plots(data.data)
 
-    def report_html(self, data: dict[str, Any], plots: dict[str, str]) -> str:
+    def report_html(self, data: DictReport, plots: dict[str, str]) -> str:
         """The tournament page."""
         from coordinator.reports.tournament_html import tournament_html
 
-        return tournament_html(data, plots)
+        return tournament_html(data.data, plots)
 
-    def report_text(self, data: dict[str, Any]) -> str:
+    def report_text(self, data: DictReport) -> str:
         """The rating list and the champion chain."""
         from coordinator.reports.text import tournament_text
 
-        return tournament_text(data)
+        return tournament_text(data.data)
 
     def engines(self, store: Store, run: Run) -> dict[str, Any]:
         """No two fixed sides: only its time control (its engines are named per batch)."""
@@ -99,13 +101,14 @@ class TournamentKind(Kind):
             "planned_games": config.max_games,
         }
 
-    def report_row(self, data: dict[str, Any]) -> dict[str, Any]:
+    def report_row(self, data: DictReport) -> dict[str, Any]:
         """Format, engines and games of the tournament report."""
+        found = data.data
         return {
-            "format": data["format"],
-            "engines": [e["name"] for e in data["engines"]],
-            "games": data["games"],
-            "planned_games": data["planned_games"],
+            "format": found["format"],
+            "engines": [e["name"] for e in found["engines"]],
+            "games": found["games"],
+            "planned_games": found["planned_games"],
         }
 
     def versus(self, row: dict[str, Any]) -> str:

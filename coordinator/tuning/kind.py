@@ -13,6 +13,7 @@ from coordinator.tuning.config import TuneConfig
 
 if TYPE_CHECKING:
     from coordinator.executors.base import Executor
+    from coordinator.reports.data import DictReport
     from coordinator.store import Run, Store
 
 
@@ -79,7 +80,7 @@ def _study(store: Store, run: Run) -> Any:
         return None
 
 
-class TuneKind(Kind):
+class TuneKind(Kind["DictReport"]):
     """``arbiter tune``: trials or SPSA iterations, acceptance SPRTs, champions."""
 
     name = RunKind.TUNE
@@ -126,30 +127,31 @@ class TuneKind(Kind):
 
         return tune_status(store, run)
 
-    def report_data(self, store: Store, run: Run, anchor: str | None) -> dict[str, Any]:
+    def report_data(self, store: Store, run: Run, anchor: str | None) -> DictReport:
         """:func:`coordinator.reports.tuning.tune_report`."""
+        from coordinator.reports.data import DictReport
         from coordinator.reports.tuning import tune_report
 
-        return tune_report(store, run)
+        return DictReport.of(run, tune_report(store, run))
 
-    def report_plots(self, store: Store, run: Run, data: dict[str, Any]) -> dict[str, str]:
+    def report_plots(self, store: Store, run: Run, data: DictReport) -> dict[str, str]:
         """Champions, trials or theta, acceptance SPRTs, and the Optuna study's plots (SPSA has
         no study: a read-only store that never ran Optuna has no tables to load one from)."""
         from coordinator.reports.plots import tune_plots
 
-        return tune_plots(data, None if data.get("method") == "spsa" else _study(store, run))
+        return tune_plots(data.data, None if data.data.get("method") == "spsa" else _study(store, run))
 
-    def report_html(self, data: dict[str, Any], plots: dict[str, str]) -> str:
+    def report_html(self, data: DictReport, plots: dict[str, str]) -> str:
         """The tuning report page."""
         from coordinator.reports.html import tune_html
 
-        return tune_html(data, plots)
+        return tune_html(data.data, plots)
 
-    def report_text(self, data: dict[str, Any]) -> str:
+    def report_text(self, data: DictReport) -> str:
         """The tuning summary."""
         from coordinator.reports.text import tune_text
 
-        return tune_text(data)
+        return tune_text(data.data)
 
     def engines(self, store: Store, run: Run) -> dict[str, Any]:
         """None of its own: its games are its match runs'."""
@@ -167,14 +169,14 @@ class TuneKind(Kind):
         """The current champion."""
         return f"champion #{row['champion']}"
 
-    def report_row(self, data: dict[str, Any]) -> dict[str, Any]:
+    def report_row(self, data: DictReport) -> dict[str, Any]:
         """Trials, games and the champion of the tuning report."""
         from coordinator.tuning.outcomes import tally_text
 
-        t = data["totals"]
+        t = data.data["totals"]
         champion = t["champion"]
         return {
-            "start": data["config"].get("start_source") or "default",
+            "start": data.data["config"].get("start_source") or "default",
             "games": t["games"],
             "trials": t["trials"],
             "tally": tally_text(t["outcomes"]),

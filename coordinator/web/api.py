@@ -57,7 +57,7 @@ def run_api(request: Request) -> Response:
     run = find_run(request)
     version = run_version(state.store, run)
     rendered = state.reports.get(state.store, run, version)
-    row = report_row(run, rendered.data)
+    row = report_row(run, rendered.report)
     changed = query.text("since") != rendered.version
     answer: dict[str, Any] = {
         "run": row,

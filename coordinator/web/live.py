@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from coordinator.reports import build, html_page, json_safe
+from coordinator.reports.data import ReportData
 from coordinator.reports.html import ReportPage, section_key
 from coordinator.store import Run, Store
 
@@ -47,6 +48,8 @@ class Rendered:
 
     version: str
     built_at: float
+    #: The report's data, and its JSON form (JSON-safe: what the API sends).
+    report: ReportData
     data: dict[str, Any]
     page: ReportPage
     parts: tuple[Part, ...]
@@ -94,7 +97,8 @@ class ReportCache:
                 return entry
             report = build(store, run)
             page = html_page(report)
-            entry = Rendered(version, time.monotonic(), json_safe(report.data), page, cut(page))
+            data = json_safe(report.data.to_json())
+            entry = Rendered(version, time.monotonic(), report.data, data, page, cut(page))
         with self._entries_lock:
             self._entries[run.id] = entry
             self._entries.move_to_end(run.id)

@@ -15,9 +15,11 @@ import engine
 from coordinator.fleet import Fleet, Unreachable, age_text, online
 from coordinator.fleet.online import BAD_SEAL
 from coordinator.registry import LiveItem, elo_text, kind_of, llr_text
+from coordinator.reports.data import ReportData, iso
 from coordinator.reports.games import RESULT_CHOICES, ExportedGame, GameFilter, pgn, sides, termination
 from coordinator.reports.html import Markup, contents_nav, esc, fmt, pairs_table, table, unverifiable_html
-from coordinator.reports.match import REASONS, engines_of, iso, workers_of
+from coordinator.reports.sprt.data import MatchReport
+from coordinator.reports.sprt.gather import REASONS, engines_of, workers_of
 from coordinator.sprt.report import duration
 from coordinator.store import Run, Store
 from coordinator.web.board import game_svg, legend
@@ -262,19 +264,19 @@ def live_html(row: dict[str, Any]) -> str:
     return "".join(items)
 
 
-def _run_links(run: Run, data: dict[str, Any]) -> str:
+def _run_links(run: Run, data: ReportData) -> str:
     """Where to go from a run's page."""
     links = [
         link(f"/runs/{run.id}/games", "games"),
         link(f"/runs/{run.id}/report.html", "report file"),
         link(f"/api/runs/{run.id}", "JSON"),
     ]
-    parent = data["run"].get("parent")
+    parent = data.run.parent
     if parent is not None:
         links.append(link(f"/runs/{parent}", f"tuning run {parent}"))
     if (children := kind_of(run.kind).children) is not None:
         links.append(link(f"/?parent={run.id}", children))
-    workers = [w["worker"] for w in data.get("workers", {}).get("workers", [])]
+    workers = [w.worker for w in data.workers.workers] if isinstance(data, MatchReport) else []
     if workers:
         links.append(Markup(f"<span>workers: {', '.join(link(worker_url(w), w) for w in workers)}</span>"))
     return f'<p class="links">{"".join(links)}</p>'
@@ -287,13 +289,14 @@ def run_page(request: Request) -> Response:
     run = find_run(request)
     version = run_version(state.store, run)
     rendered = state.reports.get(state.store, run, version)
-    row = report_row(run, rendered.data)
+    row = report_row(run, rendered.report)
     final = " data-final" if is_final(run) and rendered.version == version else ""
     title = f"Run {run.id}: {run.kind} {run.game}"
     body = (
         f'<main data-live="/api/runs/{run.id}" data-version="{rendered.version}" '
         f'data-every="{POLL_SECONDS["run"]}"{final}>'
-        f"<h1>{esc(title)}</h1>{_run_links(run, rendered.data)}{unverifiable_html(rendered.data)}"
+        f"<h1>{esc(title)}</h1>{_run_links(run, rendered.report)}"
+        f"{unverifiable_html(rendered.report.unverifiable)}"
         f"{state.run_panel(request, run) if state.run_panel is not None else ''}"
         f'<div id="live" class="live">{live_html(row)}</div>'
         f"{contents_nav(rendered.page.contents)}"
@@ -614,29 +617,29 @@ def _worker_runs(store: Store, name: str) -> str:
         run = store.get_run(run_id)
         if run is None or not kind_of(run.kind).worker_check:
             continue
-        mine = next((w for w in workers_of(store, run)["workers"] if w["worker"] == name), None)
+        mine = next((w for w in workers_of(store, run).workers if w.worker == name), None)
         if mine is None:  # it only handled batches that another worker's answer settled
             continue
-        flag = "OUTLIER" if mine["flagged"] else mine["level"]
+        flag = "OUTLIER" if mine.flagged else mine.level
         rows.append(
             [
                 link(f"/runs/{run.id}", run.id),
                 run.kind,
                 run.game,
                 run.state,
-                mine["batches"],
-                mine["games"],
-                fmt(mine["games_per_second"]),
-                fmt(None if mine["nodes_per_second"] is None else mine["nodes_per_second"] / 1000),
-                fmt(mine["time_factor"], ".2f"),
-                mine["faults"],
-                mine["refused"],
-                fmt(mine["residual"], ".2f"),
+                mine.batches,
+                mine.games,
+                fmt(mine.games_per_second),
+                fmt(None if mine.nodes_per_second is None else mine.nodes_per_second / 1000),
+                fmt(mine.time_factor, ".2f"),
+                mine.faults,
+                mine.refused,
+                fmt(mine.residual, ".2f"),
                 flag,
-                mine.get("quarantined") or "",
+                mine.quarantined or "",
             ]
         )
-        flagged = mine["flagged"] or mine.get("quarantined")
+        flagged = mine.flagged or mine.quarantined
         classes.append("flag" if flagged else "yellow" if flag == "yellow" else "")
     if not rows:
         return '<p class="muted">No counted batch in any run.</p>'

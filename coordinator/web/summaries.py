@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from typing import Any
 
 from coordinator.registry import KINDS, kind_of
-from coordinator.reports.match import iso, run_info
+from coordinator.reports import json_safe
+from coordinator.reports.data import ReportData, iso, run_info
 from coordinator.runs import RunState
 from coordinator.store import Run, ServiceRow, Store, now
 from coordinator.tuning.records import TuningRecords
@@ -87,12 +88,12 @@ def run_row(store: Store, run: Run, parent: int | None) -> dict[str, Any]:
         return row | {"games": None, "problem": f"cannot read the run's configuration: {e}"}
 
 
-def report_row(run: Run, data: dict[str, Any]) -> dict[str, Any]:
+def report_row(run: Run, data: ReportData) -> dict[str, Any]:
     """One run as its page's live line shows it, read from the report ``data`` the page shows
     below it (not from the store again, which may have moved on since the report was built), so
     that the line and the report never disagree."""
-    row = dict(data["run"]) | {"seconds": _seconds(run), "url": f"/runs/{run.id}"}
-    return row | kind_of(run.kind).report_row(data)
+    row = data.run.to_json() | {"seconds": _seconds(run), "url": f"/runs/{run.id}"}
+    return dict(json_safe(row | kind_of(run.kind).report_row(data)))
 
 
 def run_version(store: Store, run: Run) -> str:

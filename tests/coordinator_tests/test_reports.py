@@ -14,6 +14,7 @@ import math
 import re
 import tracemalloc
 from collections import Counter
+from dataclasses import fields
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 from types import SimpleNamespace
@@ -36,8 +37,10 @@ from sqlalchemy import select
 
 import engine
 from coordinator.reports import build, gather, html_page, terminal_summary
+from coordinator.reports.data import iso
 from coordinator.reports.games import GameFilter, clocks, export, iter_games, movetext
-from coordinator.reports.match import _throughput, iso
+from coordinator.reports.sprt.data import MatchReport
+from coordinator.reports.sprt.gather import _throughput
 from coordinator.runs import RunKind
 from coordinator.sprt.config import BatchPlan
 from coordinator.sprt.regressions import regressions
@@ -154,7 +157,8 @@ def test_optunas_slice_plot_leaves_matplotlibs_settings_as_they_were() -> None:
     import matplotlib
     import optuna
 
-    from coordinator.reports.plots import slice_plot, throughput_plot
+    from coordinator.reports.plots import slice_plot
+    from coordinator.reports.sprt.plots import throughput_plot
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction="maximize", sampler=optuna.samplers.RandomSampler(seed=1))
@@ -163,7 +167,7 @@ def test_optunas_slice_plot_leaves_matplotlibs_settings_as_they_were() -> None:
     start = datetime(2026, 1, 1, tzinfo=UTC)
     at = [start + timedelta(seconds=s) for s in (0, 3, 9)]
     rows = [SimpleNamespace(created_at=t, wins=2, draws=1, losses=1) for t in at]
-    throughput = {"throughput": _throughput(rows)}
+    throughput = _throughput(rows)
     settings, before = dict(matplotlib.rcParams), throughput_plot(throughput)
     assert "<svg" in slice_plot(data, study)
     assert dict(matplotlib.rcParams) == settings
@@ -179,8 +183,8 @@ def test_throughput_of_batches_stored_out_of_order() -> None:
         for s in (100, 0, 1, 2)  # batch 0 stored last
     ]
     data = _throughput(rows)
-    assert data["start"] == iso(start)
-    assert sum(g * data["bin_seconds"] for g in data["games_per_second"]) == pytest.approx(16)
+    assert data.start == iso(start) and data.bin_seconds is not None
+    assert sum(g * data.bin_seconds for g in data.games_per_second) == pytest.approx(16)
 
 
 @pytest.mark.parametrize("kind", ["finished", "running"])
@@ -191,69 +195,75 @@ def test_match_report_sections_agree_with_the_store(
     run = store.get_run(runs[f"{kind}-{game}"])
     assert run is not None
     data = gather(store, run)
+    assert isinstance(data, MatchReport)
     rows = stored_rows(store, run.id, run.counted_batches)
     records = counted_records(store, run.id, run.counted_batches)
     penta = [sum(getattr(r, c) for r in rows) for c in ("ll", "ld", "dd_wl", "wd", "ww")]
     wdl = [sum(getattr(r, c) for r in rows) for c in ("wins", "draws", "losses")]
-    t = data["totals"]
+    t = data.totals
     # counts: pentanomial sums to the pairs, W/D/L to the games, both to the records
-    assert t["pentanomial"] == penta and t["wdl"] == wdl
-    assert sum(t["pentanomial"]) == t["pairs"] == len(records) // 2
-    assert t["games"] == sum(wdl) == len(records) == t["records"]
+    assert t.pentanomial == penta and t.wdl == wdl
+    assert sum(t.pentanomial) == t.pairs == len(records) // 2
+    assert t.games == sum(wdl) == len(records) == t.records
     if kind == "running":
-        assert data["run"]["state"] == "running"
-        assert t["stored_batches"] == t["counted_batches"] + 1
+        assert data.run.state == "running"
+        assert t.stored_batches == t.counted_batches + 1
     # the LLR of the last point is `arbiter stats` on the final counts; the Elo series ends at it
     expected = sprt_summary(pentanomial=penta, elo0=0, elo1=5, elo_model="normalized", alpha=0.05, beta=0.05)
-    s = data["series"]
-    assert s["games"][-1] == t["games"] and s["games"] == sorted(set(s["games"]))
-    assert s["llr"][-1] == pytest.approx(expected["llr"], abs=1e-12)
-    assert data["stats"]["llr"] == pytest.approx(expected["llr"], abs=1e-12)
-    assert data["stats"]["los"] == pytest.approx(expected["los"])
-    assert data["stats"]["nelo"] == pytest.approx(expected["nelo"])
-    assert s["elo"][-1] == pytest.approx(fixed_elo(penta).elo)
+    s = data.series
+    assert s.games[-1] == t.games and s.games == sorted(set(s.games))
+    assert s.llr[-1] == pytest.approx(expected["llr"], abs=1e-12)
+    assert data.stats is not None
+    assert data.stats["llr"] == pytest.approx(expected["llr"], abs=1e-12)
+    assert data.stats["los"] == pytest.approx(expected["los"])
+    assert data.stats["nelo"] == pytest.approx(expected["nelo"])
+    assert s.elo[-1] == pytest.approx(fixed_elo(penta).elo)
     first = rows[0]
-    assert s["llr"][0] == pytest.approx(
+    assert s.llr[0] == pytest.approx(
         sprt_summary(pentanomial=[first.ll, first.ld, first.dd_wl, first.wd, first.ww], elo0=0, elo1=5)["llr"]
     )
     # endings: per reason and colour, from the records
     by_reason = Counter(r["reason"] for r in records)
-    assert {e["reason"]: e["games"] for e in data["endings"]} == dict(by_reason)
-    for e in data["endings"]:
-        mine = [r for r in records if r["reason"] == e["reason"]]
-        for color in ("white", "black"):
+    assert {e.reason: e.games for e in data.endings} == dict(by_reason)
+    for e in data.endings:
+        mine = [r for r in records if r["reason"] == e.reason]
+        for color, found in (("white", e.candidate_white), ("black", e.candidate_black)):
             scores = [
                 candidate_score(r["result"], r["candidate_color"])
                 for r in mine
                 if r["candidate_color"] == color
             ]
-            assert e[f"candidate_{color}"] == {
-                "W": scores.count(1.0),
-                "D": scores.count(0.5),
-                "L": scores.count(0.0),
-            }
-        assert e["white_wins"] == sum(r["result"] == "1-0" for r in mine)
+            assert found.counts() == (scores.count(1.0), scores.count(0.5), scores.count(0.0))
+        assert e.white_wins == sum(r["result"] == "1-0" for r in mine)
     # length
     plies = [ply_count(r["moves"]) for r in records]
-    assert data["length"]["games"] == len(plies) and data["length"]["max"] == max(plies)
-    assert data["length"]["mean"] == pytest.approx(sum(plies) / len(plies))
+    assert data.length.games == len(plies) and data.length.max == max(plies)
+    assert data.length.mean == pytest.approx(sum(plies) / len(plies))
     # openings: pair scores, summed back to the candidate's points
-    o = data["openings"]
+    o = data.openings
     points = sum(candidate_score(r["result"], r["candidate_color"]) for r in records)
-    assert o["pairs"] == t["pairs"] and o["net"] == pytest.approx(points - t["pairs"])
-    assert all(r["net"] > 0 for r in o["helped"]) and all(r["net"] < 0 for r in o["hurt"])
+    assert o.pairs == t.pairs and o.net == pytest.approx(points - t.pairs)
+    assert all(r.net > 0 for r in o.helped) and all(r.net < 0 for r in o.hurt)
     # workers: games per worker, and nothing lost
     per_worker = Counter()
     for row in rows:
         per_worker[row.worker] += row.wins + row.draws + row.losses
-    assert {w["worker"]: w["games"] for w in data["workers"]["workers"]} == dict(per_worker)
-    assert data["throughput"]["games_per_second"] and sum(
-        g * data["throughput"]["bin_seconds"] for g in data["throughput"]["games_per_second"]
-    ) == pytest.approx(t["games"])
+    assert {w.worker: w.games for w in data.workers.workers} == dict(per_worker)
+    throughput = data.throughput
+    assert throughput.games_per_second and throughput.bin_seconds is not None
+    assert sum(g * throughput.bin_seconds for g in throughput.games_per_second) == pytest.approx(t.games)
     # the command plays this configuration again
-    assert data["command"].startswith(f"arbiter sprt {game} --candidate ")
-    assert "--batch-pairs 2" in data["command"] and "--nodes 300" in data["command"]
-    json.dumps(data, allow_nan=False)
+    assert data.command.startswith(f"arbiter sprt {game} --candidate ")
+    assert "--batch-pairs 2" in data.command and "--nodes 300" in data.command
+    # its JSON form is every field by name, in order, as JSON data
+    found = data.to_json()
+    assert list(found) == ["type", *(f.name for f in fields(data))] and found["type"] == "match"
+    assert found["totals"]["pairs"] == t.pairs and found["endings"][0]["candidate_white"].keys() == {
+        "W",
+        "D",
+        "L",
+    }
+    json.dumps(found, allow_nan=False)
     for line in terminal_summary(data).splitlines():
         assert len(line) <= 80, line
 
@@ -268,10 +278,11 @@ def test_small_and_unfinished_runs_render(store: Store, runs: dict[str, int], ga
     assert page.count("<svg ") == len(report.plots) == 8
     assert "<script" not in page and "<img" not in page and "<link" not in page
     assert set(re.findall(r'(\S+)="https?://', page)) <= {"xmlns", "xmlns:xlink"}  # names, not loads
-    t = report.data["totals"]
-    assert t["games"] == {"empty": 0, "one": 1, "running": t["games"]}[kind]
+    assert isinstance(report.data, MatchReport)
+    t = report.data.totals
+    assert t.games == {"empty": 0, "one": 1, "running": t.games}[kind]
     if kind != "running":
-        assert report.data["stats"] is None
+        assert report.data.stats is None
         assert "no game pair counted yet" in terminal_summary(report)
 
 
@@ -401,7 +412,8 @@ def test_a_commit_run_shows_its_engines_times_faults_and_factors(tmp_path: Path)
     run = store.get_run(commit_run(store, "congo", sha, depth=7))
     assert run is not None
     report = build(store, run)
-    e = report.data["engines"]
+    assert isinstance(report.data, MatchReport)
+    e = report.data.engines
     candidate, baseline = e["sides"]["candidate"], e["sides"]["baseline"]
     assert candidate["name"] == "arbiter@1a2b3c4" and baseline["name"] == "arbiter@bbbbbbb"
     assert (
@@ -422,7 +434,7 @@ def test_a_commit_run_shows_its_engines_times_faults_and_factors(tmp_path: Path)
         assert "s3cret" not in json.dumps(crash) and "***" in crash["stderr"][1]
     [worker] = e["workers"]
     assert worker["time_factor"] == 1.5 and worker["faults"]["total"] == 2
-    assert report.data["workers"]["workers"][0]["time_factor"] == 1.5
+    assert report.data.workers.workers[0].time_factor == 1.5
     # The second game's two moves: 12 ms by white's side, 3456 ms by black's.
     times = e["move_times"]
     white_side = "baseline"  # the candidate is black in the second game
@@ -430,7 +442,7 @@ def test_a_commit_run_shows_its_engines_times_faults_and_factors(tmp_path: Path)
     assert times[white_side]["total_ms"] + times[black_side]["total_ms"] == 3468
     assert {times["candidate"]["moves"], times["baseline"]["moves"]} == {1}
     assert "move_times" in report.plots
-    command = report.data["command"]
+    command = report.data.command
     assert f"--candidate-ref {sha} --baseline-ref {'b' * 40}" in command
     assert "--repo 'https://user:***@git.example/arbiter.git'" in command
     text = terminal_summary(report)
@@ -451,7 +463,7 @@ def test_a_commit_run_shows_its_engines_times_faults_and_factors(tmp_path: Path)
     assert first["tags"]["TimeControl"] == "0.075/move" and first["tags"]["TimeFactor"] == "1.5"
     assert first["tags"]["CandidateVersion"] == "arbiter-engine 9.9 by arbiter <b>"
     assert (first["tags"]["Termination"], second["tags"]["Termination"]) == ("abandoned", "time forfeit")
-    assert {e["reason"]: e["kind"] for e in report.data["endings"]} == {
+    assert {e.reason: e.kind for e in report.data.endings} == {
         "crash": "fault",
         "time_forfeit": "fault",
     }

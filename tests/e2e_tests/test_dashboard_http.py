@@ -33,7 +33,7 @@ from starlette.testclient import TestClient
 
 from coordinator.reports import gather, json_safe
 from coordinator.reports.games import GameFilter, iter_games, pgn
-from coordinator.reports.match import engines_of
+from coordinator.reports.sprt.gather import engines_of
 from coordinator.runs import RunKind
 from coordinator.store import Store
 from coordinator.web.app import create_app
@@ -172,7 +172,7 @@ def test_a_finished_sprt_shows_what_its_report_file_shows(site: Site, tmp_path: 
     assert get(site, f"/runs/{run_id}/report.html").text == written
     run = site.store.get_run(run_id)
     assert run is not None
-    assert get(site, f"/api/runs/{run_id}").json()["report"] == json_safe(gather(site.store, run))
+    assert get(site, f"/api/runs/{run_id}").json()["report"] == json_safe(gather(site.store, run).to_json())
 
 
 def test_live_answers_say_what_changed(site: Site) -> None:
