@@ -11,11 +11,11 @@ from coordinator.tournament.config import TournamentConfig, stored_sides
 
 if TYPE_CHECKING:
     from coordinator.executors.base import Executor
-    from coordinator.reports.data import DictReport
+    from coordinator.reports.tournament.data import TournamentReport
     from coordinator.store import Run, Store
 
 
-class TournamentKind(Kind["DictReport"]):
+class TournamentKind(Kind["TournamentReport"]):
     """``arbiter tournament``."""
 
     name = RunKind.TOURNAMENT
@@ -60,30 +60,29 @@ class TournamentKind(Kind["DictReport"]):
 
         return dict(json_safe(gather(store, run).to_json()))
 
-    def report_data(self, store: Store, run: Run, anchor: str | None) -> DictReport:
-        """:func:`coordinator.reports.tournament.tournament_report`."""
-        from coordinator.reports.data import DictReport
-        from coordinator.reports.tournament import tournament_report
+    def report_data(self, store: Store, run: Run, anchor: str | None) -> TournamentReport:
+        """:func:`coordinator.reports.tournament.gather.tournament_report`."""
+        from coordinator.reports.tournament.gather import tournament_report
 
-        return DictReport.of(run, tournament_report(store, run, anchor))
+        return tournament_report(store, run, anchor)
 
-    def report_plots(self, store: Store, run: Run, data: DictReport) -> dict[str, str]:
+    def report_plots(self, store: Store, run: Run, data: TournamentReport) -> dict[str, str]:
         """LOS and ratings over games."""
-        from coordinator.reports.tournament_plots import tournament_plots
+        from coordinator.reports.tournament.plots import tournament_plots
 
-        return tournament_plots(data.data)
+        return tournament_plots(data)
 
-    def report_html(self, data: DictReport, plots: dict[str, str]) -> str:
+    def report_html(self, data: TournamentReport, plots: dict[str, str]) -> str:
         """The tournament page."""
-        from coordinator.reports.tournament_html import tournament_html
+        from coordinator.reports.tournament.html import tournament_html
 
-        return tournament_html(data.data, plots)
+        return tournament_html(data, plots)
 
-    def report_text(self, data: DictReport) -> str:
+    def report_text(self, data: TournamentReport) -> str:
         """The rating list and the champion chain."""
-        from coordinator.reports.text import tournament_text
+        from coordinator.reports.tournament.text import tournament_text
 
-        return tournament_text(data.data)
+        return tournament_text(data)
 
     def engines(self, store: Store, run: Run) -> dict[str, Any]:
         """No two fixed sides: only its time control (its engines are named per batch)."""
@@ -101,14 +100,13 @@ class TournamentKind(Kind["DictReport"]):
             "planned_games": config.max_games,
         }
 
-    def report_row(self, data: DictReport) -> dict[str, Any]:
+    def report_row(self, data: TournamentReport) -> dict[str, Any]:
         """Format, engines and games of the tournament report."""
-        found = data.data
         return {
-            "format": found["format"],
-            "engines": [e["name"] for e in found["engines"]],
-            "games": found["games"],
-            "planned_games": found["planned_games"],
+            "format": data.format,
+            "engines": [e.name for e in data.engines],
+            "games": data.games,
+            "planned_games": data.planned_games,
         }
 
     def versus(self, row: dict[str, Any]) -> str:

@@ -13,7 +13,7 @@ from coordinator.tuning.config import TuneConfig
 
 if TYPE_CHECKING:
     from coordinator.executors.base import Executor
-    from coordinator.reports.data import DictReport
+    from coordinator.reports.tuning.data import TuneReport
     from coordinator.store import Run, Store
 
 
@@ -80,7 +80,7 @@ def _study(store: Store, run: Run) -> Any:
         return None
 
 
-class TuneKind(Kind["DictReport"]):
+class TuneKind(Kind["TuneReport"]):
     """``arbiter tune``: trials or SPSA iterations, acceptance SPRTs, champions."""
 
     name = RunKind.TUNE
@@ -127,31 +127,30 @@ class TuneKind(Kind["DictReport"]):
 
         return tune_status(store, run)
 
-    def report_data(self, store: Store, run: Run, anchor: str | None) -> DictReport:
-        """:func:`coordinator.reports.tuning.tune_report`."""
-        from coordinator.reports.data import DictReport
-        from coordinator.reports.tuning import tune_report
+    def report_data(self, store: Store, run: Run, anchor: str | None) -> TuneReport:
+        """:func:`coordinator.reports.tuning.gather.tune_report`."""
+        from coordinator.reports.tuning.gather import tune_report
 
-        return DictReport.of(run, tune_report(store, run))
+        return tune_report(store, run)
 
-    def report_plots(self, store: Store, run: Run, data: DictReport) -> dict[str, str]:
+    def report_plots(self, store: Store, run: Run, data: TuneReport) -> dict[str, str]:
         """Champions, trials or theta, acceptance SPRTs, and the Optuna study's plots (SPSA has
         no study: a read-only store that never ran Optuna has no tables to load one from)."""
-        from coordinator.reports.plots import tune_plots
+        from coordinator.reports.tuning.plots import tune_plots
 
-        return tune_plots(data.data, None if data.data.get("method") == "spsa" else _study(store, run))
+        return tune_plots(data, None if data.method == "spsa" else _study(store, run))
 
-    def report_html(self, data: DictReport, plots: dict[str, str]) -> str:
+    def report_html(self, data: TuneReport, plots: dict[str, str]) -> str:
         """The tuning report page."""
-        from coordinator.reports.html import tune_html
+        from coordinator.reports.tuning.html import tune_html
 
-        return tune_html(data.data, plots)
+        return tune_html(data, plots)
 
-    def report_text(self, data: DictReport) -> str:
+    def report_text(self, data: TuneReport) -> str:
         """The tuning summary."""
-        from coordinator.reports.text import tune_text
+        from coordinator.reports.tuning.text import tune_text
 
-        return tune_text(data.data)
+        return tune_text(data)
 
     def engines(self, store: Store, run: Run) -> dict[str, Any]:
         """None of its own: its games are its match runs'."""
@@ -169,20 +168,19 @@ class TuneKind(Kind["DictReport"]):
         """The current champion."""
         return f"champion #{row['champion']}"
 
-    def report_row(self, data: DictReport) -> dict[str, Any]:
+    def report_row(self, data: TuneReport) -> dict[str, Any]:
         """Trials, games and the champion of the tuning report."""
         from coordinator.tuning.outcomes import tally_text
 
-        t = data.data["totals"]
-        champion = t["champion"]
+        t = data.totals
         return {
-            "start": data.data["config"].get("start_source") or "default",
-            "games": t["games"],
-            "trials": t["trials"],
-            "tally": tally_text(t["outcomes"]),
-            "champion": champion,
-            "elo": t["champion_elo"] if champion else None,
-            "elo95": t["champion_elo95"] if champion else None,
+            "start": data.config.get("start_source") or "default",
+            "games": t.games,
+            "trials": t.trials,
+            "tally": tally_text(t.outcomes),
+            "champion": t.champion,
+            "elo": t.champion_elo if t.champion else None,
+            "elo95": t.champion_elo95 if t.champion else None,
         }
 
     def live(self, row: dict[str, Any]) -> list[LiveItem]:

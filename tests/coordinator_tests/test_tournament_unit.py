@@ -9,7 +9,8 @@ import pytest
 
 import engine
 from coordinator.ratings import RatedGame, rate
-from coordinator.reports.tournament import chain_check, checkpoints
+from coordinator.reports.tournament.data import ChainCheck
+from coordinator.reports.tournament.gather import chain_check, checkpoints
 from coordinator.tournament.config import Entrant, TournamentConfig, pairings_of, stored_sides
 
 OPENINGS = [f"opening {i}" for i in range(7)]
@@ -90,12 +91,12 @@ def test_a_chain_is_confirmed_or_its_broken_links_named() -> None:
     ordered = games_between("champion #1", "champion #0", 8, 2, 0) + games_between(
         "champion #2", "champion #1", 7, 3, 100
     )
-    assert chain_check(rate(ordered)) == {"confirmed": True, "lines": ["chain order confirmed"]}
+    assert chain_check(rate(ordered)) == ChainCheck(confirmed=True, lines=["chain order confirmed"])
     broken = games_between("champion #1", "champion #0", 8, 2, 0) + games_between(
         "champion #2", "champion #1", 3, 7, 100
     )
     check = chain_check(rate(broken))
-    assert not check["confirmed"] and len(check["lines"]) == 1
-    line = check["lines"][0]
+    assert not check.confirmed and len(check.lines) == 1
+    line = check.lines[0]
     assert line.startswith("#2 is not above #1 (LOS ") and line.endswith("%)")
     assert 0 <= int(line.removeprefix("#2 is not above #1 (LOS ").removesuffix("%)")) < 50

@@ -24,6 +24,7 @@ import engine
 from coordinator.cli.tune import parse_duration
 from coordinator.executors.base import BatchOutcome, Executor
 from coordinator.reports import build, gather, html_page
+from coordinator.reports.tuning.data import TuneReport
 from coordinator.runs import RunKind
 from coordinator.sprt.runner import PrefixCounter
 from coordinator.stats import fixed_elo
@@ -675,12 +676,13 @@ def test_two_accept_nodes_both_pass_and_crown(tmp_path: Path) -> None:
     run = store.get_run(run_id)
     assert run is not None
     data = gather(store, run)
-    assert [(a["trial"], a["stage"], a["limits"], a["crowned"]) for a in data["acceptances"]] == [
+    assert isinstance(data, TuneReport)
+    assert [(a.trial, a.stage, a.limits, a.crowned) for a in data.acceptances] == [
         (7, 0, {"nodes": 200}, True),
         (7, 1, {"nodes": 400}, True),
     ]
-    assert [v["limits"] for v in data["stages"]] == [{"nodes": 200}, {"nodes": 400}]
-    first, second = (v["champions"][1]["elo_vs_start"] for v in data["stages"])
+    assert [v.limits for v in data.stages] == [{"nodes": 200}, {"nodes": 400}]
+    first, second = (v.champions[1].elo_vs_start for v in data.stages)
     assert first == pytest.approx(champions[1].elo_vs_parent) and second > 0
     page = html_page(build(store, run))
     assert "At each acceptance setting" in page and "400 nodes" in page

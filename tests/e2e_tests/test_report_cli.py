@@ -14,6 +14,7 @@ import random
 import signal
 import subprocess
 import time
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from sprt_testkit import CLI_TIMEOUT, cli_command, run_cli
 import engine
 from coordinator.reports import build, gather, html_page
 from coordinator.reports.games import match_runs
+from coordinator.reports.tuning.data import LlrCurve, TuneReport
 from coordinator.stats import fixed_elo
 from coordinator.store import Store
 from coordinator.tuning.progress import elo_vs_start
@@ -242,33 +244,36 @@ def test_a_100_trial_report_stays_small(made: dict[str, Any]) -> None:
     100-trial Optuna study stays well under 2 MB (the plots thin long series)."""
     import optuna
 
-    from coordinator.reports import Report, plots
+    from coordinator.reports import Report
+    from coordinator.reports.tuning.plots import tune_plots
     from coordinator.tuning.space import distributions
 
     store = Store(url(made["db"]), create=False)
     run = store.get_run(made["tune-congo"])
     assert run is not None
-    data = gather(store, run)
+    found = gather(store, run)
+    assert isinstance(found, TuneReport)
     rng = random.Random(1)
     outcomes = ("pruned", "complete", "accepted", "rejected", "in acceptance")
-    data["trials"] = [
-        {**data["trials"][0], "number": n, "elo": rng.gauss(0, 40), "elo95": rng.uniform(20, 90),
-         "outcome": outcomes[n % 5], "params": {}}
+    trials = [
+        replace(found.trials[0], number=n, elo=rng.gauss(0, 40), elo95=rng.uniform(20, 90),
+                outcome=outcomes[n % 5], params={})
         for n in range(100)
     ]  # fmt: skip
-    template = data["acceptances"][0]
+    template = found.acceptances[0]
     steps = list(range(4, 8004, 4))
-    data["acceptances"] = [
-        {**template, "trial": n, "series": {"games": steps, "llr": [rng.gauss(0, 1) for _ in steps]}}
+    acceptances = [
+        replace(template, trial=n, series=LlrCurve(games=steps, llr=[rng.gauss(0, 1) for _ in steps]))
         for n in range(10)
     ]
+    data = replace(found, trials=trials, acceptances=acceptances)
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction="maximize", sampler=optuna.samplers.RandomSampler(seed=1))
     space = distributions("congo", run.config["params"])
     for _ in range(100):
         trial = study.ask(space)
         study.tell(trial, rng.gauss(0, 50))
-    report = Report(data, plots.tune_plots(data, study))
+    report = Report(data, tune_plots(data, study))
     size = len(html_page(report).encode())
     assert size < BUDGET_BYTES // 2, size
     assert len(build(store, run).plots) == 7

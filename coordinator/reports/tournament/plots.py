@@ -3,21 +3,20 @@ engine's rating with its error bar over the games (drawn as the other reports' p
 
 from __future__ import annotations
 
-from typing import Any
-
 import matplotlib
 
 from coordinator.escape import terminal
 from coordinator.reports.plots import drawn_alone, empty, figure, to_svg
+from coordinator.reports.tournament.data import TournamentReport
 
 #: Engines named on the heat map's axes at most (beyond, the cells are drawn unlabelled).
 LABELLED = 24
 
 
-def los_plot(data: dict[str, Any]) -> str:
+def los_plot(data: TournamentReport) -> str:
     """LOS of each row's engine over each column's, as a heat map (rows and columns best first)."""
-    names = [terminal(n) for n in data["los"]["names"]]
-    matrix = data["los"]["matrix"]
+    names = [terminal(n) for n in data.los.names]
+    matrix = data.los.matrix
     size = max(3.0, min(9.0, 0.5 * len(names) + 2.0))
     fig, axes = figure(height=size, width=size + 1.0)
     ax = axes[0][0]
@@ -40,19 +39,19 @@ def los_plot(data: dict[str, Any]) -> str:
     return to_svg(fig, "los", "likelihood of superiority of each engine over each other")
 
 
-def ratings_over_games_plot(data: dict[str, Any]) -> str:
+def ratings_over_games_plot(data: TournamentReport) -> str:
     """Each engine's rating with its error bar at each checkpoint of the counted games."""
     fig, axes = figure(height=3.5)
     ax = axes[0][0]
-    points = data["over_games"]
+    points = data.over_games
     if not points:
         empty(ax, "no games counted yet")
     else:
-        names = data["los"]["names"]
+        names = data.los.names
         colors = matplotlib.colormaps["tab10" if len(names) <= 10 else "tab20"]
-        spread = 0.004 * points[-1]["games"]  # engines side by side at each checkpoint
+        spread = 0.004 * points[-1].games  # engines side by side at each checkpoint
         for k, name in enumerate(names):
-            series = [(p["games"], *p["ratings"][name]) for p in points if name in p["ratings"]]
+            series = [(p.games, *p.ratings[name]) for p in points if name in p.ratings]
             if not series:
                 continue
             xs = [g + (k - len(names) / 2) * spread for g, _, _ in series]
@@ -75,6 +74,6 @@ def ratings_over_games_plot(data: dict[str, Any]) -> str:
 
 
 @drawn_alone
-def tournament_plots(data: dict[str, Any]) -> dict[str, str]:
+def tournament_plots(data: TournamentReport) -> dict[str, str]:
     """Every plot of a tournament report, by name, in page order."""
     return {"los": los_plot(data), "over_games": ratings_over_games_plot(data)}

@@ -4,7 +4,7 @@ The champion chain, the trials, the acceptance SPRTs and (SPSA) the path of thet
 arbiter's tuning tables (:mod:`coordinator.tuning.records`), the acceptance SPRTs' curves from
 their own runs (their LLR replayed by the runner's prefix counter, see
 :mod:`coordinator.reports.sprt.gather`), and the parameter importance from Optuna's own evaluator on the
-study the tuner kept in the same database. Everything returned is JSON data.
+study the tuner kept in the same database: a :class:`~coordinator.reports.tuning.data.TuneReport`.
 """
 
 from __future__ import annotations
@@ -13,14 +13,33 @@ import dataclasses
 import math
 import warnings
 from datetime import datetime
-from typing import Any
 
 from coordinator.reports.command import tune_command
-from coordinator.reports.data import iso, run_info
+from coordinator.reports.data import RunInfo, iso
 from coordinator.reports.sprt.gather import counted_result_rows, series
+from coordinator.reports.tuning.data import (
+    AcceptanceSprt,
+    BestTrial,
+    ChampionEntry,
+    Importance,
+    LlrCurve,
+    OptunaView,
+    Reign,
+    SprtEstimate,
+    SpsaView,
+    SpsaWeight,
+    StageChain,
+    StageChampion,
+    ThetaPoint,
+    TrialEntry,
+    TuneReport,
+    TuneTotals,
+    WeightEntry,
+)
 from coordinator.sprt.config import SprtConfig
 from coordinator.stats import sprt_elo
 from coordinator.store import Run, Store
+from coordinator.trust.verifiable import unverifiable_note
 from coordinator.tuning.config import TuneConfig
 from coordinator.tuning.outcomes import acceptance_ending, tally, trial_outcomes
 from coordinator.tuning.progress import elo_vs_start
@@ -41,7 +60,7 @@ def _games_until(times: list[tuple[datetime, int]], moment: datetime | None) -> 
     return sum(g for t, g in times if t <= moment)
 
 
-def _acceptance(store: Store, run: Run, row: AcceptanceRow, crowned: set[int], stages: int) -> dict[str, Any]:
+def _acceptance(store: Store, run: Run, row: AcceptanceRow, crowned: set[int], stages: int) -> AcceptanceSprt:
     """One acceptance SPRT: its stage and limits, LLR curve, bounds, decision (and its ending in
     words) and SPRT Elo."""
     config = run.settings_as(SprtConfig)
@@ -53,18 +72,18 @@ def _acceptance(store: Store, run: Run, row: AcceptanceRow, crowned: set[int], s
         e = sprt_elo(
             totals.pentanomial, config.elo0, config.elo1, config.elo_model, config.alpha, config.beta
         )
-        estimate = {"elo": e.elo, "ci": [e.ci_low, e.ci_high], "llr": e.llr}
-    return {
-        "run_id": run.id,
-        "trial": row.candidate,
-        "stage": row.stage,
-        "limits": config.limits.to_json(),
-        "setting": str(config.limits),
-        "champion": row.champion_number,
-        "state": str(run.state),
-        "decision": run.decision,
-        "crowned": row.candidate in crowned and run.decision == "accepted",
-        "ending": acceptance_ending(
+        estimate = SprtEstimate(elo=e.elo, ci=[e.ci_low, e.ci_high], llr=e.llr)
+    return AcceptanceSprt(
+        run_id=run.id,
+        trial=row.candidate,
+        stage=row.stage,
+        limits=config.limits.to_json(),
+        setting=str(config.limits),
+        champion=row.champion_number,
+        state=str(run.state),
+        decision=run.decision,
+        crowned=row.candidate in crowned and run.decision == "accepted",
+        ending=acceptance_ending(
             run.decision,
             row.candidate in crowned and row.stage + 1 == stages,
             row.stage,
@@ -72,38 +91,38 @@ def _acceptance(store: Store, run: Run, row: AcceptanceRow, crowned: set[int], s
             row.champion_number,
             config.max_games,
         ),
-        "games": totals.games,
-        "pentanomial": totals.pentanomial,
-        "elo0": config.elo0,
-        "elo1": config.elo1,
-        "elo_model": config.elo_model,
-        "lower_bound": lower,
-        "upper_bound": upper,
-        "series": {"games": curve.games, "llr": curve.llr},
-        "sprt_elo": estimate,
-    }
+        games=totals.games,
+        pentanomial=totals.pentanomial,
+        elo0=config.elo0,
+        elo1=config.elo1,
+        elo_model=config.elo_model,
+        lower_bound=lower,
+        upper_bound=upper,
+        series=LlrCurve(games=curve.games, llr=curve.llr),
+        sprt_elo=estimate,
+    )
 
 
-def _weights(game: str, config: TuneConfig, final: dict[str, int]) -> list[dict[str, Any]]:
+def _weights(config: TuneConfig, final: dict[str, int]) -> list[WeightEntry]:
     """Each weight of the table: range, meaning, engine default, start and final champion."""
     tuned = set(config.params)
     return [
-        {
-            "name": w.name,
-            "description": w.description,
-            "min": w.min,
-            "max": w.max,
-            "default": w.default,
-            "start": config.start.get(w.name, w.default),
-            "final": final.get(w.name, w.default),
-            "change": final.get(w.name, w.default) - config.start.get(w.name, w.default),
-            "tuned": w.name in tuned,
-        }
+        WeightEntry(
+            name=w.name,
+            description=w.description,
+            min=w.min,
+            max=w.max,
+            default=w.default,
+            start=config.start.get(w.name, w.default),
+            final=final.get(w.name, w.default),
+            change=final.get(w.name, w.default) - config.start.get(w.name, w.default),
+            tuned=w.name in tuned,
+        )
         for w in config.tunables()
     ]
 
 
-def optuna_view(store: Store, run_id: int) -> dict[str, Any]:
+def optuna_view(store: Store, run_id: int) -> OptunaView:
     """Optuna's view of the study: parameter importance (its PED-ANOVA evaluator, which needs no
     extra package) and its best trial; ``error`` says why a part is missing."""
     import optuna
@@ -111,32 +130,31 @@ def optuna_view(store: Store, run_id: int) -> dict[str, Any]:
     from optuna.trial import TrialState
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
-    view: dict[str, Any] = {"study": study_name(run_id), "importance": None, "best": None, "error": None}
+    name = study_name(run_id)
     try:
-        study = optuna.load_study(study_name=study_name(run_id), storage=optuna_storage(store.url))
+        study = optuna.load_study(study_name=name, storage=optuna_storage(store.url))
     except KeyError:
-        view["error"] = "the run has no Optuna study yet"
-        return view
+        return OptunaView(name, None, None, "the run has no Optuna study yet", None)
     complete = study.get_trials(deepcopy=False, states=(TrialState.COMPLETE,))
-    view["complete_trials"] = len(complete)
+    best = None
     if complete:
-        best = study.best_trial
-        view["best"] = {"trial": best.number, "value": best.value, "params": dict(best.params)}
+        found = study.best_trial
+        best = BestTrial(trial=found.number, value=found.value, params=dict(found.params))
     if len(complete) < 2:
-        view["error"] = f"{len(complete)} complete trial(s): importance needs at least 2"
-        return view
+        error = f"{len(complete)} complete trial(s): importance needs at least 2"
+        return OptunaView(name, None, best, error, len(complete))
     try:
         with warnings.catch_warnings():
             warnings.simplefilter("ignore")
             importance = get_param_importances(study, evaluator=PedAnovaImportanceEvaluator())
     except (ValueError, RuntimeError, ZeroDivisionError) as e:
-        view["error"] = f"Optuna could not rank the parameters: {' '.join(str(e).split())}"
-        return view
-    view["importance"] = {
-        "method": "PED-ANOVA (optuna.importance.PedAnovaImportanceEvaluator)",
-        "values": {k: float(v) for k, v in importance.items() if math.isfinite(float(v))},
-    }
-    return view
+        error = f"Optuna could not rank the parameters: {' '.join(str(e).split())}"
+        return OptunaView(name, None, best, error, len(complete))
+    ranked = Importance(
+        method="PED-ANOVA (optuna.importance.PedAnovaImportanceEvaluator)",
+        values={k: float(v) for k, v in importance.items() if math.isfinite(float(v))},
+    )
+    return OptunaView(name, ranked, best, None, len(complete))
 
 
 def _thinned(rows: list[IterationRow]) -> list[IterationRow]:
@@ -148,43 +166,44 @@ def _thinned(rows: list[IterationRow]) -> list[IterationRow]:
     return [*kept, rows[-1]]
 
 
-def spsa_view(config: TuneConfig, iterations: list[IterationRow]) -> dict[str, Any]:
+def spsa_view(config: TuneConfig, iterations: list[IterationRow]) -> SpsaView:
     """SPSA's plan and its path of theta (thinned), with theta+ and theta-'s gap at each point."""
     plan = plan_of(config)
     applied = [row for row in iterations if row.theta is not None]
     start = {w.name: float(config.start[w.name]) for w in plan.weights}
-    points = [{"iteration": -1, "theta": start, "c": None}] + [
-        {
-            "iteration": row.iteration,
-            "theta": row.theta,
-            "c": {w.name: plan.c(w, row.iteration) for w in plan.weights},
-        }
+    points = [ThetaPoint(iteration=-1, theta=start, c=None)] + [
+        ThetaPoint(
+            iteration=row.iteration,
+            theta=row.theta,
+            c={w.name: plan.c(w, row.iteration) for w in plan.weights},
+        )
         for row in _thinned(applied)
+        if row.theta is not None
     ]
-    return {
-        "iterations": plan.iterations,
-        "dispatched": len(iterations),
-        "applied": len(applied),
-        "pairs_per_iteration": plan.pairs_per_iteration,
-        "lag": config.spsa_lag,
-        "accept_every": config.accept_every,
-        "alpha": plan.alpha,
-        "gamma": plan.gamma,
-        "A": plan.big_a,
-        "weights": [
-            {"name": w.name, "min": w.low, "max": w.high, "c_end": w.c_end, "r_end": w.r_end}
-            for w in plan.weights
+    last = applied[-1].theta if applied else None
+    return SpsaView(
+        iterations=plan.iterations,
+        dispatched=len(iterations),
+        applied=len(applied),
+        pairs_per_iteration=plan.pairs_per_iteration,
+        lag=config.spsa_lag,
+        accept_every=config.accept_every,
+        alpha=plan.alpha,
+        gamma=plan.gamma,
+        A=plan.big_a,
+        weights=[
+            SpsaWeight(name=w.name, min=w.low, max=w.high, c_end=w.c_end, r_end=w.r_end) for w in plan.weights
         ],
-        "theta": applied[-1].theta if applied else start,
-        "wins": sum(row.wins or 0 for row in applied),
-        "losses": sum(row.losses or 0 for row in applied),
-        "path": points,
-    }
+        theta=last if last is not None else start,
+        wins=sum(row.wins or 0 for row in applied),
+        losses=sum(row.losses or 0 for row in applied),
+        path=points,
+    )
 
 
 def _stage_chains(
     store: Store, config: TuneConfig, champions: list[Champion], rows: list[AcceptanceRow]
-) -> list[dict[str, Any]]:
+) -> list[StageChain]:
     """Each acceptance setting's view of the champion chain: every champion's SPRT Elo over its
     parent at that setting, summed along the chain (95% half-widths in quadrature)."""
     runs = {(r.candidate, r.stage, r.champion_number): r.run_id for r in rows if r.run_id is not None}
@@ -210,14 +229,14 @@ def _stage_chains(
         elos = []
         for c in staged:
             elo, half = elo_vs_start(staged, c.number)
-            elos.append({"champion": c.number, "elo_vs_start": elo, "elo_vs_start95": half})
+            elos.append(StageChampion(champion=c.number, elo_vs_start=elo, elo_vs_start95=half))
         limits = config.stage_limits(stage)
-        views.append({"stage": stage, "limits": limits.to_json(), "setting": str(limits), "champions": elos})
+        views.append(StageChain(stage=stage, limits=limits.to_json(), setting=str(limits), champions=elos))
     return views
 
 
-def tune_report(store: Store, run: Run) -> dict[str, Any]:
-    """Everything the report of a tuning run shows, as JSON data."""
+def tune_report(store: Store, run: Run) -> TuneReport:
+    """Everything the report of a tuning run shows."""
     config = run.settings_as(TuneConfig)
     records = TuningRecords(store)
     champions: list[Champion] = records.champions(run.id)
@@ -238,18 +257,18 @@ def tune_report(store: Store, run: Run) -> dict[str, Any]:
     for c in champions:
         elo, half = elo_vs_start(champions, c.number)
         chain.append(
-            {
-                "number": c.number,
-                "trial": c.trial_number,
-                "parent": c.parent,
-                "accept_run": c.accept_run_id,
-                "elo_vs_parent": c.elo_vs_parent,
-                "elo_vs_parent_ci": [c.elo_vs_parent_low, c.elo_vs_parent_high],
-                "elo_vs_start": elo,
-                "elo_vs_start95": half,
-                "crowned_at": iso(crowned_at.get(c.number)),
-                "games_before": 0 if c.number == 0 else _games_until(times, crowned_at.get(c.number)),
-            }
+            ChampionEntry(
+                number=c.number,
+                trial=c.trial_number,
+                parent=c.parent,
+                accept_run=c.accept_run_id,
+                elo_vs_parent=c.elo_vs_parent,
+                elo_vs_parent_ci=[c.elo_vs_parent_low, c.elo_vs_parent_high],
+                elo_vs_start=elo,
+                elo_vs_start95=half,
+                crowned_at=iso(crowned_at.get(c.number)),
+                games_before=0 if c.number == 0 else _games_until(times, crowned_at.get(c.number)),
+            )
         )
 
     reigns = []
@@ -259,12 +278,12 @@ def tune_report(store: Store, run: Run) -> dict[str, Any]:
         seconds = (ended - began).total_seconds() if began is not None and ended is not None else None
         games = records.games(run.id, champion=c.number)
         reigns.append(
-            {
-                "champion": c.number,
-                "games": games,
-                "seconds": seconds,
-                "games_per_second": games / seconds if seconds else None,
-            }
+            Reign(
+                champion=c.number,
+                games=games,
+                seconds=seconds,
+                games_per_second=games / seconds if seconds else None,
+            )
         )
 
     acceptances = [
@@ -272,21 +291,21 @@ def tune_report(store: Store, run: Run) -> dict[str, Any]:
         for row in stages
         if row.run_id is not None and row.run_id in accept_runs
     ]
-    endings = {a["trial"]: a["ending"] for a in acceptances}  # each trial's last SPRT's
+    endings = {a.trial: a.ending for a in acceptances}  # each trial's last SPRT's
     trial_rows = [
-        {
-            "number": t.trial_number,
-            "run_id": t.trial_run_id,
-            "champion": t.champion_number,
-            "state": t.state,
-            "outcome": outcomes[t.trial_number],
-            "acceptance": endings.get(t.trial_number),
-            "elo": t.elo,
-            "elo95": t.elo95,
-            "games": t.games,
-            "params": t.params,
-            "accept_run": t.accept_run_id,
-        }
+        TrialEntry(
+            number=t.trial_number,
+            run_id=t.trial_run_id,
+            champion=t.champion_number,
+            state=t.state,
+            outcome=outcomes[t.trial_number],
+            acceptance=endings.get(t.trial_number),
+            elo=t.elo,
+            elo95=t.elo95,
+            games=t.games,
+            params=t.params,
+            accept_run=t.accept_run_id,
+        )
         for t in trials
     ]
     final = champions[-1].weights if champions else dict(config.start)
@@ -295,35 +314,30 @@ def tune_report(store: Store, run: Run) -> dict[str, Any]:
     counts = tally(outcomes.values())
     total_games = sum(g for _, g in times)
     seconds = (end - run.created_at).total_seconds() if end is not None else None
-    data: dict[str, Any] = {
-        "type": "tune",
-        "method": config.method,
-        "run": run_info(run),
-        "totals": {
-            "trials": len(trial_rows),
-            "outcomes": counts,
-            "games": total_games,
-            "seconds": seconds,
-            "games_per_second": total_games / seconds if seconds else None,
-            "champion": champions[-1].number if champions else 0,
-            "champion_elo": elo,
-            "champion_elo95": half,
-        },
-        "champions": chain,
-        "stages": _stage_chains(store, config, champions, stages),
-        "reigns": reigns,
-        "trials": trial_rows,
-        "acceptances": acceptances,
-        "weights": _weights(config.game, config, final),
-        "config": {
-            **{k: v for k, v in run.config.items() if k != "openings"},
-            "openings": len(config.openings),
-        },
-        "command": command,
-        "command_notes": notes,
-    }
-    if config.method == "spsa":
-        data["spsa"] = spsa_view(config, records.iterations(run.id))
-    else:
-        data["optuna"] = optuna_view(store, run.id)
-    return data
+    spsa = config.method == "spsa"
+    return TuneReport(
+        method=config.method,
+        run=RunInfo.of(run),
+        totals=TuneTotals(
+            trials=len(trial_rows),
+            outcomes=counts,
+            games=total_games,
+            seconds=seconds,
+            games_per_second=total_games / seconds if seconds else None,
+            champion=champions[-1].number if champions else 0,
+            champion_elo=elo,
+            champion_elo95=half,
+        ),
+        champions=chain,
+        stages=_stage_chains(store, config, champions, stages),
+        reigns=reigns,
+        trials=trial_rows,
+        acceptances=acceptances,
+        weights=_weights(config, final),
+        config={**{k: v for k, v in run.config.items() if k != "openings"}, "openings": len(config.openings)},
+        command=command,
+        command_notes=notes,
+        spsa=spsa_view(config, records.iterations(run.id)) if spsa else None,
+        optuna=None if spsa else optuna_view(store, run.id),
+        unverifiable=unverifiable_note(run.config),
+    )
