@@ -21,6 +21,7 @@ from coordinator.runs import RunKind
 if TYPE_CHECKING:
     from coordinator.executors.base import Executor
     from coordinator.reports.data import ReportData
+    from coordinator.reports.engines import Engines
     from coordinator.store import Run, Store
 
 #: A kind's report data (a frozen dataclass of ``coordinator.reports``, see ``reports/data.py``).
@@ -190,7 +191,7 @@ class Kind(ABC, Generic[ReportT]):
         """The report's 80-column terminal summary."""
 
     @abstractmethod
-    def engines(self, store: Store, run: Run) -> dict[str, Any]:
+    def engines(self, store: Store, run: Run) -> Engines:
         """The engines part of the report, without reading game records (what status shows)."""
 
     # --- the dashboard ----------------------------------------------------------------------------

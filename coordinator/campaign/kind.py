@@ -15,6 +15,7 @@ from coordinator.tuning.kind import TuneKind
 if TYPE_CHECKING:
     from coordinator.executors.base import Executor
     from coordinator.reports.data import DictReport
+    from coordinator.reports.engines import Engines
     from coordinator.store import Run, Store
 
 
@@ -108,7 +109,7 @@ class CampaignKind(Kind["DictReport"]):
 
         return campaign_text(data.data)
 
-    def engines(self, store: Store, run: Run) -> dict[str, Any]:
+    def engines(self, store: Store, run: Run) -> Engines:
         """None of its own: its games are its rounds'."""
         raise TypeError(f"run {run.id} is a campaign: its engines are those of its rounds")
 

@@ -15,11 +15,12 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any, Protocol
 
 import engine
 from coordinator.refs import short_name
+from coordinator.reports.data import JsonData
 from worker.masking import mask_url, scrub
 from worker.programs import EngineProgram
 from worker.protocol import SIDES, number_list
@@ -99,36 +100,142 @@ def _secrets_masked(text: str, repos: Iterable[str]) -> str:
     return text
 
 
-def side_of(config: TwoSides, side: str) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Commit(JsonData):
+    """A side built from a commit: its repository (password masked), sha, short name, and the ref
+    and subject recorded when the run was made."""
+
+    repo: str
+    sha: str
+    short: str
+    ref: str | None
+    subject: str | None
+
+
+@dataclass(frozen=True)
+class Fault(JsonData):
+    """A fault that lost a game: where it happened, its kind, reason and last stderr lines."""
+
+    batch: int
+    game: int | None
+    worker: str
+    side: str | None
+    kind: str
+    reason: str
+    stderr: list[str]
+
+
+@dataclass(frozen=True)
+class Faults(JsonData):
+    """Faults in all (a kind this arbiter does not know included), the count of each kind of
+    :data:`FAULT_KINDS`, and the last fault seen."""
+
+    total: int
+    counts: dict[str, int]
+    last: Fault | None
+
+    def to_json(self) -> dict[str, Any]:
+        """``total``, each kind's count by name, ``last``."""
+        return {
+            "total": self.total,
+            **self.counts,
+            "last": None if self.last is None else self.last.to_json(),
+        }
+
+
+@dataclass(frozen=True)
+class Reported(JsonData):
+    """An ``id name`` and ``id author`` pair a side reported, and in how many batches."""
+
+    name: str | None
+    author: str | None
+    batches: int
+
+
+@dataclass(frozen=True)
+class Side(JsonData):
+    """One side: its name, what it is (``built-in``, ``program`` or ``commit``), where it came
+    from, its options and commit; its version as reported, what it reported, its faults."""
+
+    name: str
+    kind: str
+    source: str
+    options: dict[str, Any]
+    commit: Commit | None
+    version: str | None = None
+    reported: list[Reported] = field(default_factory=list)
+    faults: Faults = field(default_factory=lambda: Faults(0, dict.fromkeys(FAULT_KINDS, 0), None))
+
+
+@dataclass(frozen=True)
+class WorkerEngines(JsonData):
+    """What one worker's batches say of the engines: the factor it scaled time limits by (mean,
+    least and most) and the faults in its games."""
+
+    worker: str
+    batches: int
+    time_factor: float
+    time_factor_min: float
+    time_factor_max: float
+    faults: Faults
+
+
+@dataclass(frozen=True)
+class SideTimes(JsonData):
+    """The time one engine used per move: moves timed, total, mean, and the mean at each move
+    number (``"1"``, ``"2"``, ...)."""
+
+    moves: int
+    total_ms: int
+    mean_ms: float | None
+    by_move: dict[str, float]
+
+
+@dataclass(frozen=True)
+class Engines(JsonData):
+    """The engines part of a run's status and report: the limits in words and as a PGN time
+    control, whether they are timed, each side, each worker's factor and faults, and (a report,
+    which reads the records) the time per move."""
+
+    limits: str
+    time_control: str
+    timed: bool
+    sides: dict[str, Side]
+    workers: list[WorkerEngines]
+    move_times: dict[str, SideTimes] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        """The engines as JSON data (``move_times`` only when read)."""
+        data = super().to_json()
+        if self.move_times is None:
+            del data["move_times"]
+        return data
+
+
+def side_of(config: TwoSides, side: str) -> Side:
     """One side as the configuration has it: its name, what it is (the built-in engine, a
     program, or a commit), where it came from, the options it is set to, and its commit."""
     program: EngineProgram | None = getattr(config, f"{side}_program")
     source = str(getattr(config, f"{side}_source"))
     if program is None:
-        return {
-            "name": f"arbiter ({source})",
-            "kind": "built-in",
-            "source": source,
-            "options": {},
-            "commit": None,
-        }
+        return Side(name=f"arbiter ({source})", kind="built-in", source=source, options={}, commit=None)
     commit = None
     if program.build is not None:
         recorded = getattr(config, f"{side}_commit") or {}
-        commit = {
-            "repo": mask_url(program.build.repo),
-            "sha": program.build.sha,
-            "short": short_name(program.build.repo, program.build.sha),
-            "ref": recorded.get("ref"),
-            "subject": recorded.get("subject"),
-        }
-    return {
-        "name": commit["short"] if commit is not None else program.name,
-        "kind": "commit" if commit is not None else "program",
-        "source": mask_url(source) if commit is not None else source,
-        "options": dict(program.options),
-        "commit": commit,
-    }
+        commit = Commit(
+            repo=mask_url(program.build.repo),
+            sha=program.build.sha,
+            short=short_name(program.build.repo, program.build.sha),
+            ref=recorded.get("ref"),
+            subject=recorded.get("subject"),
+        )
+    return Side(
+        name=commit.short if commit is not None else program.name,
+        kind="commit" if commit is not None else "program",
+        source=mask_url(source) if commit is not None else source,
+        options=dict(program.options),
+        commit=commit,
+    )
 
 
 def repos_of(config: TwoSides) -> list[str]:
@@ -158,17 +265,34 @@ def details_of(row: Any) -> dict[str, Any]:
 
 @dataclass
 class _Faults:
-    """Fault counts by kind, and the last fault seen (in batch order)."""
+    """Fault counts by kind, and the last fault seen (in batch order), as they are read."""
 
     counts: Counter[str] = field(default_factory=Counter)
-    last: dict[str, Any] | None = None
+    last: Fault | None = None
 
-    def as_json(self) -> dict[str, Any]:
-        return {
-            "total": sum(self.counts.values()),
-            **{kind: self.counts[kind] for kind in FAULT_KINDS},
-            "last": self.last,
-        }
+    def frozen(self) -> Faults:
+        """The counts of every kind and the last fault."""
+        return Faults(sum(self.counts.values()), {kind: self.counts[kind] for kind in FAULT_KINDS}, self.last)
+
+
+@dataclass
+class _Worker:
+    """A worker's batches, time factors and faults, as they are read."""
+
+    worker: str
+    batches: int = 0
+    factors: list[float] = field(default_factory=list)
+    faults: _Faults = field(default_factory=_Faults)
+
+
+@dataclass(frozen=True)
+class Found:
+    """What the stored results say of the engines: per side, the ids reported and the faults; per
+    worker, its time factors and faults."""
+
+    reported: dict[str, list[Reported]]
+    faults: dict[str, Faults]
+    workers: list[WorkerEngines]
 
 
 def _kind(fault: dict[str, Any]) -> str:
@@ -176,88 +300,88 @@ def _kind(fault: dict[str, Any]) -> str:
     return kind if kind in FAULT_KINDS else "other"
 
 
-def from_results(rows: Iterable[Any], repos: Iterable[str] = ()) -> dict[str, Any]:
+def from_results(rows: Iterable[Any], repos: Iterable[str] = ()) -> Found:
     """Per side, the ids reported and the faults; per worker, its faults and time factor; from
     the stored result rows (counted ones, in batch order: the last fault is the latest batch's),
     any secret of ``repos`` masked in the faults' text."""
     repos = list(repos)
     ids: dict[str, Counter[tuple[str | None, str | None]]] = {side: Counter() for side in SIDES}
     faults = {side: _Faults() for side in SIDES}
-    workers: dict[str, dict[str, Any]] = {}
+    workers: dict[str, _Worker] = {}
     for row in rows:
         details = details_of(row)
         name = row.worker or "?"
-        w = workers.setdefault(name, {"worker": name, "batches": 0, "factors": [], "faults": _Faults()})
-        w["batches"] += 1
-        w["factors"].append(float(details.get("time_factor", 1.0)))
+        w = workers.setdefault(name, _Worker(name))
+        w.batches += 1
+        w.factors.append(float(details.get("time_factor", 1.0)))
         for side, reported in details.get("engines", {}).items():
             if side in ids:
                 ids[side][(reported.get("name"), reported.get("author"))] += 1
         for fault in details.get("faults", []):
             kind = _kind(fault)
-            last = {
-                "batch": row.batch_index,
-                "game": fault.get("game"),
-                "worker": name,
-                "side": fault.get("side"),
-                "kind": kind,
-                "reason": _secrets_masked(str(fault.get("reason", "")), repos),
-                "stderr": [_secrets_masked(str(x), repos) for x in fault.get("stderr", [])[-STDERR_SHOWN:]],
-            }
-            for found in (faults.get(str(fault.get("side"))), w["faults"]):
+            last = Fault(
+                batch=row.batch_index,
+                game=fault.get("game"),
+                worker=name,
+                side=fault.get("side"),
+                kind=kind,
+                reason=_secrets_masked(str(fault.get("reason", "")), repos),
+                stderr=[_secrets_masked(str(x), repos) for x in fault.get("stderr", [])[-STDERR_SHOWN:]],
+            )
+            for found in (faults.get(str(fault.get("side"))), w.faults):
                 if found is not None:
                     found.counts[kind] += 1
                     found.last = last
-    return {
-        "reported": {
+    return Found(
+        reported={
             side: [
-                {"name": n, "author": a, "batches": count}
+                Reported(name=n, author=a, batches=count)
                 for (n, a), count in ids[side].most_common(IDS_SHOWN)
             ]
             for side in SIDES
         },
-        "faults": {side: faults[side].as_json() for side in SIDES},
-        "workers": [
-            {
-                "worker": w["worker"],
-                "batches": w["batches"],
-                "time_factor": sum(w["factors"]) / len(w["factors"]),
-                "time_factor_min": min(w["factors"]),
-                "time_factor_max": max(w["factors"]),
-                "faults": w["faults"].as_json(),
-            }
-            for w in sorted(workers.values(), key=lambda w: str(w["worker"]))
+        faults={side: faults[side].frozen() for side in SIDES},
+        workers=[
+            WorkerEngines(
+                worker=w.worker,
+                batches=w.batches,
+                time_factor=sum(w.factors) / len(w.factors),
+                time_factor_min=min(w.factors),
+                time_factor_max=max(w.factors),
+                faults=w.faults.frozen(),
+            )
+            for w in sorted(workers.values(), key=lambda w: str(w.worker))
         ],
-    }
+    )
 
 
-def version_of(reported: list[dict[str, Any]]) -> str | None:
+def version_of(reported: list[Reported]) -> str | None:
     """A side's version as most of its batches reported it (``id name``, ``by`` its author)."""
-    if not reported or reported[0]["name"] is None:
+    if not reported or reported[0].name is None:
         return None
     first = reported[0]
-    return str(first["name"]) + (f" by {first['author']}" if first["author"] else "")
+    return str(first.name) + (f" by {first.author}" if first.author else "")
 
 
-def engines_data(config: TwoSides, rows: Iterable[Any], engine_version: str | None) -> dict[str, Any]:
+def engines_data(config: TwoSides, rows: Iterable[Any], engine_version: str | None) -> Engines:
     """The engines part of a run's status and report (without the time per move, which needs
     the records: :class:`MoveTimes`)."""
     found = from_results(rows, repos_of(config))
     sides = {}
     for side in SIDES:
         shown = side_of(config, side)
-        reported = found["reported"][side]
+        reported = found.reported[side]
         version = version_of(reported)
-        if shown["kind"] == "built-in":
+        if shown.kind == "built-in":
             version = f"built in, engine version {engine_version}"
-        sides[side] = shown | {"version": version, "reported": reported, "faults": found["faults"][side]}
-    return {
-        "limits": limits_text(config.limits, config.scale_time),
-        "time_control": pgn_time_control(config.limits),
-        "timed": not config.limits.deterministic,
-        "sides": sides,
-        "workers": found["workers"],
-    }
+        sides[side] = replace(shown, version=version, reported=reported, faults=found.faults[side])
+    return Engines(
+        limits=limits_text(config.limits, config.scale_time),
+        time_control=pgn_time_control(config.limits),
+        timed=not config.limits.deterministic,
+        sides=sides,
+        workers=found.workers,
+    )
 
 
 class MoveTimes:
@@ -288,15 +412,16 @@ class MoveTimes:
                 cell[0] += 1
                 cell[1] += ms
 
-    def as_json(self) -> dict[str, Any]:
+    def frozen(self) -> dict[str, SideTimes]:
+        """Each side's times."""
         return {
-            side: {
-                "moves": self.moves[side],
-                "total_ms": self.total_ms[side],
-                "mean_ms": self.total_ms[side] / self.moves[side] if self.moves[side] else None,
-                "by_move": {
+            side: SideTimes(
+                moves=self.moves[side],
+                total_ms=self.total_ms[side],
+                mean_ms=self.total_ms[side] / self.moves[side] if self.moves[side] else None,
+                by_move={
                     str(n + 1): total / count for n, (count, total) in sorted(self.by_ply[side].items())
                 },
-            }
+            )
             for side in SIDES
         }

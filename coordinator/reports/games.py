@@ -24,7 +24,7 @@ from typing import Any, TextIO
 import engine
 from coordinator.escape import pgn_comment, pgn_tag
 from coordinator.registry import kind_of
-from coordinator.reports.engines import emt, pgn_time_control
+from coordinator.reports.engines import Engines, Side, emt, pgn_time_control
 from coordinator.reports.sprt.gather import ADJUDICATION_REASONS, REASONS, engines_of
 from coordinator.store import Run, Store
 from worker.protocol import move_list, number_list, ply_count
@@ -231,33 +231,33 @@ def movetext(
     return "\n".join(lines)
 
 
-def _side_tags(side: str, shown: dict[str, Any]) -> list[str]:
+def _side_tags(side: str, shown: Side) -> list[str]:
     """A side's own tags: its version as reported, the options it was set to, its commit."""
     label = side.capitalize()
     tags = []
-    if shown["version"]:
-        tags.append(_tag(f"{label}Version", shown["version"]))
-    if shown["options"]:
-        tags.append(_tag(f"{label}Options", " ".join(f"{k}={v}" for k, v in shown["options"].items())))
-    if shown["commit"] is not None:
-        tags.append(_tag(f"{label}Commit", shown["commit"]["sha"]))
-        tags.append(_tag(f"{label}Repository", shown["commit"]["repo"]))
+    if shown.version:
+        tags.append(_tag(f"{label}Version", shown.version))
+    if shown.options:
+        tags.append(_tag(f"{label}Options", " ".join(f"{k}={v}" for k, v in shown.options.items())))
+    if shown.commit is not None:
+        tags.append(_tag(f"{label}Commit", shown.commit.sha))
+        tags.append(_tag(f"{label}Repository", shown.commit.repo))
     return tags
 
 
-def _shown_sides(game: ExportedGame, engines: dict[str, Any]) -> dict[str, Any]:
+def _shown_sides(game: ExportedGame, engines: Engines) -> dict[str, Side]:
     """The two sides of ``game`` as PGN names them: a tournament's engines of its batch by name and
     source, else ``engines``' candidate and baseline."""
     if not kind_of(game.run.kind).sides_per_batch:
-        return dict(engines["sides"])
+        return dict(engines.sides)
     pairing = sides(game.run, game.batch_index)
     return {
-        side: {"name": name, "source": source, "version": None, "options": {}, "commit": None}
+        side: Side(name=name, kind="entrant", source=source, options={}, commit=None)
         for side, (name, source) in zip(("candidate", "baseline"), pairing, strict=True)
     }
 
 
-def pgn(game: ExportedGame, engines: dict[str, Any]) -> str:
+def pgn(game: ExportedGame, engines: Engines) -> str:
     """One game as PGN (tags, a blank line, the movetext, a blank line), its players named by
     ``engines`` (``match.engines_of`` its run), each move with its time where recorded."""
     r, run = game.record, game.run
@@ -271,8 +271,8 @@ def pgn(game: ExportedGame, engines: dict[str, Any]) -> str:
         _tag("Site", "arbiter"),
         _tag("Date", game.stored_at.strftime("%Y.%m.%d")),
         _tag("Round", f"{game.batch_index + 1}.{game.game_number + 1}"),
-        _tag("White", shown[white]["name"]),
-        _tag("Black", shown[black]["name"]),
+        _tag("White", shown[white].name),
+        _tag("Black", shown[black].name),
         _tag("Result", r["result"]),
         _tag("TimeControl", pgn_time_control(played)),
         *([_tag("TimeFactor", f"{game.time_factor:g}")] if game.time_factor != 1.0 else []),
@@ -286,8 +286,8 @@ def pgn(game: ExportedGame, engines: dict[str, Any]) -> str:
         _tag("Run", run.id),
         _tag("Batch", game.batch_index),
         _tag("Worker", game.worker or "?"),
-        _tag("Candidate", shown["candidate"]["source"]),
-        _tag("Baseline", shown["baseline"]["source"]),
+        _tag("Candidate", shown["candidate"].source),
+        _tag("Baseline", shown["baseline"].source),
         *_side_tags("candidate", shown["candidate"]),
         *_side_tags("baseline", shown["baseline"]),
     ]
@@ -323,7 +323,7 @@ def export(store: Store, run: Run, fmt: str, out: TextIO, wanted: GameFilter | N
     """Write the games of ``run`` to ``out`` in ``fmt`` (pgn or jsonl), one at a time; how many."""
     if fmt not in FORMATS:
         raise ValueError(f"--format: expected one of {', '.join(FORMATS)}, got {fmt!r}")
-    engines: dict[int, dict[str, Any]] = {}
+    engines: dict[int, Engines] = {}
     count = 0
     for game in iter_games(store, run, wanted):
         if fmt == "pgn":

@@ -50,7 +50,7 @@ def match_status(store: Store, run: Run) -> dict[str, Any]:
     data = stored_status(store, run) | {"worker_check": worker_check(store, run)}
     data["config"] = masked_config(run.config)
     try:
-        data["engines"] = engines_of(store, run)
+        data["engines"] = engines_of(store, run).to_json()
     except STATS_ERRORS as e:  # a configuration this version cannot read
         data["engines_error"] = f"cannot be shown: {e}"
     return data
@@ -81,6 +81,7 @@ def tune_status(store: Store, run: Run) -> dict[str, Any]:
 
 def match_status_text(store: Store, run: Run) -> str:
     """One SPRT, trial or acceptance run, for people (``arbiter status RUN``)."""
+    from coordinator.reports.sprt.gather import engines_of
     from coordinator.reports.text import engines_lines
 
     data = match_status(store, run)
@@ -105,8 +106,8 @@ def match_status_text(store: Store, run: Run) -> str:
             f"elo: {data['elo']:.2f} +- {data['elo95']:.2f} (95%)  los: {100 * data['los']:.1f}%\n"
             f"batches: {data['counted_batches']} counted, {data['stored_batches']} stored"
         )
-    if "engines" in data:
-        lines += engines_lines(data["engines"])
+    if "engines" in data:  # the configuration could be read
+        lines += engines_lines(engines_of(store, run))
     if run.error:
         lines.append(f"error: {terminal(run.error)}")
     if (note := unverifiable_note(run.config)) is not None:

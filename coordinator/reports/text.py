@@ -5,10 +5,9 @@ from __future__ import annotations
 
 import shlex
 import textwrap
-from typing import Any
 
 from coordinator.escape import terminal
-from coordinator.reports.engines import FAULT_KINDS, FAULT_LABELS
+from coordinator.reports.engines import FAULT_KINDS, FAULT_LABELS, Engines, SideTimes
 
 #: The width every line of the summary fits in.
 WIDTH = 80
@@ -40,43 +39,40 @@ def num(value: float | None, spec: str = ".1f") -> str:
     return "-" if value is None else format(value, spec)
 
 
-def engines_lines(engines: dict[str, Any]) -> list[str]:
+def engines_lines(engines: Engines) -> list[str]:
     """The engines of a run in the status text: each side's name, version and options, the
     limits, the faults (with the last one's reason and stderr) and each worker's time factor."""
     lines = []
-    for side, e in engines["sides"].items():
-        what = e["kind"] if e["commit"] is None else f"commit {e['commit']['sha']} ({e['commit']['repo']})"
-        options = " ".join(f"{k}={v}" for k, v in e["options"].items())
+    for side, e in engines.sides.items():
+        what = e.kind if e.commit is None else f"commit {e.commit.sha} ({e.commit.repo})"
+        options = " ".join(f"{k}={v}" for k, v in e.options.items())
         lines.append(
-            f"{side}: {e['name']} [{what}]; version: {e['version'] or 'not reported'}"
+            f"{side}: {e.name} [{what}]; version: {e.version or 'not reported'}"
             + (f"; options: {options}" if options else "")
         )
-    lines.append(f"limits: {engines['limits']}")
-    for side, e in engines["sides"].items():
-        f = e["faults"]
-        if not f["total"]:
+    lines.append(f"limits: {engines.limits}")
+    for side, e in engines.sides.items():
+        f, last = e.faults, e.faults.last
+        if not f.total or last is None:
             continue
-        kinds = ", ".join(f"{FAULT_LABELS[k]} {f[k]}" for k in FAULT_KINDS if f[k])
-        last = f["last"]
+        kinds = ", ".join(f"{FAULT_LABELS[k]} {f.counts[k]}" for k in FAULT_KINDS if f.counts[k])
         lines.append(
-            f"faults of the {side}: {f['total']} ({kinds}); last: {last['reason']} "
-            f"(worker {last['worker']}, batch {last['batch']})"
+            f"faults of the {side}: {f.total} ({kinds}); last: {last.reason} "
+            f"(worker {last.worker}, batch {last.batch})"
         )
-        lines += [f"  stderr: {line}" for line in last["stderr"]]
-    for w in engines["workers"]:
-        if engines["timed"] or w["faults"]["total"]:
+        lines += [f"  stderr: {line}" for line in last.stderr]
+    for w in engines.workers:
+        if engines.timed or w.faults.total:
             lines.append(
-                f"worker {w['worker']}: time factor {w['time_factor']:.2f} "
-                f"({w['time_factor_min']:.2f} to {w['time_factor_max']:.2f}), faults {w['faults']['total']}"
+                f"worker {w.worker}: time factor {w.time_factor:.2f} "
+                f"({w.time_factor_min:.2f} to {w.time_factor_max:.2f}), faults {w.faults.total}"
             )
     return [terminal(line) for line in lines]
 
 
-def move_times_line(times: dict[str, Any]) -> str | None:
+def move_times_line(times: dict[str, SideTimes]) -> str | None:
     """The mean time per move of each engine, where the records have times."""
-    shown = [
-        f"{side} {t['mean_ms']:.0f} ms over {t['moves']} moves" for side, t in times.items() if t["moves"]
-    ]
+    shown = [f"{side} {t.mean_ms:.0f} ms over {t.moves} moves" for side, t in times.items() if t.moves]
     return "time per move: " + ", ".join(shown) if shown else None
 
 

@@ -12,6 +12,7 @@ from coordinator.sprt.config import SprtConfig
 
 if TYPE_CHECKING:
     from coordinator.executors.base import Executor
+    from coordinator.reports.engines import Engines
     from coordinator.reports.sprt.data import MatchReport
     from coordinator.store import Run, Store
 
@@ -25,8 +26,8 @@ def match_columns(store: Store, run: Run, config: SprtConfig) -> dict[str, Any]:
     s = summary_of(config, totals.pentanomial, totals.wdl)
     played = totals.games > 0
     return {
-        "candidate": side_of(config, "candidate")["name"],
-        "baseline": side_of(config, "baseline")["name"],
+        "candidate": side_of(config, "candidate").name,
+        "baseline": side_of(config, "baseline").name,
         "games": totals.games,
         "pentanomial": totals.pentanomial,
         "wdl": totals.wdl,
@@ -110,7 +111,7 @@ class MatchRunKind(Kind["MatchReport"]):
 
         return match_text(data)
 
-    def engines(self, store: Store, run: Run) -> dict[str, Any]:
+    def engines(self, store: Store, run: Run) -> Engines:
         """The two sides, from the configuration and the counted results."""
         from coordinator.reports.engines import engines_data
         from coordinator.reports.sprt.gather import counted_result_rows
@@ -133,10 +134,10 @@ class MatchRunKind(Kind["MatchReport"]):
     def report_row(self, data: MatchReport) -> dict[str, Any]:
         """Sides, games, Elo and LLR of the match report."""
         t, h, stats = data.totals, data.hypothesis, data.stats
-        sides = data.engines["sides"]
+        sides = data.engines.sides
         return {
-            "candidate": sides["candidate"]["name"],
-            "baseline": sides["baseline"]["name"],
+            "candidate": sides["candidate"].name,
+            "baseline": sides["baseline"].name,
             "games": t.games,
             "pentanomial": t.pentanomial,
             "wdl": t.wdl,

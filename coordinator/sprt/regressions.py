@@ -42,14 +42,14 @@ def _row(store: Store, run: Run) -> dict[str, Any] | None:
         "game": run.game,
         "repo": mask_url(program.build.repo),
         "sha": program.build.sha,
-        "name": candidate["name"],
+        "name": candidate.name,
         "ref": recorded.get("ref"),
         "subject": recorded.get("subject"),
         "committed_at": datetime.fromtimestamp(stamp, UTC).isoformat(timespec="seconds")
         if isinstance(stamp, int) and stamp > 0
         else None,
         "depth": recorded.get("depth") if isinstance(recorded.get("depth"), int) else 0,
-        "base": base["name"],
+        "base": base.name,
         "base_ref": (config.baseline_commit or {}).get("ref"),
         "limits": limits_text(config.limits),
         "games": totals.games,

@@ -11,6 +11,7 @@ from coordinator.tournament.config import TournamentConfig, stored_sides
 
 if TYPE_CHECKING:
     from coordinator.executors.base import Executor
+    from coordinator.reports.engines import Engines
     from coordinator.reports.tournament.data import TournamentReport
     from coordinator.store import Run, Store
 
@@ -84,11 +85,12 @@ class TournamentKind(Kind["TournamentReport"]):
 
         return tournament_text(data)
 
-    def engines(self, store: Store, run: Run) -> dict[str, Any]:
+    def engines(self, store: Store, run: Run) -> Engines:
         """No two fixed sides: only its time control (its engines are named per batch)."""
-        from coordinator.reports.engines import pgn_time_control
+        from coordinator.reports.engines import Engines, limits_text, pgn_time_control
 
-        return {"sides": {}, "time_control": pgn_time_control(run.settings_as(TournamentConfig).limits)}
+        limits = run.settings_as(TournamentConfig).limits
+        return Engines(limits_text(limits), pgn_time_control(limits), not limits.deterministic, {}, [])
 
     def row(self, store: Store, run: Run) -> dict[str, Any]:
         """Format, engines and counted games of the plan's."""

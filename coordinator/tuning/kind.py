@@ -13,6 +13,7 @@ from coordinator.tuning.config import TuneConfig
 
 if TYPE_CHECKING:
     from coordinator.executors.base import Executor
+    from coordinator.reports.engines import Engines
     from coordinator.reports.tuning.data import TuneReport
     from coordinator.store import Run, Store
 
@@ -152,7 +153,7 @@ class TuneKind(Kind["TuneReport"]):
 
         return tune_text(data)
 
-    def engines(self, store: Store, run: Run) -> dict[str, Any]:
+    def engines(self, store: Store, run: Run) -> Engines:
         """None of its own: its games are its match runs'."""
         raise TypeError(f"run {run.id} is a tuning run: its engines are those of its match runs")
 

@@ -38,6 +38,7 @@ from sqlalchemy import select
 import engine
 from coordinator.reports import build, gather, html_page, terminal_summary
 from coordinator.reports.data import iso
+from coordinator.reports.engines import FAULT_KINDS
 from coordinator.reports.games import GameFilter, clocks, export, iter_games, movetext
 from coordinator.reports.sprt.data import MatchReport
 from coordinator.reports.sprt.gather import _throughput
@@ -157,19 +158,21 @@ def test_optunas_slice_plot_leaves_matplotlibs_settings_as_they_were() -> None:
     import matplotlib
     import optuna
 
-    from coordinator.reports.plots import slice_plot
     from coordinator.reports.sprt.plots import throughput_plot
+    from coordinator.reports.tuning.data import OptunaView, WeightEntry
+    from coordinator.reports.tuning.plots import slice_plot
 
     optuna.logging.set_verbosity(optuna.logging.WARNING)
     study = optuna.create_study(direction="maximize", sampler=optuna.samplers.RandomSampler(seed=1))
     study.optimize(lambda t: t.suggest_int("pawn", 50, 150) / 10, n_trials=4)
-    data = {"optuna": {"complete_trials": 4}, "weights": [{"name": "pawn", "tuned": True}]}
+    view = OptunaView("study", None, None, None, complete_trials=4)
+    weights = [WeightEntry("pawn", "value of a pawn", 50, 150, 100, 100, 100, 0, tuned=True)]
     start = datetime(2026, 1, 1, tzinfo=UTC)
     at = [start + timedelta(seconds=s) for s in (0, 3, 9)]
     rows = [SimpleNamespace(created_at=t, wins=2, draws=1, losses=1) for t in at]
     throughput = _throughput(rows)
     settings, before = dict(matplotlib.rcParams), throughput_plot(throughput)
-    assert "<svg" in slice_plot(data, study)
+    assert "<svg" in slice_plot(view, weights, study)
     assert dict(matplotlib.rcParams) == settings
     assert throughput_plot(throughput) == before
 
@@ -414,33 +417,33 @@ def test_a_commit_run_shows_its_engines_times_faults_and_factors(tmp_path: Path)
     report = build(store, run)
     assert isinstance(report.data, MatchReport)
     e = report.data.engines
-    candidate, baseline = e["sides"]["candidate"], e["sides"]["baseline"]
-    assert candidate["name"] == "arbiter@1a2b3c4" and baseline["name"] == "arbiter@bbbbbbb"
-    assert (
-        candidate["commit"]["sha"] == sha
-        and candidate["commit"]["repo"] == "https://user:***@git.example/arbiter.git"
-    )
-    assert candidate["version"] == "arbiter-engine 9.9 by arbiter <b>" and candidate["options"] == {
-        "Hash": 16
-    }
-    assert e["time_control"] == "0.05/move" and "movetime 50 ms" in e["limits"] and "scaled" in e["limits"]
+    candidate, baseline = e.sides["candidate"], e.sides["baseline"]
+    assert candidate.name == "arbiter@1a2b3c4" and baseline.name == "arbiter@bbbbbbb"
+    assert candidate.commit is not None and candidate.commit.sha == sha
+    assert candidate.commit.repo == "https://user:***@git.example/arbiter.git"
+    assert candidate.version == "arbiter-engine 9.9 by arbiter <b>" and candidate.options == {"Hash": 16}
+    assert e.time_control == "0.05/move" and "movetime 50 ms" in e.limits and "scaled" in e.limits
     forfeiter = "baseline" if run.config["openings"][0].endswith(" w") else "candidate"
-    faults = {side: e["sides"][side]["faults"] for side in ("candidate", "baseline")}
-    assert faults["candidate"]["crash"] == 1 and faults[forfeiter]["time_forfeit"] == 1
-    assert sum(f["total"] for f in faults.values()) == 2
-    crash = faults["candidate"]["last"] if forfeiter == "baseline" else None
+    faults = {side: e.sides[side].faults for side in ("candidate", "baseline")}
+    assert faults["candidate"].counts["crash"] == 1 and faults[forfeiter].counts["time_forfeit"] == 1
+    assert sum(f.total for f in faults.values()) == 2
+    crash = faults["candidate"].last if forfeiter == "baseline" else None
     if crash is not None:
-        assert crash["reason"] == "crashed: signal 11" and crash["worker"] == "alpha:1"
-        assert "s3cret" not in json.dumps(crash) and "***" in crash["stderr"][1]
-    [worker] = e["workers"]
-    assert worker["time_factor"] == 1.5 and worker["faults"]["total"] == 2
+        assert crash.reason == "crashed: signal 11" and crash.worker == "alpha:1"
+        assert "s3cret" not in json.dumps(crash.to_json()) and "***" in crash.stderr[1]
+    [worker] = e.workers
+    assert worker.time_factor == 1.5 and worker.faults.total == 2
     assert report.data.workers.workers[0].time_factor == 1.5
+    # its JSON form: the counts of each kind by name beside the total, as before
+    shown = e.to_json()["sides"]["candidate"]["faults"]
+    assert list(shown) == ["total", *FAULT_KINDS, "last"] and shown["crash"] == 1
     # The second game's two moves: 12 ms by white's side, 3456 ms by black's.
-    times = e["move_times"]
+    times = e.move_times
+    assert times is not None
     white_side = "baseline"  # the candidate is black in the second game
     black_side = "candidate"
-    assert times[white_side]["total_ms"] + times[black_side]["total_ms"] == 3468
-    assert {times["candidate"]["moves"], times["baseline"]["moves"]} == {1}
+    assert times[white_side].total_ms + times[black_side].total_ms == 3468
+    assert {times["candidate"].moves, times["baseline"].moves} == {1}
     assert "move_times" in report.plots
     command = report.data.command
     assert f"--candidate-ref {sha} --baseline-ref {'b' * 40}" in command

@@ -8,6 +8,7 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from coordinator.reports.data import JsonData, RunInfo
+from coordinator.reports.engines import Engines
 from coordinator.stats.summary import StatsSummary
 
 
@@ -210,8 +211,8 @@ class MatchReport(JsonData):
     endings: list[Ending]
     length: Lengths
     openings: Openings
-    #: The engines part (``coordinator.reports.engines``) with the time per move, JSON data.
-    engines: dict[str, Any]
+    #: The engines part, with the time per move.
+    engines: Engines
     workers: Workers
     refusals: list[Refusal]
     throughput: Throughput

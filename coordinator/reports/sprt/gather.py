@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections import Counter, defaultdict
 from collections.abc import Iterator
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 from sqlalchemy import select
@@ -21,7 +21,9 @@ from coordinator.registry import kind_of
 from coordinator.reports.data import RunInfo, iso
 from coordinator.reports.engines import (
     FAULT_KINDS,
+    Engines,
     MoveTimes,
+    WorkerEngines,
     engines_data,
     from_results,
     masked_config,
@@ -238,7 +240,7 @@ class _WorkerCount:
     faults: int = 0
 
 
-def _workers(store: Store, run_id: int, rows: list[Any], engines: dict[str, Any]) -> Workers:
+def _workers(store: Store, run_id: int, rows: list[Any], engines: list[WorkerEngines]) -> Workers:
     """Per worker: counted batches and games, speed per CPU second, the mean factor it scaled time
     limits by and the faults in its games, refused answers, quarantine and the residual; and the
     run's re-sends and refused batches."""
@@ -255,10 +257,10 @@ def _workers(store: Store, run_id: int, rows: list[Any], engines: dict[str, Any]
     # Refusals are counted against the worker whose answer was refused (the refusal log); answers
     # that named nobody (unsealed writes, crashes) against no worker. Re-sends (a lease ran out:
     # nobody answered) belong to the run, not to any worker.
-    for found in engines["workers"]:
-        w = per[found["worker"]]
-        w.time_factor = found["time_factor"]
-        w.faults = found["faults"]["total"]
+    for found in engines:
+        w = per[found.worker]
+        w.time_factor = found.time_factor
+        w.faults = found.faults.total
     for name, count in store.refusals_by_worker(run_id).items():
         if name is not None:
             per.setdefault(name, _WorkerCount(name)).refused += count
@@ -298,10 +300,10 @@ def _workers(store: Store, run_id: int, rows: list[Any], engines: dict[str, Any]
 def workers_of(store: Store, run: Run) -> Workers:
     """The workers part of a match run's report alone (what the dashboard's worker pages show)."""
     rows = counted_result_rows(store, run.id, run.counted_batches)
-    return _workers(store, run.id, rows, from_results(rows))
+    return _workers(store, run.id, rows, from_results(rows).workers)
 
 
-def engines_of(store: Store, run: Run) -> dict[str, Any]:
+def engines_of(store: Store, run: Run) -> Engines:
     """The engines part of a run's report without the time per move (what ``arbiter status``
     shows: no game record is read), as its kind has them."""
     return kind_of(run.kind).engines(store, run)
@@ -371,8 +373,8 @@ def match_report(store: Store, run: Run, parent: int | None, reproduce: tuple[st
         endings=_endings(facts.endings),
         length=_lengths(facts.lengths),
         openings=_openings(facts.openings),
-        engines=engines | {"move_times": facts.times.as_json()},
-        workers=_workers(store, run.id, rows, engines),
+        engines=replace(engines, move_times=facts.times.frozen()),
+        workers=_workers(store, run.id, rows, engines.workers),
         refusals=[
             Refusal(batch=r.batch_index, attempts=r.attempts, state=r.state, reason=r.reason)
             for r in store.refusals(run.id)

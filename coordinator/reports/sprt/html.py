@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from coordinator.escape import terminal
-from coordinator.reports.engines import FAULT_KINDS, FAULT_LABELS
+from coordinator.reports.engines import FAULT_KINDS, FAULT_LABELS, Engines, Faults
 from coordinator.reports.html import (
     esc,
     figure,
@@ -20,11 +20,11 @@ from coordinator.reports.html import (
 from coordinator.reports.sprt.data import MatchReport
 
 
-def _fault_cells(f: dict[str, Any]) -> list[Any]:
-    return [f["total"], *(f[k] for k in FAULT_KINDS)]
+def _fault_cells(f: Faults) -> list[Any]:
+    return [f.total, *(f.counts[k] for k in FAULT_KINDS)]
 
 
-def engines_html(e: dict[str, Any], plots: dict[str, str]) -> str:
+def engines_html(e: Engines, plots: dict[str, str]) -> str:
     """The engines section (``e``: the engines part of a report, with the time per move): each
     side's name, version, options and commit, the limits, the time per move, and the faults (per
     engine and per worker, the last with its stderr lines)."""
@@ -33,30 +33,28 @@ def engines_html(e: dict[str, Any], plots: dict[str, str]) -> str:
         [
             [
                 side,
-                s["name"],
-                s["kind"],
-                terminal(s["version"] or "not reported"),
-                " ".join(f"{k}={v}" for k, v in s["options"].items()),
-                ""
-                if s["commit"] is None
-                else terminal(f"{s['commit']['sha']} {s['commit']['subject'] or ''}"),
-                s["source"],
+                s.name,
+                s.kind,
+                terminal(s.version or "not reported"),
+                " ".join(f"{k}={v}" for k, v in s.options.items()),
+                "" if s.commit is None else terminal(f"{s.commit.sha} {s.commit.subject or ''}"),
+                s.source,
             ]
-            for side, s in e["sides"].items()
+            for side, s in e.sides.items()
         ],
         left=(0, 1, 2, 3, 4, 5, 6),
     )
     others = [
         f"{side} also reported: "
-        + "; ".join(f"{r['name']} by {r['author']} ({r['batches']} batches)" for r in s["reported"][1:])
-        for side, s in e["sides"].items()
-        if len(s["reported"]) > 1
+        + "; ".join(f"{r.name} by {r.author} ({r.batches} batches)" for r in s.reported[1:])
+        for side, s in e.sides.items()
+        if len(s.reported) > 1
     ]
-    times = e["move_times"]
+    times = e.move_times or {}
     move_times = table(
         ["side", "name", "moves timed", "mean ms per move", "total s"],
         [
-            [side, e["sides"][side]["name"], t["moves"], fmt(t["mean_ms"]), f"{t['total_ms'] / 1000:.1f}"]
+            [side, e.sides[side].name, t.moves, fmt(t.mean_ms), f"{t.total_ms / 1000:.1f}"]
             for side, t in times.items()
         ],
         left=(0, 1),
@@ -66,11 +64,11 @@ def engines_html(e: dict[str, Any], plots: dict[str, str]) -> str:
         [
             [
                 side,
-                s["name"],
-                *_fault_cells(s["faults"]),
-                terminal((s["faults"]["last"] or {}).get("reason", "")),
+                s.name,
+                *_fault_cells(s.faults),
+                terminal(s.faults.last.reason if s.faults.last is not None else ""),
             ]
-            for side, s in e["sides"].items()
+            for side, s in e.sides.items()
         ],
         left=(0, 1, 9),
     )
@@ -78,25 +76,25 @@ def engines_html(e: dict[str, Any], plots: dict[str, str]) -> str:
         ["worker", "time factor", "min", "max", "faults", *(FAULT_LABELS[k] for k in FAULT_KINDS)],
         [
             [
-                w["worker"],
-                fmt(w["time_factor"], ".2f"),
-                fmt(w["time_factor_min"], ".2f"),
-                fmt(w["time_factor_max"], ".2f"),
-                *_fault_cells(w["faults"]),
+                w.worker,
+                fmt(w.time_factor, ".2f"),
+                fmt(w.time_factor_min, ".2f"),
+                fmt(w.time_factor_max, ".2f"),
+                *_fault_cells(w.faults),
             ]
-            for w in e["workers"]
+            for w in e.workers
         ],
     )
     last = [
-        f"<h3>Last fault of the {esc(side)}</h3><p>{esc(terminal(f['reason']))} "
-        f"(worker {esc(f['worker'])}, batch {esc(f['batch'])}, game {esc(f['game'])})</p>"
+        f"<h3>Last fault of the {esc(side)}</h3><p>{esc(terminal(f.reason))} "
+        f"(worker {esc(f.worker)}, batch {esc(f.batch)}, game {esc(f.game)})</p>"
         + (
-            f"<pre>{esc(chr(10).join(terminal(line) for line in f['stderr']))}</pre>"
-            if f["stderr"]
+            f"<pre>{esc(chr(10).join(terminal(line) for line in f.stderr))}</pre>"
+            if f.stderr
             else '<p class="muted">no stderr</p>'
         )
-        for side, s in e["sides"].items()
-        if (f := s["faults"]["last"]) is not None
+        for side, s in e.sides.items()
+        if (f := s.faults.last) is not None
     ]
     plot = (
         [figure(plots["move_times"], "Mean time per move at each move number.")]
@@ -108,7 +106,7 @@ def engines_html(e: dict[str, Any], plots: dict[str, str]) -> str:
         "Engines",
         sides,
         "".join(f'<p class="muted">{esc(line)}</p>' for line in others),
-        f"<p>Limits: {esc(e['limits'])} (PGN TimeControl {esc(e['time_control'])}).</p>",
+        f"<p>Limits: {esc(e.limits)} (PGN TimeControl {esc(e.time_control)}).</p>",
         "<h3>Time per move</h3>",
         *plot,
         move_times,

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
 
 from coordinator.escape import terminal
+from coordinator.reports.engines import Engines, SideTimes
 from coordinator.reports.plots import COLORS, drawn_alone, empty, figure, thin, to_svg
 from coordinator.reports.sprt.data import MatchReport, Throughput
 
@@ -218,16 +218,16 @@ def throughput_plot(t: Throughput) -> str:
     return to_svg(fig, "throughput", "games per second over time")
 
 
-def move_times_plot(engines: dict[str, Any]) -> str:
+def move_times_plot(engines: Engines, times: dict[str, SideTimes]) -> str:
     """Each engine's mean time per move at each move number (the records' own times)."""
     fig, axes = figure()
     ax = axes[0][0]
     colors = {"candidate": COLORS["candidate"], "baseline": COLORS["sprt"]}
-    for side, times in engines["move_times"].items():
-        if times["by_move"]:
-            xs = [int(k) for k in times["by_move"]]
-            name = terminal(engines["sides"][side]["name"])[:40]
-            ax.plot(xs, list(times["by_move"].values()), color=colors[side], lw=1, label=f"{side}: {name}")
+    for side, t in times.items():
+        if t.by_move:
+            xs = [int(k) for k in t.by_move]
+            name = terminal(engines.sides[side].name)[:40]
+            ax.plot(xs, list(t.by_move.values()), color=colors[side], lw=1, label=f"{side}: {name}")
     ax.set_xlabel("move number")
     ax.set_ylabel("mean ms per move")
     ax.legend(fontsize=8)
@@ -239,9 +239,10 @@ def move_times_plot(engines: dict[str, Any]) -> str:
 def match_plots(data: MatchReport) -> dict[str, str]:
     """Every plot of a match report, by name, in page order (the time per move only where the
     games recorded their moves' times)."""
-    timed = any(t["moves"] for t in data.engines["move_times"].values())
+    times = data.engines.move_times or {}
+    timed = any(t.moves for t in times.values())
     return {
-        **({"move_times": move_times_plot(data.engines)} if timed else {}),
+        **({"move_times": move_times_plot(data.engines, times)} if timed else {}),
         "llr": llr_plot(data),
         "elo": elo_plot(data),
         "outcomes": outcomes_plot(data),

@@ -33,7 +33,10 @@ def match_text(data: MatchReport) -> str:
         f"{t.cpu_seconds:.1f} s cpu in workers"
     )
     lines += ["", *engines_lines(data.engines)]
-    if (times := move_times_line(data.engines["move_times"])) is not None:
+    if (
+        data.engines.move_times is not None
+        and (times := move_times_line(data.engines.move_times)) is not None
+    ):
         lines.append(times)
     if data.endings:
         lines += ["", f"{'ended by':<26} {'games':>6}  {'cand. white W/D/L':>18}  {'cand. black W/D/L':>18}"]
