@@ -13,8 +13,8 @@ from coordinator.sprt.kind import MatchRunKind
 from coordinator.tuning.kind import TuneKind
 
 if TYPE_CHECKING:
+    from coordinator.campaign.report import CampaignReport
     from coordinator.executors.base import Executor
-    from coordinator.reports.data import DictReport
     from coordinator.reports.engines import Engines
     from coordinator.store import Run, Store
 
@@ -26,7 +26,7 @@ def _parent(store: Store, run: Run) -> int | None:
     return TuningRecords(store).parents().get(run.id)
 
 
-class CampaignKind(Kind["DictReport"]):
+class CampaignKind(Kind["CampaignReport"]):
     """``arbiter tune --rounds N``: rounds of tuning, each champion verified before the next."""
 
     name = RunKind.CAMPAIGN
@@ -84,30 +84,31 @@ class CampaignKind(Kind["DictReport"]):
         """The report data."""
         from coordinator.campaign.report import campaign_data
 
-        return campaign_data(store, run)
+        data = campaign_data(store, run).to_json()
+        del data["unverifiable"]  # the status JSON never carried the report's line
+        return data
 
-    def report_data(self, store: Store, run: Run, anchor: str | None) -> DictReport:
+    def report_data(self, store: Store, run: Run, anchor: str | None) -> CampaignReport:
         """:func:`coordinator.campaign.report.campaign_data`."""
         from coordinator.campaign.report import campaign_data
-        from coordinator.reports.data import DictReport
 
-        return DictReport.of(run, campaign_data(store, run))
+        return campaign_data(store, run)
 
-    def report_plots(self, store: Store, run: Run, data: DictReport) -> dict[str, str]:
+    def report_plots(self, store: Store, run: Run, data: CampaignReport) -> dict[str, str]:
         """None: the chain is a table (each round's own report has its plots)."""
         return {}
 
-    def report_html(self, data: DictReport, plots: dict[str, str]) -> str:
+    def report_html(self, data: CampaignReport, plots: dict[str, str]) -> str:
         """The campaign page."""
         from coordinator.campaign.report import campaign_html
 
-        return campaign_html(data.data)
+        return campaign_html(data)
 
-    def report_text(self, data: DictReport) -> str:
+    def report_text(self, data: CampaignReport) -> str:
         """The chain for people."""
         from coordinator.campaign.report import campaign_text
 
-        return campaign_text(data.data)
+        return campaign_text(data)
 
     def engines(self, store: Store, run: Run) -> Engines:
         """None of its own: its games are its rounds'."""
@@ -119,11 +120,11 @@ class CampaignKind(Kind["DictReport"]):
 
         return campaign_row(campaign_data(store, run))
 
-    def report_row(self, data: DictReport) -> dict[str, Any]:
+    def report_row(self, data: CampaignReport) -> dict[str, Any]:
         """:meth:`row` from the report data."""
         from coordinator.campaign.report import campaign_row
 
-        return campaign_row(data.data)
+        return campaign_row(data)
 
     def versus(self, row: dict[str, Any]) -> str:
         """Where it started."""

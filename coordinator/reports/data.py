@@ -11,16 +11,25 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, fields, is_dataclass
 from datetime import datetime
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from coordinator.registry import kind_of
 from coordinator.runs import decision_label
 from coordinator.store import Run
 
 
+@runtime_checkable
+class ToJson(Protocol):
+    """A value with a JSON form of its own (a part of a report, a campaign's chain)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The value as JSON data."""
+        ...
+
+
 def jsonable(value: object) -> Any:
-    """``value`` as JSON data: a part of a report by its ``to_json``, containers item by item."""
-    if isinstance(value, JsonData):
+    """``value`` as JSON data: a value by its own ``to_json``, containers item by item."""
+    if isinstance(value, ToJson):
         return value.to_json()
     if isinstance(value, Mapping):
         return {k: jsonable(v) for k, v in value.items()}
@@ -106,33 +115,4 @@ def run_info(run: Run, parent: int | None = None) -> dict[str, Any]:
     return RunInfo.of(run, parent).to_json()
 
 
-@dataclass(frozen=True)
-class DictReport:
-    """The report data of a kind whose report is not typed yet: its JSON data as it is."""
-
-    data: dict[str, Any]
-
-    @classmethod
-    def of(cls, run: Run, data: dict[str, Any]) -> DictReport:
-        """``data`` of ``run`` with its "unverifiable" line last."""
-        from coordinator.trust.verifiable import unverifiable_note
-
-        return cls(data | {"unverifiable": unverifiable_note(run.config)})
-
-    @property
-    def run(self) -> RunInfo:
-        """The run's identity, from the data."""
-        return RunInfo(**self.data["run"])
-
-    @property
-    def unverifiable(self) -> str | None:
-        """The "unverifiable" line, from the data."""
-        note = self.data.get("unverifiable")
-        return None if note is None else str(note)
-
-    def to_json(self) -> dict[str, Any]:
-        """The data."""
-        return self.data
-
-
-__all__ = ["DictReport", "JsonData", "ReportData", "RunInfo", "iso", "jsonable", "run_info"]
+__all__ = ["JsonData", "ReportData", "RunInfo", "ToJson", "iso", "jsonable", "run_info"]
