@@ -32,7 +32,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from coordinator.refs import MIRRORS_ENV
+from coordinator.sides.refs import MIRRORS_ENV
 from worker.builds import BUILD_CACHE_ENV, BUILD_PROFILE_ENV, BuildCache, BuildSpec, bench
 from worker.program_batch import builtin_program
 

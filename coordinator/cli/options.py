@@ -367,7 +367,7 @@ class Side:
 def read_side(game: str, source: str, option: str) -> Side:
     """A side from ``default``, a weights JSON file, or an engine file (``.toml``); a
     BadParameter naming ``option`` and what is wrong."""
-    from coordinator.engine_files import is_engine_file, read_program
+    from coordinator.sides.files import is_engine_file, read_program
 
     if not is_engine_file(source):
         return Side(source, read_weights(game, source, option))
@@ -381,7 +381,7 @@ def read_side(game: str, source: str, option: str) -> Side:
 def read_ref_side(game: str, repo: str | None, ref: str, option: str) -> Side:
     """A side from a ref of a repository (default: arbiter's own): the commit it names, built
     by every worker; a BadParameter naming ``option`` when it cannot be resolved or built."""
-    from coordinator.refs import program_of, resolve, this_repository
+    from coordinator.sides.refs import program_of, resolve, this_repository
     from worker.builds import BuildError
 
     try:
@@ -395,14 +395,14 @@ def read_ref_side(game: str, repo: str | None, ref: str, option: str) -> Side:
 
 
 def probed(game: str, side: Side, limits: engine.Limits) -> Side:
-    """``side`` with its program's determinism probed once (coordinator.engine_probe): a program
+    """``side`` with its program's determinism probed once (coordinator.sides.probe): a program
     that does not play alike again is shipped marked so, and its runs are unverifiable (said on
     stderr); spot checks then skip its batches. A program that fails its handshake stops the
     command before the store is touched (a UsageError: the engine file names a program that cannot
     play)."""
     if side.program is None:
         return side
-    from coordinator.engine_probe import StartFailed, probe_program
+    from coordinator.sides.probe import StartFailed, probe_program
     from worker.secrecy import without_keys
 
     timed = not limits.deterministic

@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import engine
-from coordinator.refs import short_name
+from coordinator.sides.refs import short_name
 from worker.masking import mask_url, scrub
 from worker.programs import EngineProgram
 from worker.protocol import SIDES, number_list

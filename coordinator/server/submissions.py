@@ -166,7 +166,7 @@ def programs_in(value: Any, path: str = "config") -> Iterator[tuple[str, dict[st
 def probe_programs(config: dict[str, Any], store: Store, settings: Any) -> dict[str, Any]:
     """``config`` with each program it names probed here, from the archive uploaded before (a
     program the server has no archive of is refused; a commit is built by the workers)."""
-    from coordinator.engine_probe import StartFailed, probe_program
+    from coordinator.sides.probe import StartFailed, probe_program
     from worker.programs import EngineProgram
     from worker.secrecy import without_keys
 

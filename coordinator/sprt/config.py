@@ -20,7 +20,7 @@ from typing import Any, Protocol
 
 import engine
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS
-from coordinator.refs import short_name
+from coordinator.sides.refs import short_name
 from coordinator.stats import SprtParams
 from coordinator.trust.verifiable import PROGRAM_KEYS
 from worker.programs import EngineProgram

@@ -34,7 +34,7 @@ from coordinator.cli.server import TOKEN_ENV  # noqa: E402
 from coordinator.executors.celery.leases import LEASE_ENV  # noqa: E402
 from coordinator.notify.notifier import WEBHOOKS_VARIABLE  # noqa: E402
 from coordinator.presets import PRESETS_ENV  # noqa: E402
-from coordinator.refs import MIRRORS_ENV  # noqa: E402
+from coordinator.sides.refs import MIRRORS_ENV  # noqa: E402
 from coordinator.store import STORE_ENV  # noqa: E402
 from coordinator.web.app import ROUTES  # noqa: E402
 from worker import celeryconfig  # noqa: E402

@@ -233,7 +233,7 @@ def test_programs_go_only_to_a_fleet_with_keys(tmp_path: Path) -> None:
 
 def test_a_cached_program_whose_files_changed_is_removed(tmp_path: Path) -> None:
     engine_file = arbiter_engine_file(tmp_path / "ae")
-    from coordinator.engine_files import read_program
+    from coordinator.sides.files import read_program
     from worker.programs import ProgramError
 
     program, archive = read_program(str(engine_file))
@@ -263,7 +263,7 @@ def test_openbench_parameters_and_a_champion_an_engine_file_includes(tmp_path: P
     assert "congress_pawn" in done.stdout and "90" in done.stdout  # the list's start value
     included = engine_file.read_text().replace("[options]", 'include = "champion.toml"\n[options]')
     engine_file.write_text(included)
-    from coordinator.engine_files import load_engine_file
+    from coordinator.sides.files import load_engine_file
 
     options = load_engine_file(engine_file).options
     assert options["congress_pawn"] == 90 and options["Hash"] == 16  # the champion's value wins
