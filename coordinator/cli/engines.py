@@ -9,7 +9,7 @@ import click
 
 import engine
 from coordinator.sides.check import CHECK_NODES, check_engine_file
-from worker.secrecy import forget_keys
+from wire.secrecy import forget_keys
 
 #: The exit status of an engine that fails a check (usage errors exit with 2).
 FAILED_EXIT = 1

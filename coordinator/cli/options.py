@@ -39,13 +39,13 @@ from coordinator.stats.inputs import (
     check_hypotheses,
     check_model,
 )
-from worker.celeryconfig import BROKER_ENV, DEFAULT_PRIORITY, PRIORITIES, RESULT_BACKEND_ENV
+from wire.celeryconfig import BROKER_ENV, DEFAULT_PRIORITY, PRIORITIES, RESULT_BACKEND_ENV
 
 if TYPE_CHECKING:  # the store, executors and books load only in the commands that use them
     from coordinator.executors.base import Executor
     from coordinator.registry import RunConfig
     from coordinator.store import Run, Store
-    from worker.programs import EngineProgram
+    from wire.programs import EngineProgram
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -199,7 +199,7 @@ batch_seconds_option = click.option(
 def check_batch_time(game: str, limits: engine.Limits, batch_pairs: int, broker: str | None) -> None:
     """A UsageError when, on Celery workers, one batch would take longer than a task may
     (``$ARBITER_BATCH_SECONDS``): such a run could never count a game."""
-    from worker.celeryconfig import BATCH_SECONDS_ENV, batch_seconds
+    from wire.celeryconfig import BATCH_SECONDS_ENV, batch_seconds
 
     if not (broker or os.environ.get(BROKER_ENV, "")).strip():
         return
@@ -403,7 +403,7 @@ def probed(game: str, side: Side, limits: engine.Limits) -> Side:
     if side.program is None:
         return side
     from coordinator.sides.probe import StartFailed, probe_program
-    from worker.secrecy import without_keys
+    from wire.secrecy import without_keys
 
     timed = not limits.deterministic
     try:  # this process holds the fleet's secret: the program starts from one that never did
@@ -418,7 +418,7 @@ def probed(game: str, side: Side, limits: engine.Limits) -> Side:
 def check_programs_can_go(sides: tuple[Side, ...], broker: str | None) -> None:
     """A UsageError when a side is an engine program and batches would go to a fleet without
     keys: only a payload the coordinator signed may make a worker start a program."""
-    from worker.sealing import SECRET_ENV, fleet_keys
+    from wire.sealing import SECRET_ENV, fleet_keys
 
     named = [s.source for s in sides if s.program is not None]
     if named and (broker or os.environ.get(BROKER_ENV)) and fleet_keys() is None:
@@ -485,8 +485,8 @@ def open_executor(options: ExecutorOptions) -> Executor:
     where = executor.describe()
     if where:
         click.echo(f"arbiter: {where}", err=True)
-        from worker.connectivity import exposure_warning
-        from worker.sealing import fleet_keys
+        from wire.connectivity import exposure_warning
+        from wire.sealing import fleet_keys
 
         urls = {options.broker_url, os.environ.get(RESULT_BACKEND_ENV, "").strip()}
         for url in sorted(urls - {""}):

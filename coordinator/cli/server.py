@@ -71,7 +71,7 @@ def server(
     from coordinator.server.supervisor import Supervisor
     from coordinator.store import Store, mask_url
     from coordinator.store import store_url as resolve_store_url
-    from worker.sealing import SECRET_ENV, fleet_keys
+    from wire.sealing import SECRET_ENV, fleet_keys
 
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s: %(message)s")
     logging.getLogger("arbiter").setLevel(logging.INFO)

@@ -18,9 +18,10 @@ import engine
 from coordinator.escape import terminal
 from coordinator.sides.files import EngineFile, load_engine_file
 from coordinator.sides.probe import PROBE_MOVETIME_MS, Probe, probe
+from wire.programs import ProgramError
 from worker.builds import BENCH_OUTPUT
 from worker.program_batch import program_spec
-from worker.programs import ProgramCache, ProgramError
+from worker.programs import ProgramCache
 from worker.referee import (
     EngineConfigError,
     EngineFault,

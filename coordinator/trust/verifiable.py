@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import engine
-from worker.programs import EngineProgram
+from wire.programs import EngineProgram
 
 #: Where a run's configuration names engine programs: an SPRT's sides, a tuning run's program
 #: (a tournament's are its entrants').

@@ -19,10 +19,9 @@ from coordinator.sprt.config import BatchPlan, SprtConfig
 from coordinator.sprt.report import stored_progress, stored_status
 from coordinator.sprt.runner import RunFailed, SprtRunner
 from coordinator.store import Store
-from worker.builds import BuildSpec
+from wire.programs import BuildSpec, EngineProgram
+from wire.protocol import BatchPayload, BatchResult
 from worker.games import play_batch
-from worker.programs import EngineProgram
-from worker.protocol import BatchPayload, BatchResult
 
 
 class ShuffledExecutor(Executor):

@@ -429,10 +429,10 @@ def _pending_of(server: ServerProcess, tokens: dict[str, str], config: dict[str,
 
 
 def _archive() -> bytes:
-    """A tiny program archive as ``worker.programs.pack`` makes it."""
+    """A tiny program archive as ``wire.programs.pack`` makes it."""
     import tempfile
 
-    from worker.programs import pack
+    from wire.programs import pack
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "engine.sh"
