@@ -15,12 +15,14 @@ import re
 from functools import cache
 from typing import Any
 
+import redis.exceptions
 from celery import shared_task
 from celery.signals import worker_init, worker_process_init, worker_ready, worker_shutdown
 
 from worker.games import answer_task
 from worker.heartbeat import start_publishing, stop_publishing
 from worker.programs import redis_fetch
+from worker.progress import PROGRESS_STATE, Report, progress_meta, throttled
 from worker.protocol import TASK_NAME
 from worker.sealing import WorkerKeys, worker_keys
 from worker.secrecy import KEY_VARIABLES, hold_keys, non_dumpable
@@ -91,4 +93,19 @@ def play_batch(task: Any, message: Any) -> dict[str, Any]:
     """Play one batch of game pairs and return its sealed answer (engine programs it names are
     fetched from the result backend, where the coordinator put them)."""
     fetch = redis_fetch(task.app.backend.client)
-    return answer_task(message, task.request.id, task.request.hostname, keys(), fetch=fetch)
+    progress = throttled(state_reporter(task))
+    node = task.request.hostname
+    return answer_task(message, task.request.id, node, keys(), fetch=fetch, progress=progress)
+
+
+def state_reporter(task: Any) -> Report:
+    """Tells the games played as ``task``'s state in the result backend (a display for the
+    coordinator: a write that fails is skipped, and the batch plays on)."""
+
+    def report(games: int) -> None:
+        try:
+            task.update_state(state=PROGRESS_STATE, meta=progress_meta(games))
+        except (OSError, redis.exceptions.RedisError) as e:
+            logging.getLogger(__name__).warning("arbiter: progress not stored (%s)", type(e).__name__)
+
+    return report

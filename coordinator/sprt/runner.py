@@ -112,11 +112,19 @@ class Progress:
     #: Why every answer since the last stored result was refused, when they all were for one
     #: reason (``"3 answers refused: ..."``); None while results arrive.
     refused: str | None = None
+    #: Games played so far in the batches in flight, as their workers told (a claim nobody
+    #: checked: shown apart, for the speed and the ETA, never counted).
+    playing: int = 0
 
     @property
     def games(self) -> int:
         """Games counted."""
         return sum(self.wdl)
+
+    @property
+    def games_per_second(self) -> float:
+        """Games played by this command per second, those still playing included."""
+        return (self.games_played_here + self.playing) / self.elapsed if self.elapsed > 0 else 0.0
 
 
 class PrefixCounter:
@@ -252,7 +260,13 @@ class SprtRunner:
             elapsed=time.monotonic() - self.started,
             games_played_here=self.games_played_here,
             refused=self.refused_note(),
+            playing=self.playing(),
         )
+
+    def playing(self) -> int:
+        """Games played so far in this run's batches in flight, as their workers told."""
+        told = self.executor.playing()
+        return sum(n for (run, index), n in told.items() if run == self.run_id and index in self.in_flight)
 
     def refused_note(self) -> str | None:
         """What a progress line says when every answer since the last stored result was refused
@@ -508,6 +522,7 @@ def snapshot(
     elapsed: float = 0.0,
     games_played_here: int = 0,
     refused: str | None = None,
+    playing: int = 0,
 ) -> Progress:
     """A :class:`Progress` from a counted prefix."""
     lower, upper = (0.0, 0.0) if config.sprt_params is None else config.sprt_params.bounds
@@ -526,4 +541,5 @@ def snapshot(
         games_played_here=games_played_here,
         max_games=config.max_games,
         refused=refused,
+        playing=playing,
     )
