@@ -233,7 +233,9 @@ def tournament_text(data: dict[str, Any]) -> str:
     lines = [
         _fit(
             f"tournament {run['id']} ({data['format']}, {run['game']}): {run['state']}, "
-            f"{data['games']}/{data['planned_games']} games counted, {len(data['engines'])} engines"
+            f"{data['games']}/{data['planned_games']} games counted"
+            + (f" (+{run['playing']} playing)" if run.get("playing") else "")
+            + f", {len(data['engines'])} engines"
         )
     ]
     if run.get("error"):

@@ -251,6 +251,7 @@ def status_json(
         "finished_at": run.finished_at.isoformat() if run.finished_at else None,
         "cpu_seconds": totals.cpu_seconds,
         "games": totals.games,
+        "playing": run.playing,
         "pentanomial": totals.pentanomial,
         "wdl": totals.wdl,
         "refused": [
@@ -286,11 +287,13 @@ STATUS_HEADER = _ROW.format("id", "kind", "game", "state", "games", "Elo", "LLR"
 
 
 def status_row(run: Run, games: int, elo: str, llr: str, decision: str | None = None) -> str:
-    """One line of the runs table (``decision`` in place of the stored one's wording)."""
+    """One line of the runs table (``decision`` in place of the stored one's wording), with the
+    games still playing apart."""
     if decision is None:
         decision = decision_label(run.decision) if run.decision else "-"
     row = _ROW.format(run.id, str(run.kind), run.game, str(run.state), games, elo, llr, decision)
-    return row + (" (unverifiable)" if unverifiable_engines(run.config) else "")
+    playing = f" (+{run.playing} games playing)" if run.playing else ""
+    return row + playing + (" (unverifiable)" if unverifiable_engines(run.config) else "")
 
 
 #: Why a stored run's statistics cannot be shown: a configuration this version refuses (such as a

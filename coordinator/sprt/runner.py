@@ -226,6 +226,9 @@ class SprtRunner:
         self.games_played_here = 0
         self._unsaved = False
         self._saved_at = -math.inf
+        #: The games playing last recorded in the store, and when.
+        self._playing_saved = 0
+        self._playing_at = -math.inf
         self._advance()
 
     def _ship_programs(self) -> None:
@@ -440,7 +443,8 @@ class SprtRunner:
     def count(self) -> bool:
         """Extend the counted prefix with what arrived; True if it grew or decided. The prefix is
         saved at once when it decides or shrinks (a quarantine), else at most every
-        :data:`SAVE_SECONDS` (a resumed run counts its prefix again from the stored results)."""
+        :data:`SAVE_SECONDS` (a resumed run counts its prefix again from the stored results); so
+        are the games still playing (:meth:`playing`), apart."""
         if self._discard_quarantined():
             self._save_prefix()
         before = self.prefix.batches
@@ -449,13 +453,22 @@ class SprtRunner:
         self._unsaved |= changed
         if self._unsaved and (self.decided or time.monotonic() - self._saved_at >= SAVE_SECONDS):
             self._save_prefix()
+        self._save_playing(self.playing())
         return changed
+
+    def _save_playing(self, games: int, now: bool = False) -> None:
+        """Record the games still playing for ``arbiter status`` and the dashboard, when they
+        changed, at most every :data:`SAVE_SECONDS` (unless ``now``)."""
+        if games != self._playing_saved and (now or time.monotonic() - self._playing_at >= SAVE_SECONDS):
+            self.store.set_playing(self.run_id, games)
+            self._playing_saved, self._playing_at = games, time.monotonic()
 
     def release(self) -> None:
         """Save the counted prefix and forget this run's batches in flight (their outcomes may still
         arrive and are ignored)."""
         if self._unsaved:
             self._save_prefix()
+        self._save_playing(0, now=True)
         self.in_flight.clear()
         self.store.release_batches(self.run_id)
 

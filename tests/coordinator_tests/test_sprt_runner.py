@@ -334,7 +334,9 @@ class TellingExecutor(ShuffledExecutor):
 def test_games_still_playing_are_shown_apart_and_never_counted(tmp_path: Path, openings: list[str]) -> None:
     """What workers tell of the batches they play moves the progress line (games playing, speed,
     ETA) before any batch is counted; the counts and the LLR stay those of the counted games."""
-    from coordinator.sprt.report import eta_seconds, progress_line
+    from coordinator.sprt.report import eta_seconds, progress_line, stored_row
+    from coordinator.web.pages import live_html, runs_table
+    from coordinator.web.summaries import run_row
 
     cfg = config(openings, max_games=80)
     store, run_id = fresh_run(tmp_path, "playing.db", cfg)
@@ -345,6 +347,16 @@ def test_games_still_playing_are_shown_apart_and_never_counted(tmp_path: Path, o
     assert (p.games, p.playing, p.llr, p.wdl) == (0, 15, 0.0, [0, 0, 0])  # 3 batches, another run's left out
     assert progress_line(p).startswith(f"run {run_id}: 0 games +15 playing")
     assert p.games_per_second > 0 and eta_seconds(p) == pytest.approx((80 - 15) / p.games_per_second)
+    before = store.get_run(run_id)
+    runner.count()  # records the games playing for status and the dashboard, as a change of nothing
+    run = store.get_run(run_id)
+    assert run is not None and before is not None
+    assert (run.playing, run.updated_at, store.totals(run_id).games) == (15, before.updated_at, 0)
+    assert stored_row(store, run).endswith("(+15 games playing)")
+    assert stored_status(store, run)["playing"] == 15
+    row = run_row(store, run, None)
+    assert '<b data-field="playing">15</b> games, not yet counted' in live_html(row)
+    assert "0 +15 playing" in runs_table([row])
     while 0 not in runner.results:
         for outcome in executor.completed():
             runner.receive(outcome)
@@ -352,6 +364,8 @@ def test_games_still_playing_are_shown_apart_and_never_counted(tmp_path: Path, o
     p = runner.progress()
     assert p.games == 8 * p.counted_batches == store.totals(run_id, p.counted_batches).games > 0
     assert p.playing == 5 * len(executor.queue) and p.in_flight == len(executor.queue)
+    runner.release()
+    assert store.get_run(run_id).playing == 0  # type: ignore[union-attr]
 
 
 def test_the_local_pool_tells_the_games_played_while_a_batch_plays() -> None:
