@@ -3,8 +3,9 @@
 A batch of default size plays for about a minute; without a word from its worker, a run's progress
 line would stand still until the whole batch is counted. So a worker tells, at most once every
 :data:`PROGRESS_SECONDS`, how many games of the batch it has played: a Celery worker as its task's
-state (``PROGRESS``, meta ``{"games": N}``) in the result backend, which the coordinator reads with
-the results it polls anyway; the local pool through memory it shares with the coordinator.
+state (``PROGRESS``, its meta ``{"games": N}`` beside the process and host ``STARTED`` names) in
+the result backend, which the coordinator reads with the results it polls anyway; the local pool
+through memory it shares with the coordinator.
 
 The figure is a claim nobody checks, not sealed (anyone who can write to the result backend can
 write one): :func:`games_played` accepts a plain count within the batch's size and nothing else,
@@ -29,7 +30,7 @@ Report = Callable[[int], None]
 
 
 def progress_meta(games: int) -> dict[str, int]:
-    """The task meta a worker stores with :data:`PROGRESS_STATE`."""
+    """The games of the task meta a worker stores with :data:`PROGRESS_STATE`."""
     return {"games": games}
 
 

@@ -100,11 +100,14 @@ def play_batch(task: Any, message: Any) -> dict[str, Any]:
 
 def state_reporter(task: Any) -> Report:
     """Tells the games played as ``task``'s state in the result backend (a display for the
-    coordinator: a write that fails is skipped, and the batch plays on)."""
+    coordinator: a write that fails is skipped, and the batch plays on). The meta is what Celery
+    stores with ``STARTED`` (the process and its host) and the games; unlike ``update_state``,
+    without the task's arguments: the whole payload, once a second."""
+    started = {"pid": os.getpid(), "hostname": task.request.hostname}
 
     def report(games: int) -> None:
         try:
-            task.update_state(state=PROGRESS_STATE, meta=progress_meta(games))
+            task.backend.store_result(task.request.id, started | progress_meta(games), PROGRESS_STATE)
         except (OSError, redis.exceptions.RedisError) as e:
             logging.getLogger(__name__).warning("arbiter: progress not stored (%s)", type(e).__name__)
 

@@ -27,6 +27,7 @@ from celery_testkit import (
     WorkerPool,
     free_port,
     started_tasks,
+    task_metas,
     wait_until,
     waiting_tasks,
 )
@@ -373,6 +374,9 @@ def test_a_revoked_batch_stops_playing(redis_server: RedisDatabase, workers: Wor
             return first.playing().get((1, 0), 0)
 
         assert 1 <= wait_until(told, 60, "the worker to tell its games played") < 2000
+        [meta] = task_metas(redis_server)  # what it stores: its games, not the whole payload again
+        assert meta["status"] == "PROGRESS" and meta["result"]["hostname"] == worker.node
+        assert "args" not in meta and started_tasks(redis_server, worker.node)
         first.cancel()  # revokes it, terminating its playing
     started = time.monotonic()
     with CeleryExecutor(redis_server.url, concurrency=1) as second:
