@@ -226,8 +226,9 @@ class SprtRunner:
         self.games_played_here = 0
         self._unsaved = False
         self._saved_at = -math.inf
-        #: The games playing last recorded in the store, and when.
-        self._playing_saved = 0
+        #: The games playing last recorded in the store (None: not yet, so that the first count
+        #: clears what a coordinator killed before left there), and when.
+        self._playing_saved: int | None = None
         self._playing_at = -math.inf
         self._advance()
 

@@ -340,6 +340,9 @@ def test_games_still_playing_are_shown_apart_and_never_counted(tmp_path: Path, o
 
     cfg = config(openings, max_games=80)
     store, run_id = fresh_run(tmp_path, "playing.db", cfg)
+    store.set_playing(run_id, 99)  # left by a coordinator killed while its batches played
+    SprtRunner(store, run_id, cfg, ShuffledExecutor(1), check=accept_standin_games).count()
+    assert store.get_run(run_id).playing == 0  # type: ignore[union-attr]
     executor = TellingExecutor(1, slots=3)
     runner = SprtRunner(store, run_id, cfg, executor, check=accept_standin_games)
     runner.fill()
