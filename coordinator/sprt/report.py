@@ -73,9 +73,9 @@ def fit_line(parts: list[tuple[int, str]], width: int = PROGRESS_WIDTH) -> str:
 
 def progress_line(p: Progress) -> str:
     """One line of at most 80 columns: games (counted, and still playing), the refusals when every
-    answer is refused, LLR [bounds], Elo +- 95%, ETA, games/s, batches in flight (before the first
-    game counts: right after the LLR), the pentanomial counts (the last ones left out first when
-    they do not fit)."""
+    answer is refused, LLR [bounds], Elo +- 95%, ETA, games/s, batches in flight (before any game
+    is counted or told: right after the LLR), the pentanomial counts (the last ones left out first
+    when they do not fit)."""
     elo = fixed_elo(p.pentanomial) if p.games else None
     elo_text = f"{elo.elo:+.1f}+-{elo.elo95:.1f}" if elo is not None else "-"
     return fit_line(
@@ -86,7 +86,8 @@ def progress_line(p: Progress) -> str:
             (2, f"Elo {elo_text}"),
             (2, f"ETA {duration(eta_seconds(p))}"),
             (3, f"{p.games_per_second:.1f}/s"),
-            (1 if p.games == 0 else 4, f"{p.in_flight} in flight"),  # what moves before any game counts
+            # what moves before any game counts, until the games playing do
+            (1 if p.games == p.playing == 0 else 4, f"{p.in_flight} in flight"),
             (5, f"penta {p.pentanomial}"),
         ]
     )

@@ -348,7 +348,8 @@ def test_games_still_playing_are_shown_apart_and_never_counted(tmp_path: Path, o
     runner.fill()
     p = runner.progress()
     assert (p.games, p.playing, p.llr, p.wdl) == (0, 15, 0.0, [0, 0, 0])  # 3 batches, another run's left out
-    assert progress_line(p).startswith(f"run {run_id}: 0 games +15 playing")
+    line = progress_line(p)
+    assert line.startswith(f"run {run_id}: 0 games +15 playing") and f"{p.games_per_second:.1f}/s" in line
     assert p.games_per_second > 0 and eta_seconds(p) == pytest.approx((80 - 15) / p.games_per_second)
     before = store.get_run(run_id)
     runner.count()  # records the games playing for status and the dashboard, as a change of nothing
