@@ -39,9 +39,9 @@ from coordinator.trust.spotcheck import (
     peer_for_check,
     plausible,
 )
-from worker.protocol import BatchPayload, BatchResult
-from worker.sealing import digest
-from worker.tally import tally
+from wire.protocol import BatchPayload, BatchResult
+from wire.sealing import digest
+from wire.tally import tally
 
 log = logging.getLogger(__name__)
 
@@ -185,6 +185,11 @@ class CheckingExecutor(Executor):
     def in_flight(self) -> int:
         """Batches sent and not delivered, held ones and checks of delivered ones included."""
         return self.inner.in_flight() + len(self._held) + len(self._audits)
+
+    def playing(self) -> dict[Key, int]:
+        """The workers' batches in flight as they told, and the held ones at their games (played,
+        not yet counted)."""
+        return self.inner.playing() | {key: held.result.game_count for key, held in self._held.items()}
 
     def unsettled(self, run_id: int) -> bool:
         """True while delivered results of ``run_id`` are being checked after all (a lie found

@@ -89,6 +89,8 @@ class RunInfo(JsonData):
     engine_version: str | None
     #: The run it belongs to (a tuning run's match run), or None.
     parent: int | None
+    #: Games of batches in flight, played but not counted yet.
+    playing: int
 
     @classmethod
     def of(cls, run: Run, parent: int | None = None) -> RunInfo:
@@ -106,6 +108,7 @@ class RunInfo(JsonData):
             finished_at=iso(run.finished_at),
             engine_version=run.config.get("engine_version"),
             parent=parent,
+            playing=run.playing,
         )
 
 

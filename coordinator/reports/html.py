@@ -12,7 +12,9 @@ from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
 
+from coordinator.escape import terminal
 from coordinator.reports.data import RunInfo
+from coordinator.reports.engines import FAULT_KINDS, FAULT_LABELS, Faults, SideTimes, WorkerEngines
 
 #: The report's style sheet (the dashboard's pages use it too).
 CSS = """
@@ -172,6 +174,67 @@ def reproduction(command: str, notes: Sequence[str], config: dict[str, Any]) -> 
         command_html(command, notes),
         "<h3>Stored configuration</h3>",
         config_html(config),
+    )
+
+
+def _fault_cells(f: Faults) -> list[Any]:
+    return [f.total, *(f.counts[k] for k in FAULT_KINDS)]
+
+
+def move_times_table(heads: list[str], rows: list[tuple[list[Any], SideTimes]]) -> str:
+    """The time per move of each side or engine: ``rows`` are its first cells (under ``heads``)
+    and its times."""
+    return table(
+        [*heads, "moves timed", "mean ms per move", "total s"],
+        [[*cells, t.moves, fmt(t.mean_ms), f"{t.total_ms / 1000:.1f}"] for cells, t in rows],
+        left=tuple(range(len(heads))),
+    )
+
+
+def faults_table(heads: list[str], rows: list[tuple[list[Any], Faults]]) -> str:
+    """The faults of each side or engine by kind, and the last one's reason: ``rows`` are its
+    first cells (under ``heads``) and its faults."""
+    return table(
+        [*heads, "faults", *(FAULT_LABELS[k] for k in FAULT_KINDS), "last reason"],
+        [
+            [*cells, *_fault_cells(f), terminal(f.last.reason if f.last is not None else "")]
+            for cells, f in rows
+        ],
+        left=(*range(len(heads)), len(heads) + 1 + len(FAULT_KINDS)),
+    )
+
+
+def by_worker_table(workers: Sequence[WorkerEngines]) -> str:
+    """Each worker's time factor (mean, least, most) and the faults in its games."""
+    return table(
+        ["worker", "time factor", "min", "max", "faults", *(FAULT_LABELS[k] for k in FAULT_KINDS)],
+        [
+            [
+                w.worker,
+                fmt(w.time_factor, ".2f"),
+                fmt(w.time_factor_min, ".2f"),
+                fmt(w.time_factor_max, ".2f"),
+                *_fault_cells(w.faults),
+            ]
+            for w in workers
+        ],
+    )
+
+
+def last_fault(who: str, faults: Faults) -> str:
+    """The last fault of ``who`` (a side, an engine): its reason, where it happened, its stderr
+    lines; empty without a fault."""
+    f = faults.last
+    if f is None:
+        return ""
+    return (
+        f"<h3>Last fault of {esc(terminal(who))}</h3><p>{esc(terminal(f.reason))} "
+        f"(worker {esc(f.worker)}, batch {esc(f.batch)}, game {esc(f.game)})</p>"
+        + (
+            f"<pre>{esc(chr(10).join(terminal(line) for line in f.stderr))}</pre>"
+            if f.stderr
+            else '<p class="muted">no stderr</p>'
+        )
     )
 
 

@@ -7,7 +7,7 @@ import shlex
 import textwrap
 
 from coordinator.escape import terminal
-from coordinator.reports.engines import FAULT_KINDS, FAULT_LABELS, Engines, SideTimes
+from coordinator.reports.engines import FAULT_KINDS, FAULT_LABELS, Engines, Faults, SideTimes
 
 #: The width every line of the summary fits in.
 WIDTH = 80
@@ -52,15 +52,7 @@ def engines_lines(engines: Engines) -> list[str]:
         )
     lines.append(f"limits: {engines.limits}")
     for side, e in engines.sides.items():
-        f, last = e.faults, e.faults.last
-        if not f.total or last is None:
-            continue
-        kinds = ", ".join(f"{FAULT_LABELS[k]} {f.counts[k]}" for k in FAULT_KINDS if f.counts[k])
-        lines.append(
-            f"faults of the {side}: {f.total} ({kinds}); last: {last.reason} "
-            f"(worker {last.worker}, batch {last.batch})"
-        )
-        lines += [f"  stderr: {line}" for line in last.stderr]
+        lines += fault_lines(f"the {side}", e.faults)
     for w in engines.workers:
         if engines.timed or w.faults.total:
             lines.append(
@@ -68,6 +60,20 @@ def engines_lines(engines: Engines) -> list[str]:
                 f"({w.time_factor_min:.2f} to {w.time_factor_max:.2f}), faults {w.faults.total}"
             )
     return [terminal(line) for line in lines]
+
+
+def fault_lines(who: str, f: Faults) -> list[str]:
+    """The faults of ``who`` (a side, an engine) by kind, the last one's reason and its stderr
+    lines (none without a fault; not escaped)."""
+    last = f.last
+    if not f.total or last is None:
+        return []
+    kinds = ", ".join(f"{FAULT_LABELS[k]} {f.counts[k]}" for k in FAULT_KINDS if f.counts[k])
+    return [
+        f"faults of {who}: {f.total} ({kinds}); last: {last.reason} "
+        f"(worker {last.worker}, batch {last.batch})",
+        *(f"  stderr: {line}" for line in last.stderr),
+    ]
 
 
 def move_times_line(times: dict[str, SideTimes]) -> str | None:

@@ -44,6 +44,8 @@ runs = Table(
     Column("finished_at", DateTime),
     # The secret that chooses the run's spot-checked batches (hex; never sent to a worker).
     Column("check_key", String(64)),
+    # Games its batches in flight have played, as their workers say (never counted; revision 0008).
+    Column("playing", Integer, nullable=False, server_default="0"),
 )
 
 batches = Table(
@@ -86,7 +88,7 @@ results = Table(
 )
 
 #: Engine programs the runs ship to workers: the archive of each program's files, once, by the
-#: digest of its files (worker.programs), so that a resumed run ships the very same program.
+#: digest of its files (wire.programs), so that a resumed run ships the very same program.
 programs = Table(
     "programs",
     metadata,
@@ -98,7 +100,7 @@ programs = Table(
 )
 
 #: The game records of a batch, as one JSON array (in game order) of records, each an array of the
-#: wire record's fields in :data:`worker.protocol.RECORD_FIELDS` order (opening, moves, result,
+#: wire record's fields in :data:`wire.protocol.RECORD_FIELDS` order (opening, moves, result,
 #: reason, candidate colour, per-move budgets and times; records stored by 0.1.0 have only the
 #: first five): one row per batch, and no key repeated per game, keep storing a result cheap.
 batch_games = Table(

@@ -4,9 +4,8 @@ records. The first check of every answer; replaying its games (``replay``) is th
 
 from __future__ import annotations
 
-from worker.protocol import PAIR_COLORS, BatchPayload, BatchResult, Color
-from worker.referee.faults import FaultKind
-from worker.tally import candidate_score, tally
+from wire.protocol import PAIR_COLORS, BatchPayload, BatchResult, Color, FaultKind
+from wire.tally import candidate_score, tally
 
 
 def check_matches_payload(result: BatchResult, payload: BatchPayload) -> tuple[list[int], list[int]]:

@@ -40,7 +40,7 @@ from coordinator.web.summaries import (
     run_row,
     run_version,
 )
-from worker.connectivity import safe_url
+from wire.connectivity import safe_url
 
 #: Seconds between two polls of a live page.
 POLL_SECONDS = {"run": 2, "runs": 3}
@@ -144,7 +144,7 @@ def runs_table(rows: list[dict[str, Any]]) -> str:
                 row["game"],
                 Markup(f'<span class="{esc(row["state"])}">{esc(row["state"])}</span>'),
                 _versus(row),
-                row["games"],
+                _games(row),
                 elo_text(row),
                 llr_text(row),
                 _decision(row),
@@ -157,6 +157,11 @@ def runs_table(rows: list[dict[str, Any]]) -> str:
         ],
         left=(1, 2, 3, 4, 8),
     )
+
+
+def _games(row: dict[str, Any]) -> Any:
+    """The games counted, and those still playing apart (not yet counted)."""
+    return f"{row['games']} +{row['playing']} playing" if row.get("playing") else row["games"]
 
 
 def _served(row: dict[str, Any]) -> str:
@@ -256,6 +261,8 @@ def live_html(row: dict[str, Any]) -> str:
     state = f'<span class="{esc(row["state"])}" data-field="state">{esc(row["state"])}</span>'
     items = [state]
     items += [_live_item(item) for item in _live_items(row)]
+    if row.get("playing"):
+        items.append(_live_item(LiveItem("playing", row["playing"], "playing", " games, not yet counted")))
     items.append(
         f'<span class="muted">{esc(duration(row["seconds"]))}, updated {esc(row["updated_at"])}</span>'
     )

@@ -12,8 +12,8 @@ from referee_testkit import START, player
 import engine
 from coordinator.openings.book import default_book_path, load_book
 from coordinator.trust.replay import check_records
+from wire.protocol import Color
 from worker.program_batch import BUILTIN_HASH_MB, builtin_program
-from worker.protocol import Color
 from worker.referee import EnginePlayer, EngineSpec, PlayedGame, play_game, play_pairs
 from worker.referee.game import go_limits, time_limit_ms
 from worker.referee.uci import SearchInfo
@@ -75,9 +75,11 @@ def test_a_batch_of_pairs_gives_records_the_coordinator_accepts() -> None:
     openings = [START[game], "gmelecz/ppppppp/7/7/3P3/PPP1PPP/GMELECZ b"]
     with player(game, name="candidate") as candidate, player(game, name="baseline") as baseline:
         limits = {0: engine.Limits(nodes=600), 1: engine.Limits(nodes=700)}
-        games = play_pairs(candidate, baseline, game, openings, limits.__getitem__, ADJUDICATION)
+        told: list[int] = []
+        games = play_pairs(candidate, baseline, game, openings, limits.__getitem__, ADJUDICATION, told.append)
         assert candidate.starts == baseline.starts == 1
     assert [g.candidate_color for g in games] == [Color.WHITE, Color.BLACK] * 2
+    assert told == [1, 2, 3, 4]  # the games played, told after each
     records = [g.record() for g in games]
     assert [r.opening for r in records] == [openings[0]] * 2 + [openings[1]] * 2
     check_records(game, records, ADJUDICATION, engine.Limits(nodes=600), programs=True)

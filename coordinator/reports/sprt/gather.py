@@ -52,8 +52,8 @@ from coordinator.stats.residuals import worker_chi2
 from coordinator.store import Run, Store, StoredResult
 from coordinator.store.schema import PENTANOMIAL_COLUMNS, WDL_COLUMNS, batches, results
 from coordinator.trust.verifiable import unverifiable_note
-from worker.protocol import ply_count
-from worker.tally import candidate_score
+from wire.protocol import ply_count
+from wire.tally import candidate_score
 
 #: How each reason a game ends is decided: by the rules, or by the match's adjudication.
 RULES_REASONS = ("lion_captured", "kings_captured", "no_legal_move")

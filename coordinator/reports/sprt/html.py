@@ -2,14 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
-
 from coordinator.escape import terminal
-from coordinator.reports.engines import FAULT_KINDS, FAULT_LABELS, Engines, Faults
+from coordinator.reports.engines import Engines
 from coordinator.reports.html import (
+    by_worker_table,
     esc,
+    faults_table,
     figure,
     fmt,
+    last_fault,
+    move_times_table,
     page,
     pairs_table,
     reproduction,
@@ -18,10 +20,6 @@ from coordinator.reports.html import (
     table,
 )
 from coordinator.reports.sprt.data import MatchReport
-
-
-def _fault_cells(f: Faults) -> list[Any]:
-    return [f.total, *(f.counts[k] for k in FAULT_KINDS)]
 
 
 def engines_html(e: Engines, plots: dict[str, str]) -> str:
@@ -50,52 +48,12 @@ def engines_html(e: Engines, plots: dict[str, str]) -> str:
         for side, s in e.sides.items()
         if len(s.reported) > 1
     ]
-    times = e.move_times or {}
-    move_times = table(
-        ["side", "name", "moves timed", "mean ms per move", "total s"],
-        [
-            [side, e.sides[side].name, t.moves, fmt(t.mean_ms), f"{t.total_ms / 1000:.1f}"]
-            for side, t in times.items()
-        ],
-        left=(0, 1),
+    move_times = move_times_table(
+        ["side", "name"], [([side, e.sides[side].name], t) for side, t in (e.move_times or {}).items()]
     )
-    faults = table(
-        ["side", "name", "faults", *(FAULT_LABELS[k] for k in FAULT_KINDS), "last reason"],
-        [
-            [
-                side,
-                s.name,
-                *_fault_cells(s.faults),
-                terminal(s.faults.last.reason if s.faults.last is not None else ""),
-            ]
-            for side, s in e.sides.items()
-        ],
-        left=(0, 1, 9),
-    )
-    by_worker = table(
-        ["worker", "time factor", "min", "max", "faults", *(FAULT_LABELS[k] for k in FAULT_KINDS)],
-        [
-            [
-                w.worker,
-                fmt(w.time_factor, ".2f"),
-                fmt(w.time_factor_min, ".2f"),
-                fmt(w.time_factor_max, ".2f"),
-                *_fault_cells(w.faults),
-            ]
-            for w in e.workers
-        ],
-    )
-    last = [
-        f"<h3>Last fault of the {esc(side)}</h3><p>{esc(terminal(f.reason))} "
-        f"(worker {esc(f.worker)}, batch {esc(f.batch)}, game {esc(f.game)})</p>"
-        + (
-            f"<pre>{esc(chr(10).join(terminal(line) for line in f.stderr))}</pre>"
-            if f.stderr
-            else '<p class="muted">no stderr</p>'
-        )
-        for side, s in e.sides.items()
-        if (f := s.faults.last) is not None
-    ]
+    faults = faults_table(["side", "name"], [([side, s.name], s.faults) for side, s in e.sides.items()])
+    by_worker = by_worker_table(e.workers)
+    last = [last_fault(f"the {side}", s.faults) for side, s in e.sides.items()]
     plot = (
         [figure(plots["move_times"], "Mean time per move at each move number.")]
         if "move_times" in plots

@@ -8,14 +8,18 @@ from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from coordinator.reports.data import JsonData, RunInfo
+from coordinator.reports.engines import Faults, SideTimes
 
 
 @dataclass(frozen=True)
 class Entrant(JsonData):
-    """An engine of the tournament and where it came from."""
+    """An engine of the tournament, where it came from, its faults and its time per move in the
+    counted games."""
 
     name: str
     source: str
+    faults: Faults
+    move_times: SideTimes
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,7 @@
 """The report data of a tournament: its rating list (maximum likelihood over every counted game,
 see :mod:`coordinator.ratings`), likelihoods of superiority, head-to-head scores, ratings over the
-games, and, for a tuning run's champions, whether the list orders them as the chain claims: a
+games, each engine's faults and time per move (gathered as a match report's, per engine name), and,
+for a tuning run's champions, whether the list orders them as the chain claims: a
 :class:`~coordinator.reports.tournament.data.TournamentReport`."""
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from itertools import pairwise
 
 from coordinator.ratings import NotRatable, RatedGame, RatingList, rate, rate_over
 from coordinator.reports.data import RunInfo
+from coordinator.reports.engines import MoveTimes, from_results, repos_of
+from coordinator.reports.sprt.gather import counted_result_rows
 from coordinator.reports.tournament.data import (
     ChainCheck,
     Entrant,
@@ -26,6 +29,7 @@ from coordinator.store import Run, Store
 from coordinator.tournament.config import TournamentConfig
 from coordinator.tournament.games import rated_games
 from coordinator.trust.verifiable import unverifiable_note
+from wire.protocol import SIDES
 
 #: Points of the ratings-over-games plot at most (each one a full rating of the games so far).
 CHECKPOINTS = 8
@@ -88,6 +92,22 @@ def chain_check(ratings: RatingList) -> ChainCheck:
     return ChainCheck(confirmed=not broken, lines=broken or ["chain order confirmed"])
 
 
+def entrants(store: Store, run: Run, config: TournamentConfig, times: MoveTimes) -> list[Entrant]:
+    """Each engine of the tournament with its faults and its time per move in the counted games
+    (the match report's figures, per engine name instead of per side; ``times`` gathered from
+    the records already)."""
+    pairings = store.pairings(run.id)
+    rows = counted_result_rows(store, run.id, run.counted_batches)
+    names = [e.name for e in config.entrants]
+    found = from_results(
+        rows, repos_of(config), lambda index: dict(zip(SIDES, pairings[index], strict=True)), names
+    )
+    return [
+        Entrant(name=e.name, source=e.source, faults=found.faults[e.name], move_times=times.of(e.name))
+        for e in config.entrants
+    ]
+
+
 def tournament_report(store: Store, run: Run, anchor: str | None = None) -> TournamentReport:
     """The report data of tournament ``run``, its ratings relative to engine ``anchor`` (None: to
     their mean); ValueError for an anchor that is not one of its engines."""
@@ -97,12 +117,13 @@ def tournament_report(store: Store, run: Run, anchor: str | None = None) -> Tour
         raise ValueError(
             f"--anchor: expected an engine of tournament {run.id} ({', '.join(names)}), got {anchor!r}"
         )
-    games = rated_games(store, run)
+    times = MoveTimes(names)
+    games = rated_games(store, run, times.add)
     unrated = TournamentReport(
         run=RunInfo.of(run),
         format=config.format,
         gauntlet_engine=names[config.vs] if config.format == "gauntlet" else None,
-        engines=[Entrant(name=e.name, source=e.source) for e in config.entrants],
+        engines=entrants(store, run, config, times),
         pairs_per_pairing=config.pairs,
         pairings=len(config.pairings),
         planned_batches=config.max_batches,

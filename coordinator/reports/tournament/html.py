@@ -1,11 +1,24 @@
 """The HTML page of a tournament report: the rating list, the LOS heat map, ratings over the
-games, head-to-head scores, the champion chain's check and the settings."""
+games, head-to-head scores, each engine's time per move and faults, the champion chain's check and
+the settings."""
 
 from __future__ import annotations
 
 import json
 
-from coordinator.reports.html import ReportPage, esc, figure, fmt, page, pairs_table, section, table
+from coordinator.reports.html import (
+    ReportPage,
+    esc,
+    faults_table,
+    figure,
+    fmt,
+    last_fault,
+    move_times_table,
+    page,
+    pairs_table,
+    section,
+    table,
+)
 from coordinator.reports.tournament.data import TournamentReport
 
 
@@ -53,6 +66,21 @@ def _head_to_head(data: TournamentReport) -> str:
     return table(["engine", "opponent", "W", "D", "L", "pairs LL LD DD/WL WD WW"], rows, left=(0, 1, 5))
 
 
+def _engines(data: TournamentReport) -> str:
+    """Each engine's time per move and faults in the counted games (as a match report shows its
+    two sides'), the last fault of each with its stderr lines."""
+    engines = data.engines
+    return "".join(
+        [
+            "<h3>Time per move</h3>",
+            move_times_table(["engine"], [([e.name], e.move_times) for e in engines]),
+            "<h3>Faults</h3>",
+            faults_table(["engine"], [([e.name], e.faults) for e in engines]),
+            *(last_fault(e.name, e.faults) for e in engines),
+        ]
+    )
+
+
 def tournament_html(data: TournamentReport, plots: dict[str, str]) -> ReportPage:
     """The page of a tournament report."""
     r = data.run
@@ -89,6 +117,7 @@ def tournament_html(data: TournamentReport, plots: dict[str, str]) -> ReportPage
             ("los", "LOS matrix"),
             ("over-games", "Ratings over games"),
             ("head-to-head", "Head to head"),
+            ("engines", "Engines"),
             ("settings", "Settings"),
         ],
         section("ratings", "Rating list", headline, _rating_list(data), chain),
@@ -103,5 +132,6 @@ def tournament_html(data: TournamentReport, plots: dict[str, str]) -> ReportPage
             figure(plots["over_games"], "Each engine's rating and error bar, rated from the games so far."),
         ),
         section("head-to-head", "Head to head", _head_to_head(data)),
+        section("engines", "Engines", _engines(data)),
         section("settings", "Settings", settings),
     )

@@ -4,8 +4,8 @@ head, within 80 columns."""
 from __future__ import annotations
 
 from coordinator.escape import terminal
-from coordinator.reports.text import fit, num
-from coordinator.reports.tournament.data import TournamentReport
+from coordinator.reports.text import fault_lines, fit, move_times_line, num
+from coordinator.reports.tournament.data import Entrant, TournamentReport
 
 #: The head-to-head table's columns: engine, opponent, W, D, L, game pairs (the engine's view).
 _H2H_ROW = "{:<20} {:<20} {:>4} {:>4} {:>4}  {}"
@@ -19,7 +19,9 @@ def tournament_text(data: TournamentReport) -> str:
     lines = [
         fit(
             f"tournament {run.id} ({data.format}, {run.game}): {run.state}, "
-            f"{data.games}/{data.planned_games} games counted, {len(data.engines)} engines"
+            f"{data.games}/{data.planned_games} games counted"
+            + (f" (+{run.playing} playing)" if run.playing else "")
+            + f", {len(data.engines)} engines"
         )
     ]
     if run.error:
@@ -30,7 +32,7 @@ def tournament_text(data: TournamentReport) -> str:
             if data.ratings_error is not None
             else "no games counted yet"
         )
-        return "\n".join(lines)
+        return "\n".join([*lines, *engines_facts(data.engines)])
     confidence = 100 * data.fit.confidence
     anchor = terminal(data.fit.anchor) if data.fit.anchor else "the mean"
     lines.append(fit(f"ratings: {data.model}, Elo relative to {anchor}, +/- at {confidence:g}%"))
@@ -59,4 +61,15 @@ def tournament_text(data: TournamentReport) -> str:
     if data.chain is not None:
         lines.append(f"champions of tuning run {data.champions_of}:")
         lines += [f"  {line}" for line in data.chain.lines]
-    return "\n".join(lines)
+    return "\n".join([*lines, *engines_facts(data.engines)])
+
+
+def engines_facts(engines: list[Entrant]) -> list[str]:
+    """A tournament's time per move and faults of each engine, as a match's are said (after a
+    blank line; nothing where no move was timed and no engine faulted)."""
+    lines = []
+    if (times := move_times_line({e.name: e.move_times for e in engines})) is not None:
+        lines.append(times)
+    for e in engines:
+        lines += fault_lines(e.name, e.faults)
+    return ["", *(fit(terminal(line)) for line in lines)] if lines else []

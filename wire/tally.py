@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from worker.protocol import RESULTS, Color, GameRecord
+from wire.protocol import RESULTS, Color, GameRecord
 
 
 def candidate_score(result: str, candidate_color: str) -> float:
