@@ -40,11 +40,11 @@ from coordinator.reports import build, gather, html_page, terminal_summary
 from coordinator.reports.data import iso
 from coordinator.reports.engines import FAULT_KINDS
 from coordinator.reports.games import GameFilter, clocks, export, iter_games, movetext
+from coordinator.reports.regressions import regressions
 from coordinator.reports.sprt.data import MatchReport
 from coordinator.reports.sprt.gather import _throughput
 from coordinator.runs import RunKind
 from coordinator.sprt.config import BatchPlan
-from coordinator.sprt.regressions import regressions
 from coordinator.sprt.runner import SprtRunner
 from coordinator.stats import fixed_elo, sprt_summary
 from coordinator.stats.residuals import chi2_sf, fold_pentanomial, worker_chi2, worker_residuals
