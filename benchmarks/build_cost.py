@@ -32,8 +32,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from coordinator.refs import MIRRORS_ENV
-from worker.builds import BUILD_CACHE_ENV, BUILD_PROFILE_ENV, BuildCache, BuildSpec, bench
+from coordinator.sides.refs import MIRRORS_ENV
+from wire.programs import BuildSpec
+from worker.builds import BUILD_CACHE_ENV, BUILD_PROFILE_ENV, BuildCache, bench
 from worker.program_batch import builtin_program
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -17,7 +17,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from worker.builds import BINARY, BUILD_PROFILE_ENV, BuildCache, BuildSpec, agreed_bench
+from wire.programs import BuildSpec
+from worker.builds import BINARY, BUILD_PROFILE_ENV, BuildCache, agreed_bench
 
 ROOT = Path(__file__).resolve().parents[1]
 PARAMS = Path("engine/rust/core/src/params.rs")

@@ -20,10 +20,10 @@ from typing import Any
 
 from celery import Celery
 
-from worker.celeryconfig import settings
+from wire.celeryconfig import settings
+from wire.protocol import TASK_NAME, BatchPayload
+from wire.sealing import worker_keys
 from worker.games import answer_task, worker_name
-from worker.protocol import TASK_NAME, BatchPayload
-from worker.sealing import worker_keys
 
 CACHE_ENV = "ARBITER_CAPACITY_CACHE"
 

@@ -33,7 +33,7 @@ from coordinator.executors.celery.executor import CeleryExecutor
 from coordinator.executors.local import LocalExecutor
 from coordinator.openings.book import default_book_path, load_book
 from coordinator.sprt.config import BatchPlan, SprtConfig
-from worker.protocol import BatchPayload
+from wire.protocol import BatchPayload
 
 REPO = Path(__file__).resolve().parents[1]
 START_TIMEOUT = 60.0

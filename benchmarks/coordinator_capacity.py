@@ -71,7 +71,7 @@ from coordinator.stats import SprtParams
 from coordinator.store import Store, mask_url
 from coordinator.trust.answers import check_matches_payload
 from coordinator.trust.replay import replay_check
-from worker.protocol import BatchResult
+from wire.protocol import BatchResult
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cached_worker import CACHE_ENV, answer, payload_key

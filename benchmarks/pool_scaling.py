@@ -21,8 +21,8 @@ from coordinator.defaults import ADJUDICATION
 from coordinator.executors.local import LocalExecutor
 from coordinator.openings.book import default_book_path, load_book
 from coordinator.sprt.config import BatchPlan, SprtConfig
+from wire.protocol import BatchPayload
 from worker.games import play_batch
-from worker.protocol import BatchPayload
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 

@@ -42,10 +42,11 @@ from pathlib import Path
 import engine
 from coordinator.openings.book import default_book_path, load_book
 from coordinator.sprt.config import BatchPlan, SprtConfig
+from wire.programs import EngineProgram, files_digest, pack
+from wire.protocol import BatchPayload, BatchResult
 from worker.games import play_batch
 from worker.program_batch import BUILTIN_HASH_MB, builtin_program
-from worker.programs import EngineProgram, ProgramCache, files_digest, pack
-from worker.protocol import BatchPayload, BatchResult
+from worker.programs import ProgramCache
 from worker.referee.kept import KEPT
 
 MODES = ("in-process", "in-process 16 MiB", "protocol")

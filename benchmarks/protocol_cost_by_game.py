@@ -35,11 +35,11 @@ from pathlib import Path
 from protocol_cost import argument_parser, engine_program, games_of, payloads, steady_heap
 
 import engine
+from wire.protocol import BatchPayload
 from worker.games import pair_limits
 from worker.program_batch import BUILTIN_HASH_MB, keepable
 from worker.program_batch import sides as sides_of
 from worker.programs import ProgramCache
-from worker.protocol import BatchPayload
 from worker.referee import EnginePlayer, play_game
 from worker.referee.cpu import one_cpu
 from worker.referee.kept import KeptEngines

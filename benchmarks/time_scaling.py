@@ -38,13 +38,15 @@ from typing import Any
 import engine
 from coordinator.openings.book import default_book_path, load_book
 from coordinator.sprt.config import BatchPlan, SprtConfig
+from wire.programs import EngineProgram, files_digest, pack
+from wire.protocol import BatchPayload
+from wire.speed import REFERENCE_NPS
+from wire.tally import candidate_score
 from worker import speed
 from worker.games import play_batch
 from worker.program_batch import BUILTIN_HASH_MB, builtin_program
-from worker.programs import EngineProgram, ProgramCache, files_digest, pack
-from worker.protocol import BatchPayload
-from worker.speed import BENCH_DEPTH, REFERENCE_NPS, bench_nps
-from worker.tally import candidate_score
+from worker.programs import ProgramCache
+from worker.speed import BENCH_DEPTH, bench_nps
 
 #: A busy process: what slows the slow worker's core.
 HOG = "while True: pass"

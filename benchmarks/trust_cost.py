@@ -28,9 +28,9 @@ from coordinator.openings.book import default_book_path, load_book
 from coordinator.sprt.config import BatchPlan, SprtConfig
 from coordinator.trust.answers import check_matches_payload
 from coordinator.trust.replay import replay_check
+from wire.protocol import BatchPayload, BatchResult
+from wire.sealing import FleetKeys, task_message, unseal
 from worker.games import answer_task, replay_budgets, run_batch
-from worker.protocol import BatchPayload, BatchResult
-from worker.sealing import FleetKeys, task_message, unseal
 
 KEYS = FleetKeys(b"benchmark master secret")
 NODE = "bench@host"

@@ -43,7 +43,7 @@ from coordinator.stats import fixed_elo
 from coordinator.store import Store
 from coordinator.tuning import spsa
 from coordinator.tuning.records import TuningRecords
-from worker.protocol import BatchResult
+from wire.protocol import BatchResult
 
 DOCS = Path(__file__).resolve().parents[1] / "docs" / "performance.md"
 BEGIN, END = "<!-- tuning-benchmark:begin -->", "<!-- tuning-benchmark:end -->"

@@ -12,11 +12,11 @@ fi
 profile="${ARBITER_CARGO_PROFILE:-release}"
 stamp=.venv/.arbiter-build-stamp
 # Everything the build reads: the Rust workspace, the build settings and the Python files the
-# engine version hashes (engine/, worker/).
+# engine version hashes (engine/, wire/, worker/).
 sources_hash() {
     {
         echo "$profile"
-        find engine worker Cargo.toml Cargo.lock pyproject.toml -type f \
+        find engine wire worker Cargo.toml Cargo.lock pyproject.toml -type f \
             \( -name '*.rs' -o -name '*.py' -o -name '*.toml' -o -name Cargo.lock \) -print0 \
             | LC_ALL=C sort -z | xargs -0 sha256sum
     } | sha256sum | cut -d' ' -f1
@@ -25,7 +25,7 @@ sources_hash() {
 # (as CI machines often are) never writes it: otherwise every process (each command, Celery
 # worker and pool process) compiles them again, about 0.15 s of CPU. Only what changed is compiled.
 compile_sources() {
-    [ ! -x .venv/bin/python ] || .venv/bin/python -m compileall -q coordinator worker engine >/dev/null
+    [ ! -x .venv/bin/python ] || .venv/bin/python -m compileall -q coordinator wire worker engine >/dev/null
 }
 wanted="$(sources_hash)"
 if [ -x .venv/bin/python ] && [ -x .venv/bin/arbiter-engine ] && [ "$(cat "$stamp" 2>/dev/null)" = "$wanted" ]; then

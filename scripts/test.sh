@@ -32,7 +32,7 @@ if [ "${1:-}" = "--quick" ]; then
     shift
     scripts/ensure-postgres.sh
     scripts/ensure-bubblewrap.sh
-    .venv/bin/ruff check engine coordinator worker tests benchmarks
+    .venv/bin/ruff check engine coordinator wire worker tests benchmarks
     exec .venv/bin/python -m pytest "${parallel[@]}" -m "$QUICK" "$@"
 fi
 scripts/ensure-redis.sh
@@ -40,7 +40,7 @@ scripts/ensure-chromium.sh
 scripts/ensure-postgres.sh
 scripts/ensure-iproute2.sh
 scripts/ensure-bubblewrap.sh
-.venv/bin/ruff check engine coordinator worker tests benchmarks
+.venv/bin/ruff check engine coordinator wire worker tests benchmarks
 
 checks_log="$(mktemp)"
 trap 'rm -f "$checks_log"' EXIT

@@ -25,8 +25,7 @@ from process_testkit import CommandPause
 from sprt_testkit import cli_command
 
 import engine
-from worker.celery_app import create_app
-from worker.celeryconfig import PRIORITIES, versioned_queue
+from wire.celeryconfig import PRIORITIES, create_app, versioned_queue
 
 T = TypeVar("T")
 

@@ -6,7 +6,7 @@ standard library's fork server (``multiprocessing``, start method ``forkserver``
 once per pytest process, and each command runs in a fresh process forked from it: its own pid,
 working directory, environment, stdout and stderr (files), and exit status, as
 ``coordinator.cli.main`` gives it. Only what the modules do when imported is shared, and none of
-them reads the environment then (see ``worker.celeryconfig``: settings are read when asked for).
+them reads the environment then (see ``wire.celeryconfig``: settings are read when asked for).
 
 Not a test module. Tests that send signals to a command or read its output as it runs start it
 with ``sprt_testkit.cli_command`` instead; so do the tests of the entry point itself.

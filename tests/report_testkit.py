@@ -29,11 +29,10 @@ from coordinator.sprt.runner import SprtRunner
 from coordinator.store import Store, now
 from coordinator.store.schema import batch_games, batches, results
 from coordinator.tuning.config import TuneConfig
-from worker.builds import BuildSpec
+from wire.programs import BuildSpec, EngineProgram
+from wire.protocol import RECORD_FIELDS, BatchPayload, BatchResult, Color, GameRecord
+from wire.tally import tally
 from worker.games import play_batch
-from worker.programs import EngineProgram
-from worker.protocol import RECORD_FIELDS, BatchPayload, BatchResult, Color, GameRecord
-from worker.tally import tally
 
 EXAMPLES = Path(__file__).resolve().parents[1] / "examples"
 #: The material-only candidate of each game (beats the defaults often enough to decide quickly).

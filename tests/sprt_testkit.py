@@ -17,8 +17,8 @@ from typing import Any
 import cli_fork
 
 import engine
-from worker.protocol import BatchResult, Color, GameRecord
-from worker.tally import tally
+from wire.protocol import BatchResult, Color, GameRecord
+from wire.tally import tally
 
 #: Bound on any CLI call of the tests (seconds).
 CLI_TIMEOUT = 240

@@ -27,11 +27,9 @@ import time
 from collections.abc import Iterator
 from concurrent.futures import ThreadPoolExecutor
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
 
-from worker.fields import check_int, check_object, check_str
+from wire.programs import BUILD_TIMEOUT, BuildSpec
 
 #: Where a machine keeps its builds (default: ~/.cache/arbiter/builds), and how large the cache may
 #: grow (MiB) before the least recently used builds go.
@@ -40,20 +38,16 @@ BUILD_CACHE_MB_ENV = "ARBITER_BUILD_CACHE_MB"
 DEFAULT_CACHE_MB = 2048
 #: The cargo profile builds use (release: what arbiter ships).
 BUILD_PROFILE_ENV = "ARBITER_BUILD_PROFILE"
-#: Bounds on fetching, building and benching (seconds).
+#: Bounds on fetching and benching (seconds; building: wire.programs.BUILD_TIMEOUT).
 FETCH_TIMEOUT = 300
-BUILD_TIMEOUT = 1200
 BENCH_TIMEOUT = 300
 #: Compiler output quoted when a build fails.
 ERROR_LINES = 8
 #: The program a build makes.
 BINARY = "arbiter-engine"
-SHA = re.compile(r"^[0-9a-f]{40}$")
 #: The folder of the cache where commits are checked out and built (see ``BuildCache._build``).
 WORKSPACE = "workspace"
 GIT = ("git", "-c", "advice.detachedHead=false")
-#: fishtest's reading of a commit message's signature: the last "Bench: N" (or "bench N").
-BENCH_LINE = re.compile(r"\b[Bb]ench[ :]+([0-9]+)")
 #: ``arbiter-engine bench``'s own line.
 BENCH_OUTPUT = re.compile(r"^Bench: ([0-9]+) nodes", re.MULTILINE)
 
@@ -73,41 +67,6 @@ class WrongBench(BuildError):
 class FetchError(BuildError):
     """A commit that could not be fetched: unlike a build's failure, not remembered (the
     repository may answer the next time)."""
-
-
-@dataclass(frozen=True)
-class BuildSpec:
-    """A commit to build: ``repo`` (a path, ``git://`` or ``https://`` URL), its full ``sha``, and
-    the ``bench`` node count every build of it must print."""
-
-    repo: str
-    sha: str
-    bench: int
-
-    def to_json(self) -> dict[str, Any]:
-        return {"repo": self.repo, "sha": self.sha, "bench": self.bench}
-
-    @classmethod
-    def from_json(cls, data: Any, name: str = "build") -> BuildSpec:
-        d = check_object(data, name, ("repo", "sha", "bench"))
-        sha = check_str(d["sha"], f"{name}: sha", max_length=40)
-        if not SHA.match(sha):
-            raise ValueError(f"{name}: sha: expected a full commit SHA (40 lower-case hex digits)")
-        repo = check_str(d["repo"], f"{name}: repo", max_length=1000)
-        if repo.startswith("-") or "\n" in repo:
-            raise ValueError(f"{name}: repo: expected a repository path or URL")
-        return cls(repo=repo, sha=sha, bench=check_int(d["bench"], f"{name}: bench", low=1))
-
-    @property
-    def digest(self) -> str:
-        """The identity of the build as a program: the commit, whatever machine builds it."""
-        return hashlib.sha256(f"build:{self.sha}".encode()).hexdigest()
-
-
-def bench_of_message(message: str) -> int | None:
-    """The signature a commit message states (its last ``Bench: N``), as fishtest reads it."""
-    found = BENCH_LINE.findall(message)
-    return int(found[-1]) if found else None
 
 
 @functools.cache

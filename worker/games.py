@@ -2,7 +2,7 @@
 
 A batch is a list of openings; each opening is played twice with colours reversed, the candidate
 white first, then black. The same function runs in the local process pool and in a Celery worker;
-what goes in and comes out is defined in :mod:`worker.protocol`.
+what goes in and comes out is defined in :mod:`wire.protocol`.
 """
 
 from __future__ import annotations
@@ -17,15 +17,17 @@ from typing import Any
 import orjson
 
 import engine
+from wire.programs import ProgramError
+from wire.protocol import PAIR_COLORS, BatchPayload, BatchResult, Color, GameRecord, number_list
+from wire.sealing import WorkerKeys, digest, refusal, seal
+from wire.speed import scaled
+from wire.tally import tally
 from worker.builds import BuildError
 from worker.program_batch import Fetch, play_program_batch
 from worker.program_batch import moves_for_budgets as program_moves
-from worker.programs import ProgramCache, ProgramError
-from worker.protocol import PAIR_COLORS, BatchPayload, BatchResult, Color, GameRecord, number_list
+from worker.programs import ProgramCache
 from worker.referee.kept import KEPT
-from worker.sealing import WorkerKeys, digest, refusal, seal
-from worker.speed import scaled, time_factor
-from worker.tally import tally
+from worker.speed import time_factor
 
 PlayGame = Callable[..., engine.GameRecord]
 

@@ -21,9 +21,10 @@ from pathlib import Path, PurePosixPath
 from typing import Any
 
 import engine
+from wire.programs import EngineProgram, ProgramError, file_as_program_digest
+from wire.protocol import MAX_ENGINE_ID, BatchPayload, GameRecord
 from worker.builds import BuildCache
-from worker.programs import EngineProgram, ProgramCache, ProgramError, file_as_program_digest
-from worker.protocol import MAX_ENGINE_ID, BatchPayload, GameRecord
+from worker.programs import ProgramCache
 from worker.referee import EngineConfigError, EngineFault, EnginePlayer, EngineSpec, PairedGame, play_pairs
 from worker.referee.cpu import one_cpu, wants_one_cpu
 from worker.referee.kept import KEPT

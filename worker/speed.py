@@ -3,7 +3,8 @@ them: a worker twice as fast as the reference plays with half the time, so that 
 machines play at the same effective strength. Node and depth limits are never scaled.
 
 The speed is the built-in engine's bench (a fixed search of fixed positions), measured once per
-process, the first time a timed batch asks for it.
+process, the first time a timed batch asks for it; the reference speed and what a factor does to
+limits are ``wire.speed``'s (a result states the factor its worker played with).
 """
 
 from __future__ import annotations
@@ -12,13 +13,8 @@ import functools
 import time
 
 import engine
+from wire.speed import REFERENCE_NPS
 
-#: The reference machine's self-bench speed (:func:`bench_nps`: nodes per second of one core, both
-#: games at BENCH_DEPTH): the idle 2-core project machine of docs/performance.md, whose signature
-#: bench (depth 9) runs at 2.75 M nodes/s for both games; the self-bench runs at about 0.9 of the
-#: signature bench's speed (measured side by side, docs/performance.md, Time scaling). Time limits
-#: mean time on that machine.
-REFERENCE_NPS = 2_500_000
 #: The bench depth measured (a fraction of a second).
 BENCH_DEPTH = 7
 #: Factors beyond these are clamped (a machine this far off is not measured but broken).
@@ -41,16 +37,3 @@ def time_factor(nps: float | None = None) -> float:
     measured = bench_nps() if nps is None else nps
     low, high = FACTOR_RANGE
     return min(high, max(low, REFERENCE_NPS / measured))
-
-
-def scaled(limits: engine.Limits, factor: float) -> engine.Limits:
-    """``limits`` with their times (per move, and the clock's base and increment) multiplied by
-    ``factor``; nodes and depth unchanged."""
-    if factor == 1.0:
-        return limits
-    changes: dict[str, object] = {}
-    if limits.movetime_ms is not None:
-        changes["movetime_ms"] = max(1, round(limits.movetime_ms * factor))
-    if limits.time_control is not None:
-        changes["time_control"] = limits.time_control.scaled(factor)
-    return limits.replace(**changes) if changes else limits

@@ -2,7 +2,7 @@
 
 The task takes one batch message (the payload's JSON text, signed by the coordinator) and returns
 its answer (the result, or the reason the batch is refused) sealed under this worker's key
-(:mod:`worker.sealing`), so that a coordinator can tell the answers of its workers from values
+(:mod:`wire.sealing`), so that a coordinator can tell the answers of its workers from values
 anyone else wrote into the result backend, and which worker sent each. The answer names this
 worker by its Celery node name, the name the coordinator knows it (and its key) by.
 """
@@ -18,12 +18,12 @@ from typing import Any
 from celery import shared_task
 from celery.signals import worker_init, worker_process_init, worker_ready, worker_shutdown
 
+from wire.protocol import TASK_NAME
+from wire.sealing import WorkerKeys, worker_keys
+from wire.secrecy import KEY_VARIABLES, hold_keys, non_dumpable
 from worker.games import answer_task
 from worker.heartbeat import start_publishing, stop_publishing
 from worker.programs import redis_fetch
-from worker.protocol import TASK_NAME
-from worker.sealing import WorkerKeys, worker_keys
-from worker.secrecy import KEY_VARIABLES, hold_keys, non_dumpable
 
 #: The batch an answer's body is for, read from its first characters (the body is JSON whose
 #: first fields are the run id and the batch index).
@@ -60,7 +60,7 @@ def keys() -> WorkerKeys | None:
 @worker_init.connect  # type: ignore[untyped-decorator]  # celery ships no type hints
 def _hold_keys(**_: Any) -> None:
     """In the worker's main process, before its pool forks: the keys read, then gone from the
-    environment, and the process non-dumpable (``worker.secrecy``); the pool's processes inherit
+    environment, and the process non-dumpable (``wire.secrecy``); the pool's processes inherit
     the keys in memory only."""
     if any(os.environ.get(name) for name in KEY_VARIABLES):  # not yet held by ``arbiter worker``
         hold_keys()
@@ -76,7 +76,7 @@ def _non_dumpable(**_: Any) -> None:
 
 @worker_ready.connect  # type: ignore[untyped-decorator]
 def _start_heartbeats(sender: Any, **_: Any) -> None:
-    """Once the worker takes batches: its heartbeats published (``worker.heartbeat``)."""
+    """Once the worker takes batches: its heartbeats published (``wire.heartbeat``)."""
     start_publishing(sender, keys())
 
 

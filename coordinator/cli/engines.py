@@ -8,8 +8,8 @@ import sys
 import click
 
 import engine
-from coordinator.engine_check import CHECK_NODES, check_engine_file
-from worker.secrecy import forget_keys
+from coordinator.sides.check import CHECK_NODES, check_engine_file
+from wire.secrecy import forget_keys
 
 #: The exit status of an engine that fails a check (usage errors exit with 2).
 FAILED_EXIT = 1

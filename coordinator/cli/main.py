@@ -13,7 +13,7 @@ from typing import Any
 import click
 
 from coordinator.console.lifetime import follow_supervisor
-from worker.secrecy import hold_keys
+from wire.secrecy import hold_keys
 
 USAGE_EXIT = 2
 INTERRUPTED_EXIT = 130
@@ -120,7 +120,7 @@ class ArbiterGroup(click.Group):
 def main() -> None:
     """arbiter: test and tune engines for Congo and Congress Chess."""
     # Keys in memory only, before any command runs a program or starts a process
-    # (worker.secrecy; docs/deploy.md, Security).
+    # (wire.secrecy; docs/deploy.md, Security).
     hold_keys()
     follow_supervisor()
 

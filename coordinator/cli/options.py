@@ -39,13 +39,13 @@ from coordinator.stats.inputs import (
     check_hypotheses,
     check_model,
 )
-from worker.celeryconfig import BROKER_ENV, DEFAULT_PRIORITY, PRIORITIES, RESULT_BACKEND_ENV
+from wire.celeryconfig import BROKER_ENV, DEFAULT_PRIORITY, PRIORITIES, RESULT_BACKEND_ENV
 
 if TYPE_CHECKING:  # the store, executors and books load only in the commands that use them
     from coordinator.executors.base import Executor
     from coordinator.registry import RunConfig
     from coordinator.store import Run, Store
-    from worker.programs import EngineProgram
+    from wire.programs import EngineProgram
 
 F = TypeVar("F", bound=Callable[..., Any])
 
@@ -199,7 +199,7 @@ batch_seconds_option = click.option(
 def check_batch_time(game: str, limits: engine.Limits, batch_pairs: int, broker: str | None) -> None:
     """A UsageError when, on Celery workers, one batch would take longer than a task may
     (``$ARBITER_BATCH_SECONDS``): such a run could never count a game."""
-    from worker.celeryconfig import BATCH_SECONDS_ENV, batch_seconds
+    from wire.celeryconfig import BATCH_SECONDS_ENV, batch_seconds
 
     if not (broker or os.environ.get(BROKER_ENV, "")).strip():
         return
@@ -367,7 +367,7 @@ class Side:
 def read_side(game: str, source: str, option: str) -> Side:
     """A side from ``default``, a weights JSON file, or an engine file (``.toml``); a
     BadParameter naming ``option`` and what is wrong."""
-    from coordinator.engine_files import is_engine_file, read_program
+    from coordinator.sides.files import is_engine_file, read_program
 
     if not is_engine_file(source):
         return Side(source, read_weights(game, source, option))
@@ -381,7 +381,7 @@ def read_side(game: str, source: str, option: str) -> Side:
 def read_ref_side(game: str, repo: str | None, ref: str, option: str) -> Side:
     """A side from a ref of a repository (default: arbiter's own): the commit it names, built
     by every worker; a BadParameter naming ``option`` when it cannot be resolved or built."""
-    from coordinator.refs import program_of, resolve, this_repository
+    from coordinator.sides.refs import program_of, resolve, this_repository
     from worker.builds import BuildError
 
     try:
@@ -395,15 +395,15 @@ def read_ref_side(game: str, repo: str | None, ref: str, option: str) -> Side:
 
 
 def probed(game: str, side: Side, limits: engine.Limits) -> Side:
-    """``side`` with its program's determinism probed once (coordinator.engine_probe): a program
+    """``side`` with its program's determinism probed once (coordinator.sides.probe): a program
     that does not play alike again is shipped marked so, and its runs are unverifiable (said on
     stderr); spot checks then skip its batches. A program that fails its handshake stops the
     command before the store is touched (a UsageError: the engine file names a program that cannot
     play)."""
     if side.program is None:
         return side
-    from coordinator.engine_probe import StartFailed, probe_program
-    from worker.secrecy import without_keys
+    from coordinator.sides.probe import StartFailed, probe_program
+    from wire.secrecy import without_keys
 
     timed = not limits.deterministic
     try:  # this process holds the fleet's secret: the program starts from one that never did
@@ -418,7 +418,7 @@ def probed(game: str, side: Side, limits: engine.Limits) -> Side:
 def check_programs_can_go(sides: tuple[Side, ...], broker: str | None) -> None:
     """A UsageError when a side is an engine program and batches would go to a fleet without
     keys: only a payload the coordinator signed may make a worker start a program."""
-    from worker.sealing import SECRET_ENV, fleet_keys
+    from wire.sealing import SECRET_ENV, fleet_keys
 
     named = [s.source for s in sides if s.program is not None]
     if named and (broker or os.environ.get(BROKER_ENV)) and fleet_keys() is None:
@@ -485,8 +485,8 @@ def open_executor(options: ExecutorOptions) -> Executor:
     where = executor.describe()
     if where:
         click.echo(f"arbiter: {where}", err=True)
-        from worker.connectivity import exposure_warning
-        from worker.sealing import fleet_keys
+        from wire.connectivity import exposure_warning
+        from wire.sealing import fleet_keys
 
         urls = {options.broker_url, os.environ.get(RESULT_BACKEND_ENV, "").strip()}
         for url in sorted(urls - {""}):

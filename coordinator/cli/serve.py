@@ -15,7 +15,7 @@ from types import FrameType
 import click
 
 from coordinator.cli.options import store_option
-from worker.celeryconfig import BROKER_ENV
+from wire.celeryconfig import BROKER_ENV
 
 DEFAULT_HOST = "127.0.0.1"
 DEFAULT_PORT = 8000

@@ -51,6 +51,13 @@ TICK_SECONDS = 1.0
     help="Whether an approver's own weight-only runs wait for another approver too.",
 )
 @click.option("--private", is_flag=True, help="Reading, too, needs a login or a token.")
+@click.option(
+    "--play/--no-play",
+    default=True,
+    show_default=True,
+    help="Play runs; --no-play only answers people (the API and dashboard), leaving the runs to "
+    "the other servers of the store.",
+)
 def server(
     store_url: str | None,
     broker: str | None,
@@ -63,6 +70,7 @@ def server(
     signup: bool,
     cross_approval: bool,
     private: bool,
+    play: bool,
 ) -> None:
     """Serve the store's runs: play every submitted or unfinished run, the API and the dashboard."""
     import uvicorn
@@ -71,7 +79,7 @@ def server(
     from coordinator.server.supervisor import Supervisor
     from coordinator.store import Store, mask_url
     from coordinator.store import store_url as resolve_store_url
-    from worker.sealing import SECRET_ENV, fleet_keys
+    from wire.sealing import SECRET_ENV, fleet_keys
 
     logging.basicConfig(level=logging.WARNING, format="%(asctime)s %(name)s: %(message)s")
     logging.getLogger("arbiter").setLevel(logging.INFO)
@@ -105,6 +113,8 @@ def server(
     )
     shown = f"[{bound_host}]" if ":" in bound_host else bound_host
     where = f"fleet {mask_url(broker)}" if broker else "this machine's cores"
+    if not play:
+        where = "other servers (--no-play)"
     click.echo(
         f"arbiter: server {supervisor.name} on http://{shown}:{bound_port}/ (store {mask_url(url)}, "
         f"games on {where}, API /api/v1)",
@@ -126,13 +136,15 @@ def server(
             stopping.wait(TICK_SECONDS)
 
     looper = threading.Thread(target=loop, name="supervisor", daemon=True)
-    looper.start()
+    if play:
+        looper.start()
     config = uvicorn.Config(app, log_level="warning", access_log=False, timeout_graceful_shutdown=10)
     try:
         uvicorn.Server(config).run(sockets=[sock])
     finally:
         stopping.set()
-        looper.join()
+        if play:
+            looper.join()
         supervisor.close()
         notifier.close()
         sock.close()

@@ -31,7 +31,7 @@ from coordinator.cli.options import (
 )
 from coordinator.cli.remote import remote, server_options, submit
 from coordinator.executors.options import ExecutorOptions
-from coordinator.refs import DEFAULT_BASE
+from coordinator.sides.refs import DEFAULT_BASE
 
 if TYPE_CHECKING:
     from coordinator.registry import RunConfig

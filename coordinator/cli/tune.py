@@ -523,7 +523,7 @@ def program_tunables(
     """What tuning an engine program means: the program, the spin options tuned (``names``,
     default all that set playing strength), where they start (the values its engine file sets,
     else the program's defaults) and every tunable option's range, from its handshake."""
-    from coordinator.engine_options import declared, tunable_spins
+    from coordinator.sides.options import declared, tunable_spins
 
     source = side.source
     if method != "spsa":

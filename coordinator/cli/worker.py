@@ -18,19 +18,20 @@ import click
 
 import engine
 from coordinator.cli.options import MAX_CONCURRENCY
-from worker.celeryconfig import (
+from wire.celeryconfig import (
     BROKER_ENV,
     CONNECT_TIMEOUT,
     DEFAULT_BROKER,
     QUEUES_ENV,
     broker_url,
+    create_app,
     queue_names,
     versioned_queue,
 )
-from worker.connectivity import check_reachable, exposure_warning, safe_url
-from worker.heartbeat import heartbeat_seconds
+from wire.connectivity import check_reachable, exposure_warning, safe_url
+from wire.heartbeat import heartbeat_seconds
+from wire.sealing import SECRET_ENV, WORKER_KEY_ENV, check_node_name, fleet_keys, worker_keys
 from worker.referee.sandbox import UNSANDBOXED_ENV, this_machine, unsandboxed_allowed
-from worker.sealing import SECRET_ENV, WORKER_KEY_ENV, check_node_name, fleet_keys, worker_keys
 
 LOG_LEVELS = ("debug", "info", "warning", "error", "critical")
 #: Depth of the start-up bench: shallower than the engine's signature depth (engine.BENCH_DEPTH) so
@@ -141,9 +142,7 @@ def worker(
         return sandbox_check(url)
     if allow_unsandboxed_programs:
         os.environ[UNSANDBOXED_ENV] = "1"  # the pool's processes start programs
-    from celery.exceptions import SecurityWarning
-
-    from worker.celery_app import create_app  # Celery loads only for this command
+    from celery.exceptions import SecurityWarning  # Celery loads only for this command
 
     names = [versioned_queue(name, engine.ENGINE_VERSION) for name in queue_names(queues)]
     processes = concurrency or os.cpu_count() or 1

@@ -1,5 +1,5 @@
 """``arbiter workers``: who is online on a broker, from the workers' heartbeats
-(:mod:`worker.heartbeat`), with what the store holds against each (refused answers,
+(:mod:`wire.heartbeat`), with what the store holds against each (refused answers,
 quarantines).
 
 A heartbeat is the worker's own claim; with the fleet's secret (``$ARBITER_SECRET``) its seal is
@@ -17,7 +17,7 @@ import orjson
 
 from coordinator.cli.options import store_option
 from coordinator.escape import terminal
-from worker.celeryconfig import BROKER_ENV, DEFAULT_BROKER, broker_url
+from wire.celeryconfig import BROKER_ENV, DEFAULT_BROKER, broker_url
 
 if TYPE_CHECKING:
     from coordinator.fleet import Fleet
@@ -83,8 +83,8 @@ def workers(broker: str | None, store_url: str | None, as_json: bool) -> None:
 
     from coordinator.fleet import Broker, online
     from coordinator.store import STORE_ENV, Store, mask_url
-    from worker.connectivity import safe_url
-    from worker.sealing import fleet_keys
+    from wire.connectivity import safe_url
+    from wire.sealing import fleet_keys
 
     url = broker.strip() if broker and broker.strip() else broker_url()
     named_store = store_url is not None or bool(os.environ.get(STORE_ENV))

@@ -6,8 +6,8 @@ from __future__ import annotations
 import os
 import shlex
 
-from worker.celeryconfig import BROKER_ENV
-from worker.masking import mask_url
+from wire.celeryconfig import BROKER_ENV
+from wire.masking import mask_url
 
 
 def resume_command(run_id: int, store: str, broker: str | None) -> str:

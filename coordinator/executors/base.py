@@ -1,6 +1,6 @@
 """The executor interface: submit batch payloads, collect their outcomes as they complete.
 
-A payload is a :class:`worker.protocol.BatchPayload`; an outcome carries either the JSON result a
+A payload is a :class:`wire.protocol.BatchPayload`; an outcome carries either the JSON result a
 worker returned (unchecked: it may come from anyone who can write to the result backend) or the
 error that stopped it. Executors do not validate or store anything (the SPRT runner does), and they
 may deliver an outcome for the same batch more than once (e.g. a Celery redelivery): the store
@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from types import TracebackType
 from typing import Any
 
-from worker.protocol import BatchPayload
+from wire.protocol import BatchPayload
 
 
 @dataclass(frozen=True)
@@ -31,7 +31,7 @@ class BatchOutcome:
     #: True when ``error`` is the worker's own refusal of the batch (it cannot play it), False
     #: when it is anything else (a crash, or the coordinator refusing the worker's answer).
     refused_by_worker: bool = False
-    #: Why the worker refused, in a word (see :func:`worker.sealing.refusal`).
+    #: Why the worker refused, in a word (see :func:`wire.sealing.refusal`).
     refusal_kind: str | None = None
     #: True when the answer's seal proves that ``worker`` sent it (under its own key).
     authenticated: bool = False

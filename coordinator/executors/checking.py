@@ -39,9 +39,9 @@ from coordinator.trust.spotcheck import (
     peer_for_check,
     plausible,
 )
-from worker.protocol import BatchPayload, BatchResult
-from worker.sealing import digest
-from worker.tally import tally
+from wire.protocol import BatchPayload, BatchResult
+from wire.sealing import digest
+from wire.tally import tally
 
 log = logging.getLogger(__name__)
 

@@ -19,8 +19,8 @@ from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wai
 from typing import Any
 
 from coordinator.executors.base import BatchOutcome, Executor
+from wire.protocol import BatchPayload
 from worker.programs import ProgramCache
-from worker.protocol import BatchPayload
 
 #: Batches kept in flight per worker process: one playing, one queued behind it.
 IN_FLIGHT_PER_WORKER = 2

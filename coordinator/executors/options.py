@@ -6,7 +6,7 @@ import os
 from dataclasses import dataclass
 
 from coordinator.defaults import VERIFY_FRACTION
-from worker.celeryconfig import BROKER_ENV, DEFAULT_PRIORITY
+from wire.celeryconfig import BROKER_ENV, DEFAULT_PRIORITY
 
 
 @dataclass(frozen=True)

@@ -10,7 +10,7 @@ from coordinator.executors.base import Executor
 from coordinator.executors.checking import CheckingExecutor
 from coordinator.executors.local import LocalExecutor
 from coordinator.executors.options import ExecutorOptions
-from worker.celeryconfig import PRIORITIES
+from wire.celeryconfig import PRIORITIES
 
 
 def make_executor(options: ExecutorOptions) -> Executor:

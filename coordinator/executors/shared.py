@@ -8,7 +8,7 @@ from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from coordinator.executors.base import BatchOutcome, Executor
-from worker.protocol import BatchPayload
+from wire.protocol import BatchPayload
 
 #: Seconds a share read from the store is used before it is read again.
 SHARE_REFRESH = 2.0

@@ -1,4 +1,4 @@
-"""Who is online: the live workers of a broker, from their heartbeats (``worker.heartbeat``),
+"""Who is online: the live workers of a broker, from their heartbeats (``wire.heartbeat``),
 checked and merged with what the store holds against each (``arbiter workers``, the dashboard's
 workers page)."""
 

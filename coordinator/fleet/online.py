@@ -20,9 +20,9 @@ from typing import Any
 import orjson
 
 from coordinator.store.rows import WorkerStanding
-from worker.heartbeat import MAX_BYTES, SEAL_TASK, Heartbeat
-from worker.sealing import FleetKeys, unseal
-from worker.speed import REFERENCE_NPS
+from wire.heartbeat import MAX_BYTES, SEAL_TASK, Heartbeat
+from wire.sealing import FleetKeys, unseal
+from wire.speed import REFERENCE_NPS
 
 PROVED = "proved"
 UNSEALED = "unsealed"
@@ -36,7 +36,7 @@ CLOCK_SLACK = 120.0
 @dataclass(frozen=True)
 class RawHeartbeat:
     """One heartbeat key as Redis holds it: the worker it is named for, its value (None when it is
-    longer than :data:`worker.heartbeat.MAX_BYTES` or not a string), and the seconds its time to
+    longer than :data:`wire.heartbeat.MAX_BYTES` or not a string), and the seconds its time to
     live still has (None: it has none, so no worker wrote it)."""
 
     node: str

@@ -1,5 +1,5 @@
 """The I/O of who is online: the heartbeat keys read off the broker's Redis (a bounded SCAN over
-their prefix, each value read only up to :data:`worker.heartbeat.MAX_BYTES`), then what the store
+their prefix, each value read only up to :data:`wire.heartbeat.MAX_BYTES`), then what the store
 holds against their workers; :mod:`coordinator.fleet.online` does the rest."""
 
 from __future__ import annotations
@@ -9,9 +9,9 @@ from typing import Any
 
 from coordinator.fleet.online import Fleet, RawHeartbeat, fleet_of
 from coordinator.store.fleet import FleetStore
-from worker.connectivity import Unreachable, failure
-from worker.heartbeat import KEY_PREFIX, MAX_BYTES, redis_client
-from worker.sealing import FleetKeys
+from wire.connectivity import Unreachable, failure
+from wire.heartbeat import KEY_PREFIX, MAX_BYTES, redis_client
+from wire.sealing import FleetKeys
 
 #: Heartbeat keys read at most (more are left out, and the fleet says so).
 MAX_WORKERS = 10_000

@@ -15,7 +15,7 @@ from typing import Any
 import engine
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS, TOURNAMENT_PAIRS
 from coordinator.sprt.config import BatchPlan, fingerprint
-from worker.programs import EngineProgram
+from wire.programs import EngineProgram
 
 
 @dataclass(frozen=True)

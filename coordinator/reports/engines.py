@@ -19,11 +19,10 @@ from dataclasses import dataclass, field
 from typing import Any, Protocol
 
 import engine
-from coordinator.refs import short_name
-from worker.masking import mask_url, scrub
-from worker.programs import EngineProgram
-from worker.protocol import SIDES, number_list
-from worker.referee.faults import FaultKind
+from coordinator.sides.refs import short_name
+from wire.masking import mask_url, scrub
+from wire.programs import EngineProgram
+from wire.protocol import SIDES, FaultKind, number_list
 
 #: The kinds of fault a game can be lost by, in the order reports list them, and how a table
 #: heads each.

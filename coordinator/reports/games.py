@@ -27,9 +27,9 @@ from coordinator.registry import kind_of
 from coordinator.reports.engines import emt, pgn_time_control
 from coordinator.reports.match import ADJUDICATION_REASONS, REASONS, engines_of
 from coordinator.store import Run, Store
-from worker.protocol import move_list, number_list, ply_count
-from worker.speed import scaled
-from worker.tally import candidate_score
+from wire.protocol import move_list, number_list, ply_count
+from wire.speed import scaled
+from wire.tally import candidate_score
 
 FORMATS = ("pgn", "jsonl")
 #: ``--result`` values: a result as written, or the candidate's view of it.

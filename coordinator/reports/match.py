@@ -32,10 +32,10 @@ from coordinator.stats import fixed_elo
 from coordinator.stats.residuals import worker_chi2
 from coordinator.store import Run, Store, StoredResult
 from coordinator.store.schema import PENTANOMIAL_COLUMNS, WDL_COLUMNS, batches, results
-from worker.protocol import ply_count
+from wire.protocol import ply_count
 
 #: How each reason a game ends is decided: by the rules, or by the match's adjudication.
-from worker.tally import candidate_score
+from wire.tally import candidate_score
 
 RULES_REASONS = ("lion_captured", "kings_captured", "no_legal_move")
 ADJUDICATION_REASONS = ("ply_limit", "repetition", "bare_lions", "resign")

@@ -419,7 +419,7 @@ def delete(request: Request) -> Response:
 
 async def upload_program(request: Request) -> Response:
     """``POST /api/v1/programs?name=NAME``: an engine program's archive (the body, as
-    ``worker.programs.pack`` makes it); its digest, which configurations name it by."""
+    ``wire.programs.pack`` makes it); its digest, which configurations name it by."""
     authorize(request)
     name = request.query_params.get("name", "program")
     raw = await request.body()

@@ -19,7 +19,7 @@ from typing import Any
 
 from coordinator.console import say, show
 from coordinator.console.progress import ProgressPrinter
-from worker.masking import mask_url
+from wire.masking import mask_url
 
 #: The server a command talks to when ``--server`` is not given.
 SERVER_ENV = "ARBITER_SERVER"

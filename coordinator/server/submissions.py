@@ -166,9 +166,9 @@ def programs_in(value: Any, path: str = "config") -> Iterator[tuple[str, dict[st
 def probe_programs(config: dict[str, Any], store: Store, settings: Any) -> dict[str, Any]:
     """``config`` with each program it names probed here, from the archive uploaded before (a
     program the server has no archive of is refused; a commit is built by the workers)."""
-    from coordinator.engine_probe import StartFailed, probe_program
-    from worker.programs import EngineProgram
-    from worker.secrecy import without_keys
+    from coordinator.sides.probe import StartFailed, probe_program
+    from wire.programs import EngineProgram
+    from wire.secrecy import without_keys
 
     limits = getattr(settings, "limits", None)
     timed = isinstance(limits, engine.Limits) and not limits.deterministic
@@ -207,7 +207,7 @@ def replaced(value: Any, found: dict[str, dict[str, Any]], path: str = "config")
 
 def archive_digest(archive: bytes) -> str:
     """The digest of the program an uploaded archive holds; a BadSubmission for a bad archive."""
-    from worker.programs import ProgramError, tree_digest, unpack
+    from wire.programs import ProgramError, tree_digest, unpack
 
     with tempfile.TemporaryDirectory(prefix="arbiter-upload-") as folder:
         try:

@@ -29,8 +29,8 @@ from coordinator.registry import KINDS, kind_of
 from coordinator.runs import RunState, decision_label
 from coordinator.server.shares import Claim, fleet_shares
 from coordinator.store import STORE_ENV, Run, ServiceRow, Store
-from worker.celeryconfig import BROKER_ENV
-from worker.secrecy import key_environment
+from wire.celeryconfig import BROKER_ENV
+from wire.secrecy import key_environment
 
 log = logging.getLogger("arbiter.server")
 

@@ -311,7 +311,7 @@ def unpack_zip(data: bytes, root: Path) -> None:
     """A .zip of a program's folder into the empty ``root``, under the bounds of the programs'
     own archives (``zipfile`` keeps every name inside ``root``); the owner's execute bit kept.
     ProgramError for anything else."""
-    from worker.programs import MAX_PROGRAM_BYTES, MAX_PROGRAM_FILES, ProgramError
+    from wire.programs import MAX_PROGRAM_BYTES, MAX_PROGRAM_FILES, ProgramError
 
     try:
         with zipfile.ZipFile(io.BytesIO(data)) as archive:
@@ -331,7 +331,7 @@ def unpack_zip(data: bytes, root: Path) -> None:
 def saved_side(side: str, filename: str, data: bytes, folder: Path) -> Path:
     """An uploaded side as the CLI reads it: a weights file, or the engine file of an unpacked
     program folder."""
-    from worker.programs import ProgramError, unpack
+    from wire.programs import ProgramError, unpack
 
     field = f"{side}_file"
     name = filename.lower()

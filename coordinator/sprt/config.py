@@ -20,11 +20,11 @@ from typing import Any, Protocol
 
 import engine
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS
-from coordinator.refs import short_name
+from coordinator.sides.refs import short_name
 from coordinator.stats import SprtParams
 from coordinator.trust.verifiable import PROGRAM_KEYS
-from worker.programs import EngineProgram
-from worker.protocol import BatchPayload
+from wire.programs import EngineProgram
+from wire.protocol import BatchPayload
 
 #: Settings kept out of a configuration's JSON while they hold their default, so that the
 #: fingerprints of runs made before they existed stay what they were.

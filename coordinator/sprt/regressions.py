@@ -18,7 +18,7 @@ from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.report import STATS_ERRORS
 from coordinator.stats import fixed_elo
 from coordinator.store import Run, Store
-from worker.masking import mask_url
+from wire.masking import mask_url
 
 
 def _row(store: Store, run: Run) -> dict[str, Any] | None:

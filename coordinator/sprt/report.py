@@ -16,8 +16,8 @@ from coordinator.sprt.runner import Progress
 from coordinator.stats import StatsSummary, fixed_elo, sprt_summary
 from coordinator.store import Quarantine, Refusal, Run, Store, Totals
 from coordinator.trust.verifiable import unverifiable_engines
-from worker.masking import mask_url
-from worker.programs import EngineProgram
+from wire.masking import mask_url
+from wire.programs import EngineProgram
 
 
 def duration(seconds: float | None) -> str:

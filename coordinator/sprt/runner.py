@@ -29,9 +29,9 @@ from coordinator.stats import SprtParams, SprtState, update_sprt, wdl_to_ldw
 from coordinator.store import Store, StoredResult
 from coordinator.trust.answers import check_matches_payload
 from coordinator.trust.replay import ResultCheck, replay_check
-from worker.programs import EngineProgram
-from worker.protocol import BatchPayload, BatchResult
-from worker.sealing import digest
+from wire.programs import EngineProgram
+from wire.protocol import BatchPayload, BatchResult
+from wire.sealing import digest
 
 #: On this machine's pool, a batch refused this many times fails the run (it would block the
 #: prefix). On a fleet, a batch fails the run only once this many distinct workers, each proved by

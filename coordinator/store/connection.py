@@ -22,7 +22,7 @@ from sqlalchemy.sql.ddl import ExecutableDDLElement
 
 from coordinator.store import migrations
 from coordinator.store.urls import DEFAULT_URL, STORE_ENV, engine_url, mask_url, store_url
-from worker.masking import password_has_at, scrub
+from wire.masking import password_has_at, scrub
 
 SQLITE_BUSY_TIMEOUT_MS = 30_000
 #: Pause between two tries at switching a new SQLite file to WAL (see :func:`_set_wal`).

@@ -24,8 +24,8 @@ from coordinator.store.schema import (
     results,
     runs,
 )
-from worker.protocol import RECORD_FIELDS, BatchResult
-from worker.tally import tally
+from wire.protocol import RECORD_FIELDS, BatchResult
+from wire.tally import tally
 
 #: Batches of game records read from the database at a time while streaming them.
 STREAM_BATCHES = 16

@@ -89,7 +89,7 @@ results = Table(
 )
 
 #: Engine programs the runs ship to workers: the archive of each program's files, once, by the
-#: digest of its files (worker.programs), so that a resumed run ships the very same program.
+#: digest of its files (wire.programs), so that a resumed run ships the very same program.
 programs = Table(
     "programs",
     metadata,
@@ -101,7 +101,7 @@ programs = Table(
 )
 
 #: The game records of a batch, as one JSON array (in game order) of records, each an array of the
-#: wire record's fields in :data:`worker.protocol.RECORD_FIELDS` order (opening, moves, result,
+#: wire record's fields in :data:`wire.protocol.RECORD_FIELDS` order (opening, moves, result,
 #: reason, candidate colour, per-move budgets and times; records stored by 0.1.0 have only the
 #: first five): one row per batch, and no key repeated per game, keep storing a result cheap.
 batch_games = Table(

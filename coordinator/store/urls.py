@@ -1,11 +1,11 @@
-"""Store URLs: which one is in force, how it is shown (:func:`worker.masking.mask_url`), and how
+"""Store URLs: which one is in force, how it is shown (:func:`wire.masking.mask_url`), and how
 SQLAlchemy is given it."""
 
 from __future__ import annotations
 
 import os
 
-from worker.masking import mask_url
+from wire.masking import mask_url
 
 DEFAULT_URL = "sqlite:///arbiter.db"
 STORE_ENV = "ARBITER_STORE"

@@ -16,7 +16,7 @@ from typing import Any
 import engine
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS, TOURNAMENT_PAIRS
 from coordinator.sprt.config import OpeningWalk, PairsPlan, PlayedSide, derive_seed, fingerprint
-from worker.programs import EngineProgram
+from wire.programs import EngineProgram
 
 FORMATS = ("round-robin", "gauntlet")
 #: The longest engine name (the store's column of a batch's engines).

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 from operator import attrgetter
 
-from worker.protocol import PAIR_COLORS, BatchPayload, BatchResult, Color
-from worker.referee.faults import FaultKind
-from worker.tally import candidate_score, tally
+from wire.protocol import PAIR_COLORS, BatchPayload, BatchResult, Color, FaultKind
+from wire.tally import candidate_score, tally
 
 #: A record's candidate colour and opening (one pass in C over a batch's records each).
 _COLOR_OF = attrgetter("candidate_color")

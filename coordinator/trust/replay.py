@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 
 import engine
-from worker.protocol import BatchPayload, BatchResult, GameRecord
+from wire.protocol import BatchPayload, BatchResult, GameRecord
 
 #: Decides whether a well-formed result's games are true; raises ValueError naming what is not.
 ResultCheck = Callable[[BatchPayload, BatchResult], None]
@@ -22,7 +22,7 @@ ResultCheck = Callable[[BatchPayload, BatchResult], None]
 #: What a loss of the side to move must say: by the side to move at the start, and whether an even
 #: number of plies was played.
 _SIDE_TO_MOVE_LOST = {("w", True): "0-1", ("w", False): "1-0", ("b", True): "1-0", ("b", False): "0-1"}
-#: The faults of an engine program (worker.referee.faults.FaultKind) beyond a loss on time.
+#: The faults of an engine program (wire.protocol.FaultKind) beyond a loss on time.
 PROGRAM_FAULTS = frozenset({"crash", "illegal_move", "hang", "protocol", "no_answer"})
 TIME_FORFEIT = "time_forfeit"
 

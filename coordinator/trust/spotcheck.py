@@ -29,7 +29,7 @@ from typing import Any
 
 from coordinator.trust.answers import check_matches_payload
 from coordinator.trust.replay import replay_check
-from worker.protocol import COMPARED_FIELDS, BatchPayload, BatchResult, move_list
+from wire.protocol import COMPARED_FIELDS, BatchPayload, BatchResult, move_list
 
 #: In a timed batch, neither side may have searched more than this many times as many nodes as
 #: the other (both have the same clock): a worker claiming small budgets for one side, to weaken

@@ -1,6 +1,6 @@
 """Which engines of a run cannot be verified by playing their games again.
 
-An engine program found not to play alike again (coordinator.engine_probe: not deterministic at
+An engine program found not to play alike again (coordinator.sides.probe: not deterministic at
 fixed nodes, or, in a timed run, not replayable with the nodes it reported) makes its run
 "unverifiable": spot checks skip its batches, no worker is quarantined for its differences, and
 the run relies on replay through the rules core and on statistics. Status, reports and the
@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from typing import Any
 
 import engine
-from worker.programs import EngineProgram
+from wire.programs import EngineProgram
 
 #: Where a run's configuration names engine programs: an SPRT's sides, a tuning run's program
 #: (a tournament's are its entrants').

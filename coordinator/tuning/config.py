@@ -12,7 +12,7 @@ from coordinator.defaults import ADJUDICATION, TUNE_BATCH_PAIRS, TUNE_LIMITS
 from coordinator.sprt.config import SprtConfig, derive_seed, fingerprint
 from coordinator.stats.inputs import check_hypotheses
 from coordinator.tuning import spsa
-from worker.programs import EngineProgram
+from wire.programs import EngineProgram
 
 METHODS = ("optuna", "spsa")
 #: Optuna's samplers a run may use (made in ``tuning.space``).

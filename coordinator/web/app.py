@@ -26,7 +26,7 @@ from coordinator.web import api, pages, regressions
 from coordinator.web.responses import error_response
 from coordinator.web.state import Dashboard, dashboard
 from coordinator.web.throttle import DEFAULT_EXPENSIVE_AT_ONCE, Throttle
-from worker.sealing import FleetKeys, fleet_keys
+from wire.sealing import FleetKeys, fleet_keys
 
 Handler = Callable[[Request], Response]
 

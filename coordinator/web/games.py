@@ -11,8 +11,8 @@ from typing import Any
 
 from coordinator.reports.games import ExportedGame, GameFilter, iter_games, match_runs
 from coordinator.store import Run, Store
-from worker.protocol import move_list
-from worker.tally import candidate_score
+from wire.protocol import move_list
+from wire.tally import candidate_score
 
 #: Games on one page of a run's games.
 PER_PAGE = 50

@@ -38,7 +38,7 @@ from coordinator.web.summaries import (
     run_row,
     run_version,
 )
-from worker.connectivity import safe_url
+from wire.connectivity import safe_url
 
 #: Seconds between two polls of a live page.
 POLL_SECONDS = {"run": 2, "runs": 3}

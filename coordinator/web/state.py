@@ -18,7 +18,7 @@ from coordinator.web.throttle import Throttle
 
 if TYPE_CHECKING:
     from coordinator.fleet import Broker
-    from worker.sealing import FleetKeys
+    from wire.sealing import FleetKeys
 
 #: The largest id or index a path may name (the store's numbers are 64-bit).
 MAX_NUMBER = 2**63 - 1

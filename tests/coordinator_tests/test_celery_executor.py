@@ -22,10 +22,9 @@ from coordinator.executors.celery.leases import LeasePolicy, budget_seconds
 from coordinator.executors.local import LocalExecutor
 from coordinator.executors.options import ExecutorOptions
 from coordinator.executors.select import make_executor
-from worker.builds import BUILD_TIMEOUT, BuildSpec
-from worker.programs import EngineProgram
-from worker.protocol import BatchPayload
-from worker.sealing import FleetKeys, refusal, seal
+from wire.programs import BUILD_TIMEOUT, BuildSpec, EngineProgram
+from wire.protocol import BatchPayload
+from wire.sealing import FleetKeys, refusal, seal
 
 
 class FakeClock:

@@ -17,8 +17,8 @@ import engine
 from coordinator.executors.base import BatchOutcome, Executor
 from coordinator.executors.checking import REPLAY_ATTEMPTS, CheckingExecutor
 from coordinator.sprt.config import BatchPlan, SprtConfig
+from wire.protocol import BatchPayload
 from worker.games import play_batch
-from worker.protocol import BatchPayload
 
 RUN, OTHER_RUN = 1, 2
 CONFIG = SprtConfig(

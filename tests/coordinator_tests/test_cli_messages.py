@@ -146,8 +146,7 @@ def test_every_ending_of_an_acceptance_sprt_is_said_in_words() -> None:
 def test_one_naming_of_engines() -> None:
     """SPRTs and tournaments name an engine alike: weights by their file's stem, an engine file
     by its name field, a commit as repository@sha."""
-    from worker.builds import BuildSpec
-    from worker.programs import EngineProgram
+    from wire.programs import BuildSpec, EngineProgram
 
     program = EngineProgram(name="myengine", digest="0" * 64, command=("./e",))
     assert side_name("dir/cand.json", None) == "cand" and side_name("default", None) == "default"

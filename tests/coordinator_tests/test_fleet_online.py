@@ -25,8 +25,8 @@ from coordinator.fleet.online import (
 from coordinator.runs import RunKind
 from coordinator.sprt.config import SprtConfig
 from coordinator.store import Store, WorkerStanding
-from worker.heartbeat import MAX_BYTES, Heartbeat, sealed
-from worker.sealing import FleetKeys
+from wire.heartbeat import MAX_BYTES, Heartbeat, sealed
+from wire.sealing import FleetKeys
 
 KEYS = FleetKeys(b"the fleet's secret")
 OTHER = FleetKeys(b"another fleet's secret")

@@ -46,8 +46,8 @@ from coordinator.stats import fixed_elo, sprt_summary
 from coordinator.stats.residuals import chi2_sf, fold_pentanomial, worker_chi2, worker_residuals
 from coordinator.store import Store
 from coordinator.store.schema import results
-from worker.protocol import BatchResult, GameRecord, ply_count
-from worker.tally import candidate_score
+from wire.protocol import BatchResult, GameRecord, ply_count
+from wire.tally import candidate_score
 
 GAMES = ("congo", "congress")
 

@@ -21,11 +21,10 @@ from coordinator.sprt.report import stored_progress, stored_status
 from coordinator.sprt.runner import RunFailed, SprtRunner
 from coordinator.store import Store
 from coordinator.store.schema import batches
-from worker.builds import BuildSpec
+from wire.programs import BuildSpec, EngineProgram
+from wire.protocol import BatchPayload, BatchResult
+from wire.sealing import digest
 from worker.games import play_batch
-from worker.programs import EngineProgram
-from worker.protocol import BatchPayload, BatchResult
-from worker.sealing import digest
 
 
 class ShuffledExecutor(Executor):

@@ -12,7 +12,7 @@ from sqlalchemy import select
 
 from coordinator.store import Store, mask_url, store_url
 from coordinator.store.schema import batches
-from worker.protocol import BatchResult
+from wire.protocol import BatchResult
 
 
 def result(pentanomial: list[int], wdl: list[int] | None = None) -> BatchResult:

@@ -37,7 +37,7 @@ from coordinator.tuning.pruning import TrialPruner, make_pruner
 from coordinator.tuning.records import Champion, TuningRecords
 from coordinator.tuning.space import candidate_weights, distributions, make_sampler
 from coordinator.tuning.tuner import Tuner, optuna_storage, study_name
-from worker.protocol import BatchPayload
+from wire.protocol import BatchPayload
 
 # --- tuned_names --------------------------------------------------------------------------------
 

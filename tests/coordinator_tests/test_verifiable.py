@@ -10,7 +10,7 @@ import engine
 from coordinator.sprt.config import SprtConfig
 from coordinator.tournament.config import Entrant, TournamentConfig
 from coordinator.trust.verifiable import unverifiable_engines, unverifiable_note
-from worker.programs import EngineProgram
+from wire.programs import EngineProgram
 
 PROGRAM = EngineProgram(name="flaky", digest="ab" * 32, command=("./flaky",), replayable=False)
 

@@ -41,14 +41,14 @@ from typing import Any
 from celery import Celery
 
 import engine
-from worker import games
-from worker.celeryconfig import settings
-from worker.games import answer_task
-from worker.protocol import BatchPayload
+from wire.celeryconfig import settings
+from wire.protocol import BatchPayload
 
-#: Must equal ``worker.protocol.TASK_NAME`` (the tests check it).
-from worker.sealing import digest, refusal, seal, worker_keys
-from worker.tally import tally
+#: Must equal ``wire.protocol.TASK_NAME`` (the tests check it).
+from wire.sealing import digest, refusal, seal, worker_keys
+from wire.tally import tally
+from worker import games
+from worker.games import answer_task
 
 TASK_NAME = "arbiter.play_batch"
 FORGE_ENV = "FORGE"

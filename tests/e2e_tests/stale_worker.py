@@ -1,5 +1,5 @@
 """A test-only Celery app of a machine left on another engine build: it consumes the queue of
-engine version ``0.0.0+stale`` (see ``worker.celeryconfig.versioned_queue``), as a worker built
+engine version ``0.0.0+stale`` (see ``wire.celeryconfig.versioned_queue``), as a worker built
 from older sources would, and plays whatever it receives with the real task body."""
 
 from __future__ import annotations
@@ -8,10 +8,10 @@ from typing import Any
 
 from celery import Celery
 
-from worker.celeryconfig import settings
+from wire.celeryconfig import settings
+from wire.protocol import TASK_NAME
+from wire.sealing import worker_keys
 from worker.games import answer_task
-from worker.protocol import TASK_NAME
-from worker.sealing import worker_keys
 
 STALE_VERSION = "0.0.0+stale"
 

@@ -52,8 +52,8 @@ from coordinator.runs import RunKind
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.runner import Progress, SprtRunner
 from coordinator.store import Store
-from worker.connectivity import Unreachable
-from worker.protocol import TASK_NAME
+from wire.connectivity import Unreachable
+from wire.protocol import TASK_NAME
 
 GAME = "congo"
 CANDIDATE = {"pawn": 150, "mobility": 6}

@@ -34,14 +34,14 @@ from coordinator.cli.server import TOKEN_ENV  # noqa: E402
 from coordinator.executors.celery.leases import LEASE_ENV  # noqa: E402
 from coordinator.notify.notifier import WEBHOOKS_VARIABLE  # noqa: E402
 from coordinator.presets import PRESETS_ENV  # noqa: E402
-from coordinator.refs import MIRRORS_ENV  # noqa: E402
+from coordinator.sides.refs import MIRRORS_ENV  # noqa: E402
 from coordinator.store import STORE_ENV  # noqa: E402
 from coordinator.web.app import ROUTES  # noqa: E402
-from worker import celeryconfig  # noqa: E402
+from wire import celeryconfig  # noqa: E402
+from wire.heartbeat import HEARTBEAT_ENV  # noqa: E402
+from wire.sealing import SECRET_ENV, WORKER_KEY_ENV  # noqa: E402
 from worker.builds import BUILD_CACHE_ENV  # noqa: E402
-from worker.heartbeat import HEARTBEAT_ENV  # noqa: E402
 from worker.programs import CACHE_ENV  # noqa: E402
-from worker.sealing import SECRET_ENV, WORKER_KEY_ENV  # noqa: E402
 
 REPO = Path(__file__).resolve().parents[2]
 DEPLOY = REPO / "deploy"

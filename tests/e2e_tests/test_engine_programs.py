@@ -15,7 +15,8 @@ from engine_testkit import arbiter_engine_file, python_engine_file
 from sprt_testkit import run_cli, status_json
 
 import engine
-from worker.programs import ProgramCache, files_digest
+from wire.programs import files_digest
+from worker.programs import ProgramCache
 
 #: The faulty engine's games: each move stops at 300 nodes, within a second a move (and the
 #: referee's margin), so a hang ends in about a second and no move of a busy machine is late.
@@ -233,8 +234,8 @@ def test_programs_go_only_to_a_fleet_with_keys(tmp_path: Path) -> None:
 
 def test_a_cached_program_whose_files_changed_is_removed(tmp_path: Path) -> None:
     engine_file = arbiter_engine_file(tmp_path / "ae")
-    from coordinator.engine_files import read_program
-    from worker.programs import ProgramError
+    from coordinator.sides.files import read_program
+    from wire.programs import ProgramError
 
     program, archive = read_program(str(engine_file))
     cache = ProgramCache(tmp_path / "cache")
@@ -263,7 +264,7 @@ def test_openbench_parameters_and_a_champion_an_engine_file_includes(tmp_path: P
     assert "congress_pawn" in done.stdout and "90" in done.stdout  # the list's start value
     included = engine_file.read_text().replace("[options]", 'include = "champion.toml"\n[options]')
     engine_file.write_text(included)
-    from coordinator.engine_files import load_engine_file
+    from coordinator.sides.files import load_engine_file
 
     options = load_engine_file(engine_file).options
     assert options["congress_pawn"] == 90 and options["Hash"] == 16  # the champion's value wins

@@ -20,7 +20,7 @@ from process_testkit import descendants
 from referee_testkit import processes_named, require_sandbox, wait_gone
 from sprt_testkit import run_cli, status_json
 
-from worker.sealing import FleetKeys
+from wire.sealing import FleetKeys
 
 SECRET = "the-fleet-master-secret-of-the-hostile-program-test"
 SPRT_ARGS = ("--elo0", "-50", "--elo1", "50", "--alpha", "0.001", "--beta", "0.001")

@@ -17,8 +17,8 @@ from engine_testkit import arbiter_engine_file
 from netns_testkit import HostWorker, Network, log_text
 from sprt_testkit import cli_command, run_cli, status_json
 
-from coordinator.engine_files import read_program
-from worker.sealing import FleetKeys
+from coordinator.sides.files import read_program
+from wire.sealing import FleetKeys
 
 RUN_ARGS = ("--seed", "9", "--nodes", "400", "--batch-pairs", "2", "--max-games", "32")
 SPRT_ARGS = ("--elo0", "-50", "--elo1", "50", "--alpha", "0.001", "--beta", "0.001")

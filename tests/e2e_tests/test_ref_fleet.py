@@ -32,8 +32,9 @@ from celery_testkit import START_TIMEOUT, redis_server_path, wait_until
 from netns_testkit import HostWorker, Network, log_text
 from sprt_testkit import cli_command, run_cli, status_json
 
-from worker.builds import BINARY, BuildCache, BuildSpec
-from worker.sealing import FleetKeys
+from wire.programs import BuildSpec
+from wire.sealing import FleetKeys
+from worker.builds import BINARY, BuildCache
 
 pytestmark = pytest.mark.slow
 

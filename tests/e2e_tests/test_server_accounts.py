@@ -17,6 +17,8 @@ import pytest
 from server_testkit import ServerProcess
 from sprt_testkit import cli_command, run_cli, write_book, write_weights
 
+from coordinator.accounts.passwords import hash_password
+from coordinator.accounts.rules import AccountState
 from coordinator.store import Store
 
 GAME = "congo"
@@ -64,12 +66,13 @@ def served(
     done = run_cli(*args, "--nodes", "200", "--max-games", "4", "--store", scratch)
     assert done.returncode == 0, done.stderr
     config = Store(scratch).get_run(1).config  # type: ignore[union-attr]
-    server = ServerProcess(
-        folder, store, env={"ARBITER_SERVER_TOKEN": OPERATOR_TOKEN}, args=("--concurrency", "1")
-    )
-    Store(store).close()
+    # It plays nothing: the runs the matrix makes only need to be stored and acted on. The journey
+    # test starts a server that plays, beside it on the same store.
+    server = ServerProcess(folder, store, env={"ARBITER_SERVER_TOKEN": OPERATOR_TOKEN}, args=("--no-play",))
+    accounts = Store(store)  # as `arbiter user add` makes them (a command each cost a second of CPU)
     for name, role in ACCOUNTS.items():
-        add_account(store, name, role)
+        accounts.create_account(name, hash_password(PASSWORD), role, AccountState.ACTIVE)
+    accounts.close()
     server.start()
     tokens = {}
     for name in ACCOUNTS:
@@ -212,16 +215,25 @@ def test_accounts_tokens_and_signup(served: tuple[ServerProcess, dict[str, str],
         assert "password" not in body and "arbiter_" not in body
 
 
-def test_the_journey_from_the_cli_alone(
-    served: tuple[ServerProcess, dict[str, str], dict[str, Any]], tmp_path: Path
-) -> None:
+def test_the_journey_from_the_cli_alone(tmp_path: Path) -> None:
     """Sign up, wait, be enabled by an approver, log in, submit an SPRT of an engine program that
-    waits for approval, be approved, see it played to its end, the webhook fired: all by commands."""
+    waits for approval, be approved, see it played to its end, the webhook fired: all by commands,
+    on a server that plays (and a store of its own, so that it plays this run only)."""
+    store = f"sqlite:///{tmp_path / 'journey.db'}"
+    Store(store).close()
+    add_account(store, "appr", "approver")
+    server = ServerProcess(tmp_path, store, args=("--concurrency", "1")).start()
+    try:
+        _journey(server, tmp_path)
+    finally:
+        server.stop()
+
+
+def _journey(server: ServerProcess, tmp_path: Path) -> None:
     from celery_testkit import wait_until
     from engine_testkit import arbiter_engine_file
     from test_server_local import Hooks
 
-    server, _, _ = served
     hooks = Hooks()
     clean = {k: v for k, v in os.environ.items() if not k.startswith("ARBITER_")}
     homes = {who: tmp_path / who for who in ("dora", "appr")}
@@ -412,6 +424,10 @@ def test_every_endpoint_that_changes_something_for_every_role(
             else _pending_of(server, tokens, config, who)
         )
         assert call(server, tokens[who], "POST", f"/api/v1/runs/{own}/approve")[0] == 403
+    # a --no-play server took every run and played none, approved ones included
+    runs = server.get("/api/v1/runs")["runs"]
+    assert any(r["approval"] == "approved" for r in runs)
+    assert {r["state"] for r in runs} <= {"queued", "stopped"} and not server.run_processes()
 
 
 def _pending_of(server: ServerProcess, tokens: dict[str, str], config: dict[str, Any], who: str) -> int:
@@ -429,10 +445,10 @@ def _pending_of(server: ServerProcess, tokens: dict[str, str], config: dict[str,
 
 
 def _archive() -> bytes:
-    """A tiny program archive as ``worker.programs.pack`` makes it."""
+    """A tiny program archive as ``wire.programs.pack`` makes it."""
     import tempfile
 
-    from worker.programs import pack
+    from wire.programs import pack
 
     with tempfile.TemporaryDirectory() as folder:
         path = Path(folder) / "engine.sh"

@@ -31,7 +31,7 @@ from coordinator.executors.local import LocalExecutor
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.runner import Progress
 from coordinator.store import Store
-from worker.sealing import FleetKeys, seal
+from wire.sealing import FleetKeys, seal
 
 
 def checked_run(redis_url: str, db: Path) -> tuple[Store, int, Any, CheckingExecutor]:

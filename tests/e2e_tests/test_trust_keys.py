@@ -38,8 +38,8 @@ from coordinator.executors.checking import CheckingExecutor
 from coordinator.executors.local import LocalExecutor
 from coordinator.sprt.config import BatchPlan
 from coordinator.store import Store
+from wire.sealing import FleetKeys, refusal, seal
 from worker.games import check_batch
-from worker.sealing import FleetKeys, refusal, seal
 
 SECRET = "the-fleet-master-secret-of-the-test"
 FLEET = FleetKeys(SECRET.encode())

@@ -16,7 +16,7 @@ from starlette.testclient import TestClient
 
 from coordinator.store import Store
 from coordinator.web.app import create_app
-from worker.sealing import FleetKeys
+from wire.sealing import FleetKeys
 
 SECRET = "the-fleet-master-secret-of-the-unverifiable-test"
 SPRT_ARGS = ("--elo0", "-50", "--elo1", "50", "--alpha", "0.001", "--beta", "0.001")

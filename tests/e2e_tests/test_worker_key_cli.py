@@ -10,7 +10,7 @@ import subprocess
 import cli_fork
 from celery_testkit import free_port
 
-from worker.sealing import FleetKeys, read_credential
+from wire.sealing import FleetKeys, read_credential
 
 TIMEOUT = 60
 MASTER = "the fleet's master secret, long and random"

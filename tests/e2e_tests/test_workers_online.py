@@ -36,8 +36,8 @@ from coordinator.sprt.config import SprtConfig
 from coordinator.store import Store
 from coordinator.web.app import create_app
 from coordinator.web.pages import NO_BROKER
-from worker.heartbeat import HEARTBEAT_ENV, MAX_BYTES, TTL_INTERVALS, Heartbeat, heartbeat_key, sealed
-from worker.sealing import FleetKeys
+from wire.heartbeat import HEARTBEAT_ENV, MAX_BYTES, TTL_INTERVALS, Heartbeat, heartbeat_key, sealed
+from wire.sealing import FleetKeys
 
 SECRET = "the-fleet-master-secret-of-the-heartbeat-test"
 FLEET = FleetKeys(SECRET.encode())

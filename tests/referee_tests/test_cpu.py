@@ -15,9 +15,9 @@ from pathlib import Path
 import pytest
 
 import engine
+from wire.protocol import BatchPayload
 from worker.program_batch import on_one_cpu, sides
 from worker.programs import ProgramCache
-from worker.protocol import BatchPayload
 from worker.referee import AtDeadline, EnginePlayer, GoLimits
 from worker.referee.cpu import PIN_ENV, one_cpu, wants_one_cpu
 from worker.referee.kept import KeptEngines

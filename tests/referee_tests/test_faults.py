@@ -13,7 +13,8 @@ import pytest
 from referee_testkit import ENGINES, FAULTY, QUICK, START, group_gone, player
 
 import engine
-from worker.referee import FaultKind, PlayedGame, play_game, play_pairs
+from wire.protocol import FaultKind
+from worker.referee import PlayedGame, play_game, play_pairs
 from worker.referee.player import EnginePlayer
 from worker.referee.process import ResourceLimits
 

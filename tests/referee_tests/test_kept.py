@@ -17,10 +17,11 @@ import pytest
 from referee_testkit import ENV, START, group_gone, player
 
 import engine
+from wire.programs import EngineProgram, files_digest, pack
+from wire.protocol import BatchPayload
 from worker import program_batch
 from worker.games import play_batch
-from worker.programs import EngineProgram, ProgramCache, files_digest, pack
-from worker.protocol import BatchPayload
+from worker.programs import ProgramCache
 from worker.referee import AtDeadline, EnginePlayer, EngineProcess, GoLimits
 from worker.referee import kept as kept_module
 from worker.referee.kept import KEPT, KeptEngines

@@ -12,7 +12,8 @@ from collections.abc import Iterator
 import pytest
 from referee_testkit import ENV, group_gone, processes_named, require_sandbox, wait_gone
 
-from worker.referee.faults import EngineConfigError, EngineFault, FaultKind
+from wire.protocol import FaultKind
+from worker.referee.faults import EngineConfigError, EngineFault
 from worker.referee.process import (
     MAX_ANSWER_BYTES,
     MAX_LINE_BYTES,

@@ -12,8 +12,8 @@ from referee_testkit import START, player
 import engine
 from coordinator.openings.book import default_book_path, load_book
 from coordinator.trust.replay import check_records
+from wire.protocol import Color
 from worker.program_batch import BUILTIN_HASH_MB, builtin_program
-from worker.protocol import Color
 from worker.referee import EnginePlayer, EngineSpec, PlayedGame, play_game, play_pairs
 from worker.referee.game import go_limits, time_limit_ms
 from worker.referee.uci import SearchInfo

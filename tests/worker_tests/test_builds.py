@@ -9,16 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from worker.builds import (
-    BINARY,
-    BUILD_PROFILE_ENV,
-    WORKSPACE,
-    BuildCache,
-    BuildError,
-    BuildSpec,
-    FetchError,
-    WrongBench,
-)
+from wire.programs import BuildSpec
+from worker.builds import BINARY, BUILD_PROFILE_ENV, WORKSPACE, BuildCache, BuildError, FetchError, WrongBench
 
 MAIN = """fn main() {{
     if std::env::args().nth(1).as_deref() == Some("bench") {{

@@ -1,4 +1,4 @@
-"""worker.celeryconfig / celery_app / tasks: settings from the environment, JSON only, the task body."""
+"""wire.celeryconfig / celery_app / tasks: settings from the environment, JSON only, the task body."""
 
 from __future__ import annotations
 
@@ -8,11 +8,11 @@ import pytest
 from sprt_testkit import book_positions
 
 import engine
-from worker import celeryconfig
-from worker.celery_app import create_app
-from worker.connectivity import safe_url
+from wire import celeryconfig
+from wire.celeryconfig import create_app
+from wire.connectivity import safe_url
+from wire.protocol import TASK_NAME
 from worker.games import run_batch
-from worker.protocol import TASK_NAME
 
 GAME = "congo"
 
@@ -141,7 +141,7 @@ def test_queues_per_engine_version_and_priorities() -> None:
 
 
 def test_exposure_warnings_name_what_is_open() -> None:
-    from worker.connectivity import exposure_warning
+    from wire.connectivity import exposure_warning
 
     assert exposure_warning("redis://127.0.0.1:6379/0", sealed=False) is None  # loopback
     open_broker = exposure_warning("redis://10.0.0.5:6379/0", sealed=True)

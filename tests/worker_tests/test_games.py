@@ -13,10 +13,10 @@ from sprt_testkit import book_positions
 import engine
 from coordinator.trust.answers import check_matches_payload
 from coordinator.trust.replay import replay_check
+from wire.programs import EngineProgram
+from wire.protocol import BatchPayload, BatchResult
+from wire.tally import candidate_score, tally
 from worker.games import play_batch
-from worker.programs import EngineProgram
-from worker.protocol import BatchPayload, BatchResult
-from worker.tally import candidate_score, tally
 
 GAME = "congo"
 

@@ -11,15 +11,8 @@ from typing import Any
 import orjson
 import pytest
 
-from worker.heartbeat import (
-    HEARTBEAT_ENV,
-    Heartbeat,
-    Publisher,
-    batches_of,
-    heartbeat_key,
-    heartbeat_seconds,
-    sealed,
-)
+from wire.heartbeat import HEARTBEAT_ENV, Heartbeat, heartbeat_key, heartbeat_seconds, sealed
+from worker.heartbeat import Publisher, batches_of
 
 BEAT = Heartbeat(
     name="w1@host",

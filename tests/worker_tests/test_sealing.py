@@ -9,8 +9,7 @@ from typing import Any
 
 import pytest
 
-from worker.games import answer_task
-from worker.sealing import (
+from wire.sealing import (
     FleetKeys,
     digest,
     read_credential,
@@ -21,6 +20,7 @@ from worker.sealing import (
     unseal,
     worker_keys,
 )
+from worker.games import answer_task
 
 MASTER = b"a master secret for tests"
 NODE = "w1@host"

@@ -1,4 +1,4 @@
-"""worker.secrecy: keys taken out of the environment at start, held in memory, gone from
+"""wire.secrecy: keys taken out of the environment at start, held in memory, gone from
 /proc/PID/environ and from every child's environment; the process non-dumpable."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ import pytest
 
 CODE = """
 import ctypes, json, os, subprocess, sys
-from worker.secrecy import hold_keys, key_environment
+from wire.secrecy import hold_keys, key_environment
 hold_keys()
 held = key_environment()
 with open("/proc/self/environ", "rb") as f:
@@ -58,13 +58,13 @@ def _held_and_environment() -> tuple[list[str], list[str]]:
     """What a process holds and has in its environment of the key variables."""
     import os
 
-    from worker import secrecy
+    from wire import secrecy
 
     return sorted(secrecy._held), sorted(n for n in secrecy.KEY_VARIABLES if n in os.environ)
 
 
 def test_a_function_run_without_keys_runs_where_no_key_was_ever_held(monkeypatch: pytest.MonkeyPatch) -> None:
-    from worker import secrecy
+    from wire import secrecy
 
     for name in secrecy.KEY_VARIABLES:  # as after hold_keys: the keys in memory, none in the environment
         monkeypatch.delenv(name, raising=False)

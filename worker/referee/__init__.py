@@ -8,7 +8,7 @@ batch of the same engines); faults are the reasons a game is lost.
 """
 
 from worker.referee.batch import PairedGame, play_pairs
-from worker.referee.faults import EngineConfigError, EngineFault, FaultKind
+from worker.referee.faults import EngineConfigError, EngineFault
 from worker.referee.game import MoveStats, PlayedGame, play_game
 from worker.referee.player import EnginePlayer, EngineSpec
 from worker.referee.process import EngineProcess, ResourceLimits
@@ -32,7 +32,6 @@ __all__ = [
     "EnginePlayer",
     "EngineProcess",
     "EngineSpec",
-    "FaultKind",
     "GoLimits",
     "MoveStats",
     "OptionSpec",

@@ -10,7 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import engine
-from worker.protocol import PAIR_COLORS, Color, GameRecord
+from wire.protocol import PAIR_COLORS, Color, GameRecord
 from worker.referee.game import PlayedGame, play_game
 from worker.referee.player import EnginePlayer
 

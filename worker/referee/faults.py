@@ -3,12 +3,12 @@ failure table), and the errors that are nobody's fault but the configuration's.
 
 Every failure of an engine while it plays is one :class:`EngineFault`: its ``reason`` is the full
 text of the failure table (``"illegal move d2d5"``, ``"crashed: signal 11"``), its ``kind`` the
-short code a game record's ``reason`` field holds (at most 32 characters).
+short code a game record's ``reason`` field holds (``wire.protocol.FaultKind``).
 """
 
 from __future__ import annotations
 
-from enum import StrEnum
+from wire.protocol import FaultKind
 
 #: The longest piece of engine output quoted in a reason (a garbage move can be 64 KiB long).
 MAX_QUOTED = 80
@@ -17,18 +17,6 @@ NO_UCIOK = "no uciok in time"
 NO_READYOK = "no readyok in time"
 TIME_FORFEIT = "time forfeit"
 HANG = "hang"
-
-
-class FaultKind(StrEnum):
-    """The short reason of a game lost by a fault (a game record's ``reason``)."""
-
-    CRASH = "crash"
-    ILLEGAL_MOVE = "illegal_move"
-    TIME_FORFEIT = "time_forfeit"
-    HANG = "hang"
-    PROTOCOL = "protocol"
-    #: No ``uciok`` or ``readyok`` in time.
-    NO_ANSWER = "no_answer"
 
 
 class EngineFault(Exception):

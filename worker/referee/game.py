@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import engine
-from worker.protocol import MAX_REASON, Color, GameRecord
+from wire.protocol import MAX_REASON, Color, GameRecord
 from worker.referee.faults import EngineFault, illegal_move, time_forfeit
 from worker.referee.player import EnginePlayer
 from worker.referee.uci import AtDeadline, BestMove, GoLimits

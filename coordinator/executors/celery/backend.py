@@ -75,7 +75,7 @@ def decode_meta(backend: Backend, value: Any) -> dict[str, Any]:
     if isinstance(value, bytes | str) and len(value) > MAX_META_BYTES:
         return too_large(len(value))
     try:
-        # The backend's serializer is JSON (worker/celeryconfig.py); orjson reads it several times
+        # The backend's serializer is JSON (wire/celeryconfig.py); orjson reads it several times
         # faster than the standard library, which matters at tens of thousands of games a second.
         meta = orjson.loads(value) if isinstance(value, bytes | str) else backend.decode(value)
     except Exception as e:  # any decoder error: the value came from outside

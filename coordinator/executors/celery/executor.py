@@ -14,7 +14,7 @@ away are not played hours later.
 
 Sealed answers. A worker's answer (its result, or why it refused the batch) is sealed with the
 fleet's secret, ``$ARBITER_SECRET`` (an HMAC of the task id and the answer; see
-:func:`worker.sealing.seal`). With a secret, a value that is not sealed for its task is refused and
+:func:`wire.sealing.seal`). With a secret, a value that is not sealed for its task is refused and
 names nobody: whoever writes to the result backend without the secret can neither get a result
 counted nor get a worker blamed. Crashes and time limits (Celery's FAILURE values) are never
 sealed, so they name nobody either. Without a secret, an answer's worker name is only a claim.
@@ -70,18 +70,18 @@ from coordinator.executors.celery.backend import (
 )
 from coordinator.executors.celery.leases import LeasePolicy, lease_from_env
 from coordinator.sizing import game_seconds
-from worker.celery_app import create_app
-from worker.celeryconfig import (
+from wire.celeryconfig import (
     CONNECT_TIMEOUT,
     DEFAULT_PRIORITY,
+    create_app,
     message_priority,
     queue_names,
     versioned_queue,
 )
-from worker.connectivity import check_reachable, safe_url
-from worker.programs import PROGRAM_TTL, program_key
-from worker.protocol import MAX_WORKER_NAME, TASK_NAME, BatchPayload
-from worker.sealing import (
+from wire.connectivity import check_reachable, safe_url
+from wire.programs import PROGRAM_TTL, program_key
+from wire.protocol import MAX_WORKER_NAME, TASK_NAME, BatchPayload
+from wire.sealing import (
     SECRET_ENV,
     digest,
     fleet_keys,

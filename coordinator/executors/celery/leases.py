@@ -9,9 +9,9 @@ from collections import deque
 from collections.abc import Mapping
 
 from coordinator.sizing import longest_game_seconds
-from worker.builds import BUILD_TIMEOUT
-from worker.celeryconfig import batch_seconds
-from worker.protocol import BatchPayload
+from wire.celeryconfig import batch_seconds
+from wire.programs import BUILD_TIMEOUT
+from wire.protocol import BatchPayload
 
 LEASE_ENV = "ARBITER_LEASE_SECONDS"
 #: Seconds added to every budget-derived lease (queueing, transport, start-up).

@@ -13,11 +13,13 @@ use std::path::{Path, PathBuf};
 const PYTHON: &[&str] = &[
     "engine/__init__.py",
     "engine/weights.py",
-    "worker/fields.py",
+    "wire/fields.py",
+    "wire/programs.py",
+    "wire/protocol.py",
+    "wire/speed.py",
     "worker/games.py",
     "worker/program_batch.py",
     "worker/programs.py",
-    "worker/protocol.py",
     "worker/speed.py",
 ];
 /// Folders of Python files on that path (every file in them).

@@ -22,7 +22,7 @@ import sys
 from collections.abc import Callable, Mapping, MutableMapping
 from typing import TypeVar
 
-#: The variables held in memory (worker.sealing reads them by these names).
+#: The variables held in memory (wire.sealing reads them by these names).
 KEY_VARIABLES = ("ARBITER_SECRET", "ARBITER_WORKER_KEY")
 _PR_SET_DUMPABLE = 4
 

@@ -22,7 +22,7 @@ from typing import Any, NamedTuple
 import orjson
 
 import engine
-from worker.fields import (
+from wire.fields import (
     Weights,
     check_counts,
     check_float,
@@ -32,7 +32,7 @@ from worker.fields import (
     check_str,
     check_weights,
 )
-from worker.programs import EngineProgram
+from wire.programs import EngineProgram
 
 #: The Celery task name coordinators send batches to.
 TASK_NAME = "arbiter.play_batch"
@@ -64,9 +64,22 @@ class Color(StrEnum):
 
 #: The candidate plays white in the first game of a pair, black in the second.
 PAIR_COLORS = (Color.WHITE, Color.BLACK)
+
 _COLORS = {str(c): c for c in Color}
 _RESULT_SET = frozenset(RESULTS)
 _RECORD_KEYS = frozenset(RECORD_FIELDS)
+
+
+class FaultKind(StrEnum):
+    """The short reason of a game lost by a fault (a game record's ``reason``)."""
+
+    CRASH = "crash"
+    ILLEGAL_MOVE = "illegal_move"
+    TIME_FORFEIT = "time_forfeit"
+    HANG = "hang"
+    PROTOCOL = "protocol"
+    #: No ``uciok`` or ``readyok`` in time.
+    NO_ANSWER = "no_answer"
 
 
 #: Payload fields a payload may leave out (their defaults: the built-in engine, time not scaled).

@@ -1,11 +1,12 @@
 """Celery settings of arbiter, read from the environment.
 
-Workers and coordinators build their Celery app from :func:`settings`, so both sides agree on the
-serializer, the queues and the delivery guarantees. Tasks and results are JSON only (never pickle:
-a worker must not run code that arrives over the network). A task is acknowledged only after it
-ran (``task_acks_late``), a worker reserves one task per process (prefetch 1), and a task whose
-worker process dies goes back to the queue (``task_reject_on_worker_lost``). Credentials come only
-from the URLs (``redis://:PASSWORD@host:6379/0``, ``rediss://`` for TLS), never from files here.
+Workers and coordinators build their Celery app with :func:`create_app` from :func:`settings`, so
+both sides agree on the serializer, the queues and the delivery guarantees. Tasks and results are
+JSON only (never pickle: a worker must not run code that arrives over the network). A task is
+acknowledged only after it ran (``task_acks_late``), a worker reserves one task per process
+(prefetch 1), and a task whose worker process dies goes back to the queue
+(``task_reject_on_worker_lost``). Credentials come only from the URLs (``redis://:PASSWORD@host:6379/0``,
+``rediss://`` for TLS), never from files here.
 
 Environment:
 
@@ -33,7 +34,10 @@ from __future__ import annotations
 import os
 import re
 from collections.abc import Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from celery import Celery
 
 BROKER_ENV = "ARBITER_BROKER"
 RESULT_BACKEND_ENV = "ARBITER_RESULT_BACKEND"
@@ -173,3 +177,14 @@ def settings(
         "enable_utc": True,
         "timezone": "UTC",
     }
+
+
+def create_app(broker: str | None = None, result_backend: str | None = None) -> Celery:
+    """A Celery app with arbiter's settings; ``broker`` / ``result_backend`` override the
+    environment. A worker's app registers the task of ``worker.tasks`` (named, imported only where
+    a worker starts); a coordinator's sends batches by task name."""
+    from celery import Celery  # only where an app is made: the CLI reads the names above
+
+    app = Celery("arbiter", include=["worker.tasks"], set_as_current=False)
+    app.conf.update(settings(broker=broker, result_backend=result_backend))
+    return app

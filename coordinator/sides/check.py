@@ -3,7 +3,7 @@
 The program runs as a worker runs it (from the archive of the files its engine file lists,
 unpacked in this machine's program cache, through the referee's process and protocol layers): the
 handshake (its ``id`` and options), the engine file's option values against its declarations,
-the determinism probe (coordinator.engine_probe) in each game it plays, and its ``bench`` if it
+the determinism probe (coordinator.sides.probe) in each game it plays, and its ``bench`` if it
 has one. Every failure is one line in ``problems``; the engine is usable when there is none.
 Not playing alike again is no failure: such an engine's runs are unverifiable.
 """
@@ -15,12 +15,13 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 import engine
-from coordinator.engine_files import EngineFile, load_engine_file
-from coordinator.engine_probe import PROBE_MOVETIME_MS, Probe, probe
 from coordinator.escape import terminal
+from coordinator.sides.files import EngineFile, load_engine_file
+from coordinator.sides.probe import PROBE_MOVETIME_MS, Probe, probe
+from wire.programs import ProgramError
 from worker.builds import BENCH_OUTPUT
 from worker.program_batch import program_spec
-from worker.programs import ProgramCache, ProgramError
+from worker.programs import ProgramCache
 from worker.referee import (
     EngineConfigError,
     EngineFault,

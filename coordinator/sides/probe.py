@@ -15,9 +15,10 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 import engine
+from wire.programs import EngineProgram, ProgramError
 from worker.builds import BuildError
 from worker.program_batch import program_spec
-from worker.programs import EngineProgram, ProgramCache, ProgramError
+from worker.programs import ProgramCache
 from worker.referee import AtDeadline, EngineConfigError, EngineFault, EnginePlayer, GoLimits, Timeouts
 from worker.referee.faults import illegal_move
 

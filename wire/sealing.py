@@ -31,8 +31,8 @@ import orjson
 from cryptography.exceptions import InvalidSignature
 from cryptography.hazmat.primitives.asymmetric.ed25519 import Ed25519PrivateKey, Ed25519PublicKey
 
-from worker.fields import check_object, check_str
-from worker.secrecy import key_environment
+from wire.fields import check_object, check_str
+from wire.secrecy import key_environment
 
 #: The fleet's master secret (any text; on coordinators, and on the workers of a single-owner
 #: fleet; never printed).

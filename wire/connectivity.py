@@ -13,9 +13,9 @@ from urllib.parse import urlsplit
 
 import redis
 
-from worker.celeryconfig import CONNECT_TIMEOUT
-from worker.masking import mask_url, scrub
-from worker.sealing import SECRET_ENV
+from wire.celeryconfig import CONNECT_TIMEOUT
+from wire.masking import mask_url, scrub
+from wire.sealing import SECRET_ENV
 
 if TYPE_CHECKING:
     from celery import Celery  # only the annotation: readers of heartbeats do not load Celery
@@ -50,7 +50,7 @@ def failure(what: str, url: str, error: BaseException) -> Unreachable:
 
 
 def safe_url(url: object) -> str:
-    """``url`` with every password masked (:func:`worker.masking.mask_url`), and without a
+    """``url`` with every password masked (:func:`wire.masking.mask_url`), and without a
     ``package.module:Class+`` backend prefix."""
     text = str(url)
     scheme = text.partition("://")[0]

@@ -11,14 +11,15 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from worker.builds import FETCH_TIMEOUT, SHA, BuildCache, BuildSpec, bench_of_message
-from worker.masking import mask_url
-from worker.programs import EngineProgram
+from wire.masking import mask_url
+from wire.programs import SHA, BuildSpec, EngineProgram
+from worker.builds import FETCH_TIMEOUT, BuildCache
 
 #: Where the coordinator keeps its mirrors of repositories (default: ~/.cache/arbiter/repos).
 MIRRORS_ENV = "ARBITER_REPO_CACHE"
@@ -26,6 +27,14 @@ MIRRORS_ENV = "ARBITER_REPO_CACHE"
 DEFAULT_BASE = "main"
 #: The table size of a built engine's games (MiB).
 BUILT_HASH_MB = 16
+#: fishtest's reading of a commit message's signature: the last "Bench: N" (or "bench N").
+BENCH_LINE = re.compile(r"\b[Bb]ench[ :]+([0-9]+)")
+
+
+def bench_of_message(message: str) -> int | None:
+    """The signature a commit message states (its last ``Bench: N``), as fishtest reads it."""
+    found = BENCH_LINE.findall(message)
+    return int(found[-1]) if found else None
 
 
 def this_repository() -> str:

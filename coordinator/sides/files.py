@@ -13,7 +13,7 @@
     [options]                          # setoption values: spin, check, combo and string options
     Hash = 16
 
-The files named are the program: the coordinator packs them (worker.programs), and their digest
+The files named are the program: the coordinator packs them (wire.programs), and their digest
 is the program's identity on every machine. A file outside the folder, a link, or a folder of
 more than 64 MiB is refused, in one line naming the engine file and what was expected.
 """
@@ -26,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from worker.programs import (
+from wire.programs import (
     MAX_OPTION_TEXT,
     PROTOCOLS,
     EngineProgram,

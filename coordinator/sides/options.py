@@ -3,9 +3,10 @@ by starting it once on this machine (from the same archive the workers get)."""
 
 from __future__ import annotations
 
+from wire.programs import EngineProgram, ProgramError
 from worker.builds import BuildError
 from worker.program_batch import program_spec
-from worker.programs import EngineProgram, ProgramCache, ProgramError
+from worker.programs import ProgramCache
 from worker.referee import EngineConfigError, EngineFault, EngineInfo, EnginePlayer
 
 #: Spin options that are settings of the machine or the interface, not of playing strength.

@@ -8,7 +8,7 @@ from itertools import repeat
 from operator import add, attrgetter, itemgetter
 from typing import Any
 
-from worker.protocol import RESULTS, Color, GameRecord
+from wire.protocol import RESULTS, Color, GameRecord
 
 
 def candidate_score(result: str, candidate_color: str) -> float:
