@@ -26,6 +26,7 @@ from sprt_testkit import cli_command
 
 import engine
 from wire.celeryconfig import PRIORITIES, create_app, versioned_queue
+from wire.progress import PROGRESS_STATE
 
 T = TypeVar("T")
 
@@ -37,6 +38,9 @@ DATABASES = 4096
 NODE_HOST = "arbiter-test"
 #: Folder of the test-only Celery app that forges results.
 E2E_DIR = Path(__file__).resolve().parent / "e2e_tests"
+
+#: The states of a task a worker is playing (started; then telling its games played).
+PLAYING_STATES = ("STARTED", PROGRESS_STATE)
 
 
 def wait_until(predicate: Callable[[], T], timeout: float, what: str, interval: float = 0.05) -> T:
@@ -185,14 +189,14 @@ def task_metas(server: RedisTarget) -> list[dict[str, Any]]:
 
 
 def started_tasks(server: RedisTarget, node: str) -> list[str]:
-    """The tasks worker ``node`` is playing: started (``STARTED`` in the result backend, which the
-    worker's own result overwrites once it is stored) and not finished. While the worker is
-    stopped this cannot change: such a worker is busy, and takes no other task (prefetch 1,
-    acknowledged late)."""
+    """The tasks worker ``node`` is playing: started (``STARTED`` in the result backend, or
+    ``PROGRESS`` once it told its games played, which the worker's own result overwrites once it
+    is stored) and not finished. While the worker is stopped this cannot change: such a worker is
+    busy, and takes no other task (prefetch 1, acknowledged late)."""
     return [
         str(meta["task_id"])
         for meta in task_metas(server)
-        if meta.get("status") == "STARTED" and (meta.get("result") or {}).get("hostname") == node
+        if meta.get("status") in PLAYING_STATES and (meta.get("result") or {}).get("hostname") == node
     ]
 
 

@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from subprocess import Popen
 
-from celery_testkit import START_TIMEOUT, wait_until
+from celery_testkit import PLAYING_STATES, START_TIMEOUT, wait_until
 
 #: The private /24 of the test network (it exists only inside the namespaces).
 SUBNET = "10.77.0"
@@ -235,10 +235,11 @@ class HostWorker:
 
     def started_unstored(self, net: Network, cli: list[str]) -> bool:
         """True if it has started a batch whose result is not stored: the result backend (in the
-        hub) still says STARTED for a task its log shows open; its own result would replace that.
+        hub) still says STARTED (or PROGRESS) for a task its log shows open; its own result would
+        replace that.
         Asked while the worker is stopped, the answer holds until it goes on."""
         for task_id in self.open_tasks():
             meta = net.run(None, [*cli, "--raw", "GET", f"celery-task-meta-{task_id}"]).strip()
-            if meta and json.loads(meta).get("status") == "STARTED":
+            if meta and json.loads(meta).get("status") in PLAYING_STATES:
                 return True
         return False

@@ -18,6 +18,7 @@ import orjson
 
 import engine
 from wire.programs import ProgramError
+from wire.progress import Report
 from wire.protocol import PAIR_COLORS, BatchPayload, BatchResult, Color, GameRecord, number_list
 from wire.sealing import WorkerKeys, digest, refusal, seal
 from wire.speed import scaled
@@ -72,11 +73,13 @@ def play_batch(
     worker: str | None = None,
     fetch: Fetch | None = None,
     cache: ProgramCache | None = None,
+    progress: Report | None = None,
 ) -> BatchResult:
     """Play every opening of ``payload`` twice, colours reversed; the records and their counts,
     signed with ``worker`` (default: :func:`worker_name`). Sides played by engine programs go
     through the referee, with each program from ``cache`` (``fetch`` gets a missing one); time
-    limits are scaled by this machine's speed when the payload asks.
+    limits are scaled by this machine's speed when the payload asks. ``progress`` is told the
+    games played so far after each game (:mod:`wire.progress`).
 
     ``play_game`` defaults to ``engine.play_game``; it is a parameter only so that the plumbing can
     be exercised without the search.
@@ -93,12 +96,12 @@ def play_batch(
     engines: dict[str, dict[str, str | None]] = {}
     engines_cpu = 0.0
     if payload.has_programs:
-        played = play_program_batch(payload, limits_of, fetch, cache)
+        played = play_program_batch(payload, limits_of, fetch, cache, progress)
         records, engines, engines_cpu = played.records, played.engines, played.engines_cpu_seconds
         faults = [f.to_json() for f in played.faults]
     else:
         KEPT.close()  # the engines of an earlier batch: no batch of theirs follows this one
-        records = play_in_process(payload, limits_of, play_game or engine.play_game, nodes)
+        records = play_in_process(payload, limits_of, play_game or engine.play_game, nodes, progress)
     pentanomial, wdl = tally(records)
     return BatchResult(
         run_id=payload.run_id,
@@ -117,10 +120,14 @@ def play_batch(
 
 
 def play_in_process(
-    payload: BatchPayload, limits_of: Callable[[int], engine.Limits], play: PlayGame, nodes: dict[str, int]
+    payload: BatchPayload,
+    limits_of: Callable[[int], engine.Limits],
+    play: PlayGame,
+    nodes: dict[str, int],
+    progress: Report | None = None,
 ) -> list[GameRecord]:
     """Every game of ``payload`` with the built-in engine, in this process (``nodes``: each
-    side's searched nodes, added up)."""
+    side's searched nodes, added up; ``progress``: told the games played after each one)."""
     sides = {"candidate": payload.candidate, "baseline": payload.baseline}
     records: list[GameRecord] = []
     for pair, opening in enumerate(payload.openings):
@@ -145,25 +152,32 @@ def play_in_process(
                     times=" ".join(map(str, played["times_ms"])) if timed else "",
                 )
             )
+            if progress is not None:
+                progress(len(records))
     return records
 
 
-def run_batch(data: Any, worker: str | None = None, fetch: Fetch | None = None) -> dict[str, Any]:
-    """Check a JSON payload, play it, return the JSON result (in the local pool, the whole task).
+def run_batch(
+    data: Any, worker: str | None = None, fetch: Fetch | None = None, progress: Report | None = None
+) -> dict[str, Any]:
+    """Check a JSON payload, play it, return the JSON result (in the local pool, the whole task;
+    ``progress`` is told the games played so far).
 
     A malformed payload, one asking for another engine version, or a program this machine cannot
     have or run, raises a one-line ValueError that the coordinator records as the reason the
     batch was refused.
     """
-    return play_batch(BatchPayload.from_json(data), worker=worker, fetch=fetch).to_json()
+    return play_batch(BatchPayload.from_json(data), worker=worker, fetch=fetch, progress=progress).to_json()
 
 
-def answer_batch(data: Any, worker: str, fetch: Fetch | None = None) -> dict[str, Any]:
+def answer_batch(
+    data: Any, worker: str, fetch: Fetch | None = None, progress: Report | None = None
+) -> dict[str, Any]:
     """A Celery worker's answer for a JSON payload: the result of :func:`run_batch`, or the
     refusal of a batch it cannot play (a malformed payload, another engine version, a program it
     cannot have or run)."""
     try:
-        return run_batch(data, worker=worker, fetch=fetch)
+        return run_batch(data, worker=worker, fetch=fetch, progress=progress)
     except OtherEngine as e:
         return refusal(str(e), worker, kind="version")
     except (ProgramError, BuildError) as e:
@@ -189,14 +203,15 @@ def answer_task(
     keys: WorkerKeys | None,
     answer: Answer | None = None,
     fetch: Fetch | None = None,
+    progress: Report | None = None,
 ) -> dict[str, Any]:
     """A Celery worker's sealed answer for a batch's task message (the payload's JSON text and the
     coordinator's signature of it for this task): with keys, a payload whose signature does not
     verify is refused unplayed (nobody's fault but a forger's); without keys, a payload naming an
     engine program is refused (only a signed payload may start a program); the answer binds the
     digest of the payload played, and is sealed with this worker's key. ``answer`` turns the JSON
-    payload into the body (default :func:`answer_batch`, with ``fetch`` getting missing programs;
-    test workers that lie pass their own)."""
+    payload into the body (default :func:`answer_batch`, with ``fetch`` getting missing programs
+    and ``progress`` told the games played so far; test workers that lie pass their own)."""
     key = keys.key_for(worker) if keys is not None else None
     text = message.get("payload") if isinstance(message, dict) else None
     if not isinstance(text, str):
@@ -213,7 +228,7 @@ def answer_task(
     if keys is None and programs:
         return seal(refusal(UNSIGNED_PROGRAMS, worker, kind="program"), task_id, worker, played, key)
     if answer is None:
-        return seal(answer_batch(data, worker, fetch), task_id, worker, played, key)
+        return seal(answer_batch(data, worker, fetch, progress), task_id, worker, played, key)
     return seal(answer(data, worker), task_id, worker, played, key)
 
 

@@ -22,6 +22,7 @@ from typing import Any
 
 import engine
 from wire.programs import EngineProgram, ProgramError, file_as_program_digest
+from wire.progress import Report
 from wire.protocol import MAX_ENGINE_ID, BatchPayload, GameRecord
 from worker.builds import BuildCache
 from worker.programs import ProgramCache
@@ -106,17 +107,19 @@ def play_program_batch(
     limits_of: Callable[[int], engine.Limits],
     fetch: Fetch | None = None,
     cache: ProgramCache | None = None,
+    progress: Report | None = None,
 ) -> PlayedBatch:
     """Every game of ``payload`` through the referee: the records, the faults that ended games
-    and the engines' identities. ProgramError (a ValueError) when a program cannot be had or set
-    up here: nobody's fault, and no game is played."""
+    and the engines' identities (``progress`` is told the games played after each one).
+    ProgramError (a ValueError) when a program cannot be had or set up here: nobody's fault, and
+    no game is played."""
     candidate, baseline = KEPT.players(*sides(payload, cache or ProgramCache(), fetch))
     before = candidate.cpu_seconds() + baseline.cpu_seconds()
     untimed = payload.limits.deterministic
     try:
         with on_one_cpu(candidate, baseline, untimed), KEPT.lent(candidate, baseline, keep=keepable(payload)):
             played = play_pairs(
-                candidate, baseline, payload.game, payload.openings, limits_of, payload.adjudication
+                candidate, baseline, payload.game, payload.openings, limits_of, payload.adjudication, progress
             )
     except EngineConfigError as e:
         raise ProgramError(str(e)) from None

@@ -15,9 +15,11 @@ import re
 from functools import cache
 from typing import Any
 
+import redis.exceptions
 from celery import shared_task
 from celery.signals import worker_init, worker_process_init, worker_ready, worker_shutdown
 
+from wire.progress import PROGRESS_STATE, Report, progress_meta, throttled
 from wire.protocol import TASK_NAME
 from wire.sealing import WorkerKeys, worker_keys
 from wire.secrecy import KEY_VARIABLES, hold_keys, non_dumpable
@@ -91,4 +93,22 @@ def play_batch(task: Any, message: Any) -> dict[str, Any]:
     """Play one batch of game pairs and return its sealed answer (engine programs it names are
     fetched from the result backend, where the coordinator put them)."""
     fetch = redis_fetch(task.app.backend.client)
-    return answer_task(message, task.request.id, task.request.hostname, keys(), fetch=fetch)
+    progress = throttled(state_reporter(task))
+    node = task.request.hostname
+    return answer_task(message, task.request.id, node, keys(), fetch=fetch, progress=progress)
+
+
+def state_reporter(task: Any) -> Report:
+    """Tells the games played as ``task``'s state in the result backend (a display for the
+    coordinator: a write that fails is skipped, and the batch plays on). The meta is what Celery
+    stores with ``STARTED`` (the process and its host) and the games; unlike ``update_state``,
+    without the task's arguments: the whole payload, once a second."""
+    started = {"pid": os.getpid(), "hostname": task.request.hostname}
+
+    def report(games: int) -> None:
+        try:
+            task.backend.store_result(task.request.id, started | progress_meta(games), PROGRESS_STATE)
+        except (OSError, redis.exceptions.RedisError) as e:
+            logging.getLogger(__name__).warning("arbiter: progress not stored (%s)", type(e).__name__)
+
+    return report

@@ -70,6 +70,12 @@ class Executor(ABC):
         every other outcome already available, and stops. Yields nothing if nothing completed in
         time or nothing is in flight."""
 
+    def playing(self) -> dict[tuple[int, int], int]:
+        """Games played so far of the batches in flight whose workers told (by (run, batch)): a
+        claim for progress lines, within each batch's size but never checked, so never counted
+        (:mod:`wire.progress`). Empty where workers tell nothing."""
+        return {}
+
     @abstractmethod
     def cancel(self) -> None:
         """Abandon every batch in flight; their outcomes will not be delivered."""

@@ -186,6 +186,11 @@ class CheckingExecutor(Executor):
         """Batches sent and not delivered, held ones and checks of delivered ones included."""
         return self.inner.in_flight() + len(self._held) + len(self._audits)
 
+    def playing(self) -> dict[Key, int]:
+        """The workers' batches in flight as they told, and the held ones at their games (played,
+        not yet counted)."""
+        return self.inner.playing() | {key: held.result.game_count for key, held in self._held.items()}
+
     def unsettled(self, run_id: int) -> bool:
         """True while delivered results of ``run_id`` are being checked after all (a lie found
         would change what the run counted)."""

@@ -5,6 +5,10 @@ processes also keep Python's own per-game work parallel). Worker processes ignor
 Ctrl-C reaches only the coordinator, which then stores what arrived and closes the pool; they end
 themselves when the coordinator dies without closing them (kill -9). A pool broken by a dead worker
 is replaced on the next submission; the batches it held come back as errors.
+
+While a batch plays, its process writes the games played so far into a counter of memory shared
+with the coordinator (one per batch in flight, handed to it with the batch), which
+:meth:`LocalExecutor.playing` reads: no message, no lock a killed process could leave held.
 """
 
 from __future__ import annotations
@@ -16,6 +20,7 @@ import threading
 import time
 from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from ctypes import c_int64
 from typing import Any
 
 from coordinator.executors.base import BatchOutcome, Executor
@@ -39,10 +44,27 @@ def _exit_with_parent(parent: int) -> None:
     os._exit(1)
 
 
-def _init_worker() -> None:
-    """Pool initializer: leave Ctrl-C to the coordinator, and never outlive it."""
+#: The counters of games played, one per batch in flight (set in each worker process).
+_played: Any = None
+
+
+def _init_worker(played: Any = None) -> None:
+    """Pool initializer: leave Ctrl-C to the coordinator, and never outlive it; ``played``: the
+    shared counters of games played."""
+    global _played
+    _played = played
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     threading.Thread(target=_exit_with_parent, args=(os.getppid(),), daemon=True).start()
+
+
+def _counted_batch(counter: int, data: dict[str, Any]) -> dict[str, Any]:
+    """The default task, telling the games played so far in the shared counter ``counter``."""
+    from worker.games import run_batch
+
+    def tell(games: int) -> None:
+        _played[counter] = games
+
+    return run_batch(data, progress=tell)
 
 
 def default_task() -> Task:
@@ -71,18 +93,39 @@ class LocalExecutor(Executor):
             raise ValueError(f"concurrency: expected a positive number of processes, got {concurrency}")
         self.slots = IN_FLIGHT_PER_WORKER * self.concurrency
         self.task = task or default_task()
+        #: True when batches tell their games played (the default task: another task's data is
+        #: not known to be a batch).
+        self.counting = task is None
         self._pool: ProcessPoolExecutor | None = None
         self._futures: dict[Future[dict[str, Any]], tuple[int, int]] = {}
+        #: The pool's shared counters of games played, and the one each future in flight has.
+        self._played: Any = None
+        self._counters: dict[Future[dict[str, Any]], int] = {}
 
     def _ensure_pool(self) -> ProcessPoolExecutor:
         """The live pool, creating one if there is none."""
         if self._pool is None:
+            context = multiprocessing.get_context("spawn")
+            self._played = context.RawArray(c_int64, self.slots) if self.counting else None
+            self._counters.clear()
             self._pool = ProcessPoolExecutor(
                 max_workers=self.concurrency,
-                mp_context=multiprocessing.get_context("spawn"),
+                mp_context=context,
                 initializer=_init_worker,
+                initargs=(self._played,),
             )
         return self._pool
+
+    def _submit(self, data: dict[str, Any]) -> Future[dict[str, Any]]:
+        """The task on ``data`` sent to the pool, with a free counter of games played if any."""
+        pool = self._ensure_pool()
+        free = sorted(set(range(self.slots)) - set(self._counters.values())) if self.counting else []
+        if not free:
+            return pool.submit(self.task, data)
+        self._played[free[0]] = 0
+        future = pool.submit(_counted_batch, free[0], data)
+        self._counters[future] = free[0]
+        return future
 
     def ship_programs(self, archives: Mapping[str, bytes]) -> None:
         """Unpack the programs into this machine's program cache, where the pool's processes
@@ -98,12 +141,11 @@ class LocalExecutor(Executor):
     def submit_job(self, run_id: int, batch_index: int, data: dict[str, Any]) -> None:
         """Queue the task on ``data`` as the work of batch ``batch_index`` of run ``run_id`` (the
         task decides what ``data`` is: a payload, or a check of one)."""
-        pool = self._ensure_pool()
         try:
-            future = pool.submit(self.task, data)
+            future = self._submit(data)
         except RuntimeError:  # BrokenProcessPool: a worker died; start afresh
             self._terminate()
-            future = self._ensure_pool().submit(self.task, data)
+            future = self._submit(data)
         self._futures[future] = (run_id, batch_index)
 
     def in_flight(self) -> int:
@@ -117,6 +159,7 @@ class LocalExecutor(Executor):
         done, _ = wait(list(self._futures), timeout=timeout, return_when=FIRST_COMPLETED)
         for future in done:
             run_id, batch_index = self._futures.pop(future)
+            self._counters.pop(future, None)
             error = future.exception()
             if error is not None:  # this machine's own process could not play it
                 yield BatchOutcome(run_id, batch_index, error=_describe(error), refused_by_worker=True)
@@ -124,6 +167,12 @@ class LocalExecutor(Executor):
                 result = future.result()
                 worker = result.get("worker") if isinstance(result, dict) else None
                 yield BatchOutcome(run_id, batch_index, result=result, worker=worker)
+
+    def playing(self) -> dict[tuple[int, int], int]:
+        """The games played so far of the batches in flight (their counters)."""
+        return {
+            self._futures[f]: int(self._played[c]) for f, c in self._counters.items() if f in self._futures
+        }
 
     def _terminate(self) -> None:
         """Stop the worker processes now, whatever they are doing."""
@@ -147,6 +196,7 @@ class LocalExecutor(Executor):
     def cancel(self) -> None:
         """Drop everything in flight and stop the workers (a later submit starts new ones)."""
         self._futures.clear()
+        self._counters.clear()
         self._terminate()
 
     def close(self) -> None:

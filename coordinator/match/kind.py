@@ -26,11 +26,15 @@ def statistics(pentanomial: list[int]) -> dict[str, Any] | None:
 
 
 def progress_line(p: Progress, planned: int) -> str:
-    """One line: games of the plan's, games per second, Elo +- 95%, the pentanomial counts."""
+    """One line: games of the plan's (and still playing), games per second, Elo +- 95%, the
+    pentanomial counts."""
     stats = statistics(p.pentanomial)
-    rate = p.games_played_here / p.elapsed if p.elapsed > 0 else 0.0
     elo = f"{stats['elo']:+.1f}+-{stats['elo95']:.1f}" if stats else "-"
-    return f"match {p.run_id}: {p.games}/{planned} games {rate:.1f}/s  Elo {elo}  penta {p.pentanomial}"
+    playing = f" +{p.playing} playing" if p.playing else ""
+    return (
+        f"match {p.run_id}: {p.games}/{planned} games{playing} {p.games_per_second:.1f}/s  Elo {elo}  "
+        f"penta {p.pentanomial}"
+    )
 
 
 def match_summary(store: Store, run: Run) -> dict[str, Any]:

@@ -2,7 +2,8 @@
 name (a commit as ``repository@sha``), the version its handshake reported (``id name``), the
 options it was set to and the time control; the time each engine used per move; the faults that
 lost games, per engine and per worker, with the last reason and stderr lines; and the factor each
-worker scaled time limits by.
+worker scaled time limits by. A tournament's report gathers its faults and times per move with the
+same code, per engine name (each batch's pairing names its two sides).
 
 Everything here is read from the run's configuration, the ``details`` of its counted results
 (what workers reported beside their games, checked on arrival) and the records' per-move times.
@@ -14,7 +15,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter, defaultdict
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
@@ -41,6 +42,14 @@ IDS_SHOWN = 4
 STDERR_SHOWN = 8
 #: Plies the time-per-move series covers (later moves are counted in the means only).
 SERIES_PLIES = 200
+
+
+class HasPrograms(Protocol):
+    """A configuration naming engine programs (a match's, a tournament's)."""
+
+    def programs(self) -> list[EngineProgram]:
+        """The engine programs of the run."""
+        ...
 
 
 class TwoSides(Protocol):
@@ -130,7 +139,7 @@ def side_of(config: TwoSides, side: str) -> dict[str, Any]:
     }
 
 
-def repos_of(config: TwoSides) -> list[str]:
+def repos_of(config: HasPrograms) -> list[str]:
     """The repositories of a run's commits (whose secrets are masked wherever text is shown)."""
     return [p.build.repo for p in config.programs() if p.build is not None]
 
@@ -175,13 +184,20 @@ def _kind(fault: dict[str, Any]) -> str:
     return kind if kind in FAULT_KINDS else "other"
 
 
-def from_results(rows: Iterable[Any], repos: Iterable[str] = ()) -> dict[str, Any]:
+def from_results(
+    rows: Iterable[Any],
+    repos: Iterable[str] = (),
+    names: Callable[[int], Mapping[str, str]] | None = None,
+    keys: Iterable[str] = SIDES,
+) -> dict[str, Any]:
     """Per side, the ids reported and the faults; per worker, its faults and time factor; from
     the stored result rows (counted ones, in batch order: the last fault is the latest batch's),
-    any secret of ``repos`` masked in the faults' text."""
+    any secret of ``repos`` masked in the faults' text. With ``names`` (each batch's engine name
+    of each side: a tournament's pairings), the faults are per engine name instead of per side;
+    ``keys`` are the sides (or names) listed even without a fault."""
     repos = list(repos)
     ids: dict[str, Counter[tuple[str | None, str | None]]] = {side: Counter() for side in SIDES}
-    faults = {side: _Faults() for side in SIDES}
+    faults: defaultdict[str, _Faults] = defaultdict(_Faults, {key: _Faults() for key in keys})
     workers: dict[str, dict[str, Any]] = {}
     for row in rows:
         details = details_of(row)
@@ -192,6 +208,7 @@ def from_results(rows: Iterable[Any], repos: Iterable[str] = ()) -> dict[str, An
         for side, reported in details.get("engines", {}).items():
             if side in ids:
                 ids[side][(reported.get("name"), reported.get("author"))] += 1
+        engines = names(row.batch_index) if names is not None else {side: side for side in SIDES}
         for fault in details.get("faults", []):
             kind = _kind(fault)
             last = {
@@ -203,7 +220,8 @@ def from_results(rows: Iterable[Any], repos: Iterable[str] = ()) -> dict[str, An
                 "reason": _secrets_masked(str(fault.get("reason", "")), repos),
                 "stderr": [_secrets_masked(str(x), repos) for x in fault.get("stderr", [])[-STDERR_SHOWN:]],
             }
-            for found in (faults.get(str(fault.get("side"))), w["faults"]):
+            engine_name = engines.get(str(fault.get("side")))
+            for found in (faults[engine_name] if engine_name is not None else None, w["faults"]):
                 if found is not None:
                     found.counts[kind] += 1
                     found.last = last
@@ -215,7 +233,7 @@ def from_results(rows: Iterable[Any], repos: Iterable[str] = ()) -> dict[str, An
             ]
             for side in SIDES
         },
-        "faults": {side: faults[side].as_json() for side in SIDES},
+        "faults": {key: found.as_json() for key, found in faults.items()},
         "workers": [
             {
                 "worker": w["worker"],
@@ -261,17 +279,22 @@ def engines_data(config: TwoSides, rows: Iterable[Any], engine_version: str | No
 
 class MoveTimes:
     """The time each engine used per move, over a stream of game records: its moves timed, the
-    mean and total, and the mean at each move number (records without times are skipped)."""
+    mean and total, and the mean at each move number (records without times are skipped). Kept
+    per side, or per engine name when each record comes with its sides' names."""
 
-    def __init__(self) -> None:
-        self.moves = {side: 0 for side in SIDES}
-        self.total_ms = {side: 0 for side in SIDES}
-        self.by_ply: dict[str, defaultdict[int, list[int]]] = {
-            side: defaultdict(lambda: [0, 0]) for side in SIDES
-        }
+    def __init__(self, keys: Iterable[str] = SIDES) -> None:
+        """Times of ``keys`` (shown even without a move timed) and of any other name met."""
+        self.moves: defaultdict[str, int] = defaultdict(int)
+        self.total_ms: defaultdict[str, int] = defaultdict(int)
+        self.by_ply: defaultdict[str, defaultdict[int, list[int]]] = defaultdict(
+            lambda: defaultdict(lambda: [0, 0])
+        )
+        for key in keys:
+            self.moves[key] += 0
 
-    def add(self, record: dict[str, Any]) -> None:
-        """Counts one record's move times to the side that played each move."""
+    def add(self, record: dict[str, Any], names: Mapping[str, str] | None = None) -> None:
+        """Counts one record's move times to the side that played each move (to its engine's
+        name in ``names``, when given)."""
         times = number_list(record["times"])
         if not times:
             return
@@ -280,22 +303,25 @@ class MoveTimes:
         for ply, ms in enumerate(times):
             white = (ply % 2 == 0) == white_first
             side = "candidate" if white == candidate_white else "baseline"
-            self.moves[side] += 1
-            self.total_ms[side] += ms
+            key = side if names is None else names[side]
+            self.moves[key] += 1
+            self.total_ms[key] += ms
             if ply < SERIES_PLIES:
-                cell = self.by_ply[side][ply // 2]
+                cell = self.by_ply[key][ply // 2]
                 cell[0] += 1
                 cell[1] += ms
 
-    def as_json(self) -> dict[str, Any]:
+    def of(self, key: str) -> dict[str, Any]:
+        """One side's (or engine's) moves timed, total, mean and mean at each move number."""
+        moves, total = self.moves.get(key, 0), self.total_ms.get(key, 0)
         return {
-            side: {
-                "moves": self.moves[side],
-                "total_ms": self.total_ms[side],
-                "mean_ms": self.total_ms[side] / self.moves[side] if self.moves[side] else None,
-                "by_move": {
-                    str(n + 1): total / count for n, (count, total) in sorted(self.by_ply[side].items())
-                },
-            }
-            for side in SIDES
+            "moves": moves,
+            "total_ms": total,
+            "mean_ms": total / moves if moves else None,
+            "by_move": {
+                str(n + 1): ms / count for n, (count, ms) in sorted(self.by_ply.get(key, {}).items())
+            },
         }
+
+    def as_json(self) -> dict[str, Any]:
+        return {key: self.of(key) for key in self.moves}

@@ -171,6 +171,43 @@ def _fault_cells(f: dict[str, Any]) -> list[Any]:
     return [f["total"], *(f[k] for k in FAULT_KINDS)]
 
 
+def move_times_table(heads: list[str], rows: list[tuple[list[Any], dict[str, Any]]]) -> str:
+    """The time per move of each side or engine: ``rows`` are its first cells (under ``heads``)
+    and its times (``MoveTimes``)."""
+    return table(
+        [*heads, "moves timed", "mean ms per move", "total s"],
+        [[*cells, t["moves"], fmt(t["mean_ms"]), f"{t['total_ms'] / 1000:.1f}"] for cells, t in rows],
+        left=tuple(range(len(heads))),
+    )
+
+
+def faults_table(heads: list[str], rows: list[tuple[list[Any], dict[str, Any]]]) -> str:
+    """The faults of each side or engine by kind, and the last one's reason: ``rows`` are its
+    first cells (under ``heads``) and its faults."""
+    return table(
+        [*heads, "faults", *(FAULT_LABELS[k] for k in FAULT_KINDS), "last reason"],
+        [[*cells, *_fault_cells(f), terminal((f["last"] or {}).get("reason", ""))] for cells, f in rows],
+        left=(*range(len(heads)), len(heads) + 1 + len(FAULT_KINDS)),
+    )
+
+
+def last_fault(who: str, faults: dict[str, Any]) -> str:
+    """The last fault of ``who`` (a side, an engine): its reason, where it happened, its stderr
+    lines; empty without a fault."""
+    f = faults["last"]
+    if f is None:
+        return ""
+    return (
+        f"<h3>Last fault of {esc(terminal(who))}</h3><p>{esc(terminal(f['reason']))} "
+        f"(worker {esc(f['worker'])}, batch {esc(f['batch'])}, game {esc(f['game'])})</p>"
+        + (
+            f"<pre>{esc(chr(10).join(terminal(line) for line in f['stderr']))}</pre>"
+            if f["stderr"]
+            else '<p class="muted">no stderr</p>'
+        )
+    )
+
+
 def engines_html(data: dict[str, Any], plots: dict[str, str]) -> str:
     """The engines section: each side's name, version, options and commit, the limits, the time
     per move, and the faults (per engine and per worker, the last with its stderr lines)."""
@@ -199,27 +236,11 @@ def engines_html(data: dict[str, Any], plots: dict[str, str]) -> str:
         for side, s in e["sides"].items()
         if len(s["reported"]) > 1
     ]
-    times = e["move_times"]
-    move_times = table(
-        ["side", "name", "moves timed", "mean ms per move", "total s"],
-        [
-            [side, e["sides"][side]["name"], t["moves"], fmt(t["mean_ms"]), f"{t['total_ms'] / 1000:.1f}"]
-            for side, t in times.items()
-        ],
-        left=(0, 1),
+    move_times = move_times_table(
+        ["side", "name"], [([side, e["sides"][side]["name"]], t) for side, t in e["move_times"].items()]
     )
-    faults = table(
-        ["side", "name", "faults", *(FAULT_LABELS[k] for k in FAULT_KINDS), "last reason"],
-        [
-            [
-                side,
-                s["name"],
-                *_fault_cells(s["faults"]),
-                terminal((s["faults"]["last"] or {}).get("reason", "")),
-            ]
-            for side, s in e["sides"].items()
-        ],
-        left=(0, 1, 9),
+    faults = faults_table(
+        ["side", "name"], [([side, s["name"]], s["faults"]) for side, s in e["sides"].items()]
     )
     by_worker = table(
         ["worker", "time factor", "min", "max", "faults", *(FAULT_LABELS[k] for k in FAULT_KINDS)],
@@ -234,17 +255,7 @@ def engines_html(data: dict[str, Any], plots: dict[str, str]) -> str:
             for w in e["workers"]
         ],
     )
-    last = [
-        f"<h3>Last fault of the {esc(side)}</h3><p>{esc(terminal(f['reason']))} "
-        f"(worker {esc(f['worker'])}, batch {esc(f['batch'])}, game {esc(f['game'])})</p>"
-        + (
-            f"<pre>{esc(chr(10).join(terminal(line) for line in f['stderr']))}</pre>"
-            if f["stderr"]
-            else '<p class="muted">no stderr</p>'
-        )
-        for side, s in e["sides"].items()
-        if (f := s["faults"]["last"]) is not None
-    ]
+    last = [last_fault(f"the {side}", s["faults"]) for side, s in e["sides"].items()]
     plot = (
         [figure(plots["move_times"], "Mean time per move at each move number.")]
         if "move_times" in plots

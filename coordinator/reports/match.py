@@ -75,6 +75,7 @@ def run_info(run: Run, parent: int | None = None) -> dict[str, Any]:
         "finished_at": iso(run.finished_at),
         "engine_version": run.config.get("engine_version"),
         "parent": parent,
+        "playing": run.playing,
     }
 
 

@@ -86,6 +86,8 @@ def match_status_text(store: Store, run: Run) -> str:
         if key in data:
             value = decision_label(data[key]) if key == "decision" else data[key]
             lines.append(f"{key}: {terminal(value)}")
+    if data["playing"]:
+        lines.append(f"playing: {data['playing']} games in batches in flight (not yet counted)")
     for side in ("candidate", "baseline"):
         if side in data:
             where = f" from {data[side]['repo']}" if "repo" in data[side] else ""

@@ -54,16 +54,7 @@ def engines_lines(engines: dict[str, Any]) -> list[str]:
         )
     lines.append(f"limits: {engines['limits']}")
     for side, e in engines["sides"].items():
-        f = e["faults"]
-        if not f["total"]:
-            continue
-        kinds = ", ".join(f"{FAULT_LABELS[k]} {f[k]}" for k in FAULT_KINDS if f[k])
-        last = f["last"]
-        lines.append(
-            f"faults of the {side}: {f['total']} ({kinds}); last: {last['reason']} "
-            f"(worker {last['worker']}, batch {last['batch']})"
-        )
-        lines += [f"  stderr: {line}" for line in last["stderr"]]
+        lines += fault_lines(f"the {side}", e["faults"])
     for w in engines["workers"]:
         if engines["timed"] or w["faults"]["total"]:
             lines.append(
@@ -71,6 +62,20 @@ def engines_lines(engines: dict[str, Any]) -> list[str]:
                 f"({w['time_factor_min']:.2f} to {w['time_factor_max']:.2f}), faults {w['faults']['total']}"
             )
     return [terminal(line) for line in lines]
+
+
+def fault_lines(who: str, f: dict[str, Any]) -> list[str]:
+    """The faults of ``who`` (a side, an engine) by kind, the last one's reason and its stderr
+    lines (none without a fault; not escaped)."""
+    if not f["total"]:
+        return []
+    kinds = ", ".join(f"{FAULT_LABELS[k]} {f[k]}" for k in FAULT_KINDS if f[k])
+    last = f["last"]
+    return [
+        f"faults of {who}: {f['total']} ({kinds}); last: {last['reason']} "
+        f"(worker {last['worker']}, batch {last['batch']})",
+        *(f"  stderr: {line}" for line in last["stderr"]),
+    ]
 
 
 def move_times_line(times: dict[str, Any]) -> str | None:
@@ -228,7 +233,9 @@ def tournament_text(data: dict[str, Any]) -> str:
     lines = [
         _fit(
             f"tournament {run['id']} ({data['format']}, {run['game']}): {run['state']}, "
-            f"{data['games']}/{data['planned_games']} games counted, {len(data['engines'])} engines"
+            f"{data['games']}/{data['planned_games']} games counted"
+            + (f" (+{run['playing']} playing)" if run.get("playing") else "")
+            + f", {len(data['engines'])} engines"
         )
     ]
     if run.get("error"):
@@ -239,7 +246,7 @@ def tournament_text(data: dict[str, Any]) -> str:
             if "ratings_error" in data
             else "no games counted yet"
         )
-        return "\n".join(lines)
+        return "\n".join([*lines, *engines_facts(data["engines"])])
     confidence = 100 * data["confidence"]
     anchor = terminal(data["anchor"]) if data["anchor"] else "the mean"
     lines.append(_fit(f"ratings: {data['model']}, Elo relative to {anchor}, +/- at {confidence:g}%"))
@@ -273,7 +280,18 @@ def tournament_text(data: dict[str, Any]) -> str:
     if data["chain"] is not None:
         lines.append(f"champions of tuning run {data['champions_of']}:")
         lines += [f"  {line}" for line in data["chain"]["lines"]]
-    return "\n".join(lines)
+    return "\n".join([*lines, *engines_facts(data["engines"])])
+
+
+def engines_facts(engines: list[dict[str, Any]]) -> list[str]:
+    """A tournament's time per move and faults of each engine, as a match's are said (after a
+    blank line; nothing where no move was timed and no engine faulted)."""
+    lines = []
+    if (times := move_times_line({e["name"]: e["move_times"] for e in engines})) is not None:
+        lines.append(times)
+    for e in engines:
+        lines += fault_lines(e["name"], e["faults"])
+    return ["", *(_fit(terminal(line)) for line in lines)] if lines else []
 
 
 def noted(text: str, data: dict[str, Any]) -> str:

@@ -1,6 +1,7 @@
 """The report data of a tournament: its rating list (maximum likelihood over every counted game,
 see :mod:`coordinator.ratings`), likelihoods of superiority, head-to-head scores, ratings over the
-games, and, for a tuning run's champions, whether the list orders them as the chain claims."""
+games, each engine's faults and time per move (gathered as a match report's, per engine name), and,
+for a tuning run's champions, whether the list orders them as the chain claims."""
 
 from __future__ import annotations
 
@@ -10,10 +11,12 @@ from itertools import pairwise
 from typing import Any
 
 from coordinator.ratings import NotRatable, RatedGame, RatingList, rate, rate_over
-from coordinator.reports.match import run_info
+from coordinator.reports.engines import MoveTimes, from_results, repos_of
+from coordinator.reports.match import counted_result_rows, run_info
 from coordinator.store import Run, Store
 from coordinator.tournament.config import TournamentConfig
 from coordinator.tournament.games import rated_games
+from wire.protocol import SIDES
 
 #: Points of the ratings-over-games plot at most (each one a full rating of the games so far).
 CHECKPOINTS = 8
@@ -76,6 +79,27 @@ def chain_check(ratings: RatingList) -> dict[str, Any]:
     return {"confirmed": not broken, "lines": broken or ["chain order confirmed"]}
 
 
+def engines_rows(store: Store, run: Run, config: TournamentConfig, times: MoveTimes) -> list[dict[str, Any]]:
+    """Each engine of the tournament with its faults and its time per move in the counted games
+    (the match report's figures, per engine name instead of per side; ``times`` gathered from
+    the records already)."""
+    pairings = store.pairings(run.id)
+    rows = counted_result_rows(store, run.id, run.counted_batches)
+    names = [e.name for e in config.entrants]
+    found = from_results(
+        rows, repos_of(config), lambda index: dict(zip(SIDES, pairings[index], strict=True)), names
+    )
+    return [
+        {
+            "name": e.name,
+            "source": e.source,
+            "faults": found["faults"][e.name],
+            "move_times": times.of(e.name),
+        }
+        for e in config.entrants
+    ]
+
+
 def tournament_report(store: Store, run: Run, anchor: str | None = None) -> dict[str, Any]:
     """The report data of tournament ``run``, its ratings relative to engine ``anchor`` (None: to
     their mean); ValueError for an anchor that is not one of its engines."""
@@ -85,13 +109,14 @@ def tournament_report(store: Store, run: Run, anchor: str | None = None) -> dict
         raise ValueError(
             f"--anchor: expected an engine of tournament {run.id} ({', '.join(names)}), got {anchor!r}"
         )
-    games = rated_games(store, run)
+    times = MoveTimes(names)
+    games = rated_games(store, run, times.add)
     data: dict[str, Any] = {
         "type": "tournament",
         "run": run_info(run),
         "format": config.format,
         "gauntlet_engine": names[config.vs] if config.format == "gauntlet" else None,
-        "engines": [{"name": e.name, "source": e.source} for e in config.entrants],
+        "engines": engines_rows(store, run, config, times),
         "pairs_per_pairing": config.pairs,
         "pairings": len(config.pairings),
         "planned_batches": config.max_batches,

@@ -1,12 +1,25 @@
 """The HTML page of a tournament report: the rating list, the LOS heat map, ratings over the
-games, head-to-head scores, the champion chain's check and the settings."""
+games, head-to-head scores, each engine's time per move and faults, the champion chain's check and
+the settings."""
 
 from __future__ import annotations
 
 import json
 from typing import Any
 
-from coordinator.reports.html import ReportPage, esc, figure, fmt, page, pairs_table, section, table
+from coordinator.reports.html import (
+    ReportPage,
+    esc,
+    faults_table,
+    figure,
+    fmt,
+    last_fault,
+    move_times_table,
+    page,
+    pairs_table,
+    section,
+    table,
+)
 
 
 def _percent(value: float | None) -> str:
@@ -63,6 +76,21 @@ def _head_to_head(data: dict[str, Any]) -> str:
     return table(["engine", "opponent", "W", "D", "L", "pairs LL LD DD/WL WD WW"], rows, left=(0, 1, 5))
 
 
+def _engines(data: dict[str, Any]) -> str:
+    """Each engine's time per move and faults in the counted games (as a match report shows its
+    two sides'), the last fault of each with its stderr lines."""
+    engines = data["engines"]
+    return "".join(
+        [
+            "<h3>Time per move</h3>",
+            move_times_table(["engine"], [([e["name"]], e["move_times"]) for e in engines]),
+            "<h3>Faults</h3>",
+            faults_table(["engine"], [([e["name"]], e["faults"]) for e in engines]),
+            *(last_fault(e["name"], e["faults"]) for e in engines),
+        ]
+    )
+
+
 def tournament_html(data: dict[str, Any], plots: dict[str, str]) -> ReportPage:
     """The page of a tournament report."""
     r = data["run"]
@@ -102,6 +130,7 @@ def tournament_html(data: dict[str, Any], plots: dict[str, str]) -> ReportPage:
             ("los", "LOS matrix"),
             ("over-games", "Ratings over games"),
             ("head-to-head", "Head to head"),
+            ("engines", "Engines"),
             ("settings", "Settings"),
         ],
         section("ratings", "Rating list", headline, _rating_list(data), chain),
@@ -116,5 +145,6 @@ def tournament_html(data: dict[str, Any], plots: dict[str, str]) -> ReportPage:
             figure(plots["over_games"], "Each engine's rating and error bar, rated from the games so far."),
         ),
         section("head-to-head", "Head to head", _head_to_head(data)),
+        section("engines", "Engines", _engines(data)),
         section("settings", "Settings", settings),
     )

@@ -33,19 +33,26 @@ def duration(seconds: float | None) -> str:
 
 
 def eta_seconds(p: Progress) -> float | None:
-    """Time to the decision, extrapolating the LLR's drift per game (capped by the budget)."""
-    if p.elapsed <= 0 or p.games_played_here <= 0 or p.games <= 0:
+    """Time to the decision, extrapolating the LLR's drift per game (capped by the budget) at this
+    command's speed (games still playing included: see :attr:`Progress.playing`)."""
+    rate = p.games_per_second
+    if rate <= 0:
         return None
-    rate = p.games_played_here / p.elapsed
     remaining: float | None = None
-    if p.llr > 0:
+    if p.games > 0 and p.llr > 0:
         remaining = p.games * (p.upper_bound - p.llr) / p.llr
-    elif p.llr < 0:
+    elif p.games > 0 and p.llr < 0:
         remaining = p.games * (p.lower_bound - p.llr) / p.llr
     if p.max_games is not None:
-        budget_left = max(p.max_games - p.games, 0)
+        budget_left = max(p.max_games - p.games - p.playing, 0)
         remaining = budget_left if remaining is None else min(remaining, budget_left)
     return None if remaining is None else max(remaining, 0.0) / rate
+
+
+def games_text(p: Progress) -> str:
+    """``120 games``, and the games still playing apart (``120 games +38 playing``): only
+    the first are counted."""
+    return f"{p.games} games" + (f" +{p.playing} playing" if p.playing else "")
 
 
 #: The columns a progress line fits in (an 80-column terminal, its last column left free).
@@ -65,21 +72,22 @@ def fit_line(parts: list[tuple[int, str]], width: int = PROGRESS_WIDTH) -> str:
 
 
 def progress_line(p: Progress) -> str:
-    """One line of at most 80 columns: games, the refusals when every answer is refused, LLR
-    [bounds], Elo +- 95%, ETA, games/s, batches in flight (before the first game counts: right
-    after the LLR), the pentanomial counts (the last ones left out first when they do not fit)."""
+    """One line of at most 80 columns: games (counted, and still playing), the refusals when every
+    answer is refused, LLR [bounds], Elo +- 95%, ETA, games/s, batches in flight (before any game
+    is counted or told: right after the LLR), the pentanomial counts (the last ones left out first
+    when they do not fit)."""
     elo = fixed_elo(p.pentanomial) if p.games else None
-    rate = p.games_played_here / p.elapsed if p.elapsed > 0 else 0.0
     elo_text = f"{elo.elo:+.1f}+-{elo.elo95:.1f}" if elo is not None else "-"
     return fit_line(
         [
-            (0, f"run {p.run_id}: {p.games} games"),
+            (0, f"run {p.run_id}: {games_text(p)}"),
             (0, p.refused or ""),
             (1, f"LLR {p.llr:+.2f} [{p.lower_bound:.2f},{p.upper_bound:.2f}]"),
             (2, f"Elo {elo_text}"),
             (2, f"ETA {duration(eta_seconds(p))}"),
-            (3, f"{rate:.1f}/s"),
-            (1 if p.games == 0 else 4, f"{p.in_flight} in flight"),  # what moves before any game counts
+            (3, f"{p.games_per_second:.1f}/s"),
+            # what moves before any game counts, until the games playing do
+            (1 if p.games == p.playing == 0 else 4, f"{p.in_flight} in flight"),
             (5, f"penta {p.pentanomial}"),
         ]
     )
@@ -244,6 +252,7 @@ def status_json(
         "finished_at": run.finished_at.isoformat() if run.finished_at else None,
         "cpu_seconds": totals.cpu_seconds,
         "games": totals.games,
+        "playing": run.playing,
         "pentanomial": totals.pentanomial,
         "wdl": totals.wdl,
         "refused": [
@@ -279,11 +288,13 @@ STATUS_HEADER = _ROW.format("id", "kind", "game", "state", "games", "Elo", "LLR"
 
 
 def status_row(run: Run, games: int, elo: str, llr: str, decision: str | None = None) -> str:
-    """One line of the runs table (``decision`` in place of the stored one's wording)."""
+    """One line of the runs table (``decision`` in place of the stored one's wording), with the
+    games still playing apart."""
     if decision is None:
         decision = decision_label(run.decision) if run.decision else "-"
     row = _ROW.format(run.id, str(run.kind), run.game, str(run.state), games, elo, llr, decision)
-    return row + (" (unverifiable)" if unverifiable_engines(run.config) else "")
+    playing = f" (+{run.playing} games playing)" if run.playing else ""
+    return row + playing + (" (unverifiable)" if unverifiable_engines(run.config) else "")
 
 
 #: Why a stored run's statistics cannot be shown: a configuration this version refuses (such as a

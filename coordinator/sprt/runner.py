@@ -112,11 +112,19 @@ class Progress:
     #: Why every answer since the last stored result was refused, when they all were for one
     #: reason (``"3 answers refused: ..."``); None while results arrive.
     refused: str | None = None
+    #: Games played so far in the batches in flight, as their workers told (a claim nobody
+    #: checked: shown apart, for the speed and the ETA, never counted).
+    playing: int = 0
 
     @property
     def games(self) -> int:
         """Games counted."""
         return sum(self.wdl)
+
+    @property
+    def games_per_second(self) -> float:
+        """Games played by this command per second, those still playing included."""
+        return (self.games_played_here + self.playing) / self.elapsed if self.elapsed > 0 else 0.0
 
 
 class PrefixCounter:
@@ -218,6 +226,10 @@ class SprtRunner:
         self.games_played_here = 0
         self._unsaved = False
         self._saved_at = -math.inf
+        #: The games playing last recorded in the store (None: not yet, so that the first count
+        #: clears what a coordinator killed before left there), and when.
+        self._playing_saved: int | None = None
+        self._playing_at = -math.inf
         self._advance()
 
     def _ship_programs(self) -> None:
@@ -252,7 +264,13 @@ class SprtRunner:
             elapsed=time.monotonic() - self.started,
             games_played_here=self.games_played_here,
             refused=self.refused_note(),
+            playing=self.playing(),
         )
+
+    def playing(self) -> int:
+        """Games played so far in this run's batches in flight, as their workers told."""
+        told = self.executor.playing()
+        return sum(n for (run, index), n in told.items() if run == self.run_id and index in self.in_flight)
 
     def refused_note(self) -> str | None:
         """What a progress line says when every answer since the last stored result was refused
@@ -426,7 +444,8 @@ class SprtRunner:
     def count(self) -> bool:
         """Extend the counted prefix with what arrived; True if it grew or decided. The prefix is
         saved at once when it decides or shrinks (a quarantine), else at most every
-        :data:`SAVE_SECONDS` (a resumed run counts its prefix again from the stored results)."""
+        :data:`SAVE_SECONDS` (a resumed run counts its prefix again from the stored results); so
+        are the games still playing (:meth:`playing`), apart."""
         if self._discard_quarantined():
             self._save_prefix()
         before = self.prefix.batches
@@ -435,13 +454,22 @@ class SprtRunner:
         self._unsaved |= changed
         if self._unsaved and (self.decided or time.monotonic() - self._saved_at >= SAVE_SECONDS):
             self._save_prefix()
+        self._save_playing(self.playing())
         return changed
+
+    def _save_playing(self, games: int, now: bool = False) -> None:
+        """Record the games still playing for ``arbiter status`` and the dashboard, when they
+        changed, at most every :data:`SAVE_SECONDS` (unless ``now``)."""
+        if games != self._playing_saved and (now or time.monotonic() - self._playing_at >= SAVE_SECONDS):
+            self.store.set_playing(self.run_id, games)
+            self._playing_saved, self._playing_at = games, time.monotonic()
 
     def release(self) -> None:
         """Save the counted prefix and forget this run's batches in flight (their outcomes may still
         arrive and are ignored)."""
         if self._unsaved:
             self._save_prefix()
+        self._save_playing(0, now=True)
         self.in_flight.clear()
         self.store.release_batches(self.run_id)
 
@@ -508,6 +536,7 @@ def snapshot(
     elapsed: float = 0.0,
     games_played_here: int = 0,
     refused: str | None = None,
+    playing: int = 0,
 ) -> Progress:
     """A :class:`Progress` from a counted prefix."""
     lower, upper = (0.0, 0.0) if config.sprt_params is None else config.sprt_params.bounds
@@ -526,4 +555,5 @@ def snapshot(
         games_played_here=games_played_here,
         max_games=config.max_games,
         refused=refused,
+        playing=playing,
     )

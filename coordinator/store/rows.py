@@ -37,6 +37,9 @@ class Run:
     created_at: datetime
     updated_at: datetime
     finished_at: datetime | None
+    #: Games its batches in flight have played, as their workers say (a claim: never counted);
+    #: 0 unless it is running.
+    playing: int = 0
 
     @cached_property
     def settings(self) -> Any:
@@ -273,6 +276,7 @@ def run_from_row(row: Any) -> Run:
         created_at=row.created_at,
         updated_at=row.updated_at,
         finished_at=row.finished_at,
+        playing=row.playing if row.state == RunState.RUNNING else 0,
     )
 
 

@@ -180,6 +180,13 @@ class RunStore(Database):
         with self.transaction() as c:
             c.execute(update(runs).where(runs.c.id == run_id).values(**values))
 
+    def set_playing(self, run_id: int, games: int) -> None:
+        """Record the games a run's batches in flight have played, as their workers say (shown
+        apart from the counted ones). Not a change of the run: its ``updated_at`` stays (a
+        dashboard rebuilds a report only when that changes)."""
+        with self.transaction() as c:
+            c.execute(update(runs).where(runs.c.id == run_id).values(playing=games))
+
     # batches ----------------------------------------------------------------------------------
 
     def start_batch(self, run_id: int, batch_index: int, payload_digest: str, seed: int) -> int:

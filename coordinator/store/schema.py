@@ -44,6 +44,8 @@ runs = Table(
     Column("finished_at", DateTime),
     # The secret that chooses the run's spot-checked batches (hex; never sent to a worker).
     Column("check_key", String(64)),
+    # Games its batches in flight have played, as their workers say (never counted; revision 0008).
+    Column("playing", Integer, nullable=False, server_default="0"),
 )
 
 batches = Table(

@@ -16,17 +16,17 @@ if TYPE_CHECKING:
 def progress_line(p: Progress, total: int) -> str:
     """One line of at most 80 columns: batches ended of the plan (in any order: the games
     counted are those of the batches ended in a row from the first), batches in flight, games
-    counted, games per second here."""
+    counted (and still playing), games per second here."""
     from coordinator.sprt.report import fit_line
 
-    rate = p.games_played_here / p.elapsed if p.elapsed > 0 else 0.0
+    playing = f" +{p.playing} playing" if p.playing else ""
     return fit_line(
         [
             (0, f"tournament {p.run_id}: {p.stored_batches}/{total} batches ended"),
             (0, p.refused or ""),
             (1, f"{p.in_flight} in flight"),
-            (1, f"{p.games} games counted"),
-            (2, f"{rate:.1f}/s"),
+            (1, f"{p.games} games counted{playing}"),
+            (2, f"{p.games_per_second:.1f}/s"),
         ]
     )
 

@@ -58,9 +58,11 @@ class TuningDriver(TuningContext, ABC):
         )
 
     def _rate(self) -> float:
-        """Games per second played by this process so far."""
+        """Games per second played by this process so far, with those its batches in flight have
+        played (as their workers tell: for the speed and the ETA only, never counted)."""
         elapsed = time.monotonic() - self.started
-        return self.games_here / elapsed if elapsed > 0 else 0.0
+        playing = sum(self.executor.playing().values())
+        return (self.games_here + playing) / elapsed if elapsed > 0 else 0.0
 
     def _eta(self, games_left: float | None) -> float | None:
         """Seconds until ``games_left`` more games are played at this process's speed, capped by

@@ -142,7 +142,7 @@ def runs_table(rows: list[dict[str, Any]]) -> str:
                 row["game"],
                 Markup(f'<span class="{esc(row["state"])}">{esc(row["state"])}</span>'),
                 _versus(row),
-                row["games"],
+                _games(row),
                 elo_text(row),
                 llr_text(row),
                 _decision(row),
@@ -155,6 +155,11 @@ def runs_table(rows: list[dict[str, Any]]) -> str:
         ],
         left=(1, 2, 3, 4, 8),
     )
+
+
+def _games(row: dict[str, Any]) -> Any:
+    """The games counted, and those still playing apart (not yet counted)."""
+    return f"{row['games']} +{row['playing']} playing" if row.get("playing") else row["games"]
 
 
 def _served(row: dict[str, Any]) -> str:
@@ -254,6 +259,8 @@ def live_html(row: dict[str, Any]) -> str:
     state = f'<span class="{esc(row["state"])}" data-field="state">{esc(row["state"])}</span>'
     items = [state]
     items += [_live_item(item) for item in _live_items(row)]
+    if row.get("playing"):
+        items.append(_live_item(LiveItem("playing", row["playing"], "playing", " games, not yet counted")))
     items.append(
         f'<span class="muted">{esc(duration(row["seconds"]))}, updated {esc(row["updated_at"])}</span>'
     )

@@ -90,8 +90,9 @@ def run_row(store: Store, run: Run, parent: int | None) -> dict[str, Any]:
 def report_row(run: Run, data: dict[str, Any]) -> dict[str, Any]:
     """One run as its page's live line shows it, read from the report ``data`` the page shows
     below it (not from the store again, which may have moved on since the report was built), so
-    that the line and the report never disagree."""
-    row = dict(data["run"]) | {"seconds": _seconds(run), "url": f"/runs/{run.id}"}
+    that the line and the report never disagree; but for the games still playing, which are not
+    in any report (the run's own, read now: they move without the report changing)."""
+    row = dict(data["run"]) | {"seconds": _seconds(run), "url": f"/runs/{run.id}", "playing": run.playing}
     return row | kind_of(run.kind).report_row(data)
 
 

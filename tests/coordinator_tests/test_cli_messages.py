@@ -83,11 +83,14 @@ def test_every_progress_line_fits_80_columns() -> None:
         "tune": tune_progress_line(tune, 2000),
         "spsa": spsa_progress_line(spsa),
         "tournament": tournament_progress_line(sprt_progress(), 20000),
+        "playing": sprt_progress_line(sprt_progress(playing=12800)),
+        "tournament playing": tournament_progress_line(sprt_progress(playing=12800), 20000),
     }
     for kind, line in lines.items():
         assert len(line) <= PROGRESS_WIDTH, (kind, line)
     assert lines["sprt"].startswith("run 12345: 481479 games  LLR -2.50 [-2.94,2.94]  Elo ")
     assert "penta" not in lines["sprt"]  # the least important, left out when it does not fit
+    assert lines["playing"].startswith("run 12345: 481479 games +12800 playing  LLR -2.50")
     assert lines["refused"].startswith("run 12345: 481479 games  12 refused: why why")
     assert lines["tune"].startswith("trials 1234/2000 (16 running)  games 4567890")
     usual = replace(

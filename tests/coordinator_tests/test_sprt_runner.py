@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Iterator
 from functools import partial
 from pathlib import Path
@@ -327,6 +328,78 @@ def test_answers_all_refused_for_one_reason_are_on_the_progress_line(
     runner.receive(next(o for o in executor.completed() if o.result is not None))
     assert runner.progress().refused is None
     assert "refused" not in progress_line(runner.progress())
+
+
+class TellingExecutor(ShuffledExecutor):
+    """Tells ``told`` games played of each batch in flight, and of a batch of another run."""
+
+    told = 5
+
+    def playing(self) -> dict[tuple[int, int], int]:
+        return {(p.run_id, p.batch_index): self.told for p in self.queue} | {(999, 0): 7}
+
+
+def test_games_still_playing_are_shown_apart_and_never_counted(tmp_path: Path, openings: list[str]) -> None:
+    """What workers tell of the batches they play moves the progress line (games playing, speed,
+    ETA) before any batch is counted; the counts and the LLR stay those of the counted games."""
+    from coordinator.sprt.report import eta_seconds, progress_line, stored_row
+    from coordinator.web.pages import live_html, runs_table
+    from coordinator.web.summaries import run_row
+
+    cfg = config(openings, max_games=80)
+    store, run_id = fresh_run(tmp_path, "playing.db", cfg)
+    store.set_playing(run_id, 99)  # left by a coordinator killed while its batches played
+    SprtRunner(store, run_id, cfg, ShuffledExecutor(1), check=accept_standin_games).count()
+    assert store.get_run(run_id).playing == 0  # type: ignore[union-attr]
+    executor = TellingExecutor(1, slots=3)
+    runner = SprtRunner(store, run_id, cfg, executor, check=accept_standin_games)
+    runner.fill()
+    p = runner.progress()
+    assert (p.games, p.playing, p.llr, p.wdl) == (0, 15, 0.0, [0, 0, 0])  # 3 batches, another run's left out
+    line = progress_line(p)
+    assert line.startswith(f"run {run_id}: 0 games +15 playing") and f"{p.games_per_second:.1f}/s" in line
+    assert p.games_per_second > 0 and eta_seconds(p) == pytest.approx((80 - 15) / p.games_per_second)
+    before = store.get_run(run_id)
+    runner.count()  # records the games playing for status and the dashboard, as a change of nothing
+    run = store.get_run(run_id)
+    assert run is not None and before is not None
+    assert (run.playing, run.updated_at, store.totals(run_id).games) == (15, before.updated_at, 0)
+    assert stored_row(store, run).endswith("(+15 games playing)")
+    assert stored_status(store, run)["playing"] == 15
+    row = run_row(store, run, None)
+    assert '<b data-field="playing">15</b> games, not yet counted' in live_html(row)
+    assert "0 +15 playing" in runs_table([row])
+    while 0 not in runner.results:
+        for outcome in executor.completed():
+            runner.receive(outcome)
+    runner.count()
+    p = runner.progress()
+    assert p.games == 8 * p.counted_batches == store.totals(run_id, p.counted_batches).games > 0
+    assert p.playing == 5 * len(executor.queue) and p.in_flight == len(executor.queue)
+    runner.release()
+    assert store.get_run(run_id).playing == 0  # type: ignore[union-attr]
+
+
+def test_the_local_pool_tells_the_games_played_while_a_batch_plays() -> None:
+    """A batch of the local pool tells its games played as it goes (long enough never to end
+    here: it is cancelled once it told)."""
+    long_batch = BatchPayload(
+        1, 0, "congo", None, None, book_positions("congo", 4) * 250, engine.Limits(nodes=1000),
+        engine.Adjudication(max_plies=200), 0, engine.ENGINE_VERSION,
+    )  # fmt: skip
+    with LocalExecutor(1) as executor:
+        executor.submit(long_batch)
+
+        def told() -> int:
+            assert not list(executor.completed(timeout=0.1)), "the long batch ended"
+            return executor.playing().get((1, 0), 0)
+
+        deadline = time.monotonic() + 60
+        while not (played := told()):
+            assert time.monotonic() < deadline, "no games told within 60 s"
+        assert 1 <= played < 2000
+        executor.cancel()
+        assert executor.playing() == {}
 
 
 @pytest.mark.parametrize(("max_games", "played"), [(20, 20), (21, 20), (16, 16), (2, 2)])

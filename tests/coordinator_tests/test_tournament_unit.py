@@ -1,5 +1,5 @@
 """A tournament's pairings and batch plan (pure functions of its configuration), and the report's
-check of a champion chain against the rating list."""
+check of a champion chain against the rating list and its engines' faults and time per move."""
 
 from __future__ import annotations
 
@@ -9,8 +9,13 @@ import pytest
 
 import engine
 from coordinator.ratings import RatedGame, rate
-from coordinator.reports.tournament import chain_check, checkpoints
+from coordinator.reports.text import tournament_text
+from coordinator.reports.tournament import chain_check, checkpoints, tournament_report
+from coordinator.reports.tournament_html import tournament_html
+from coordinator.runs import RunKind
+from coordinator.store import Store
 from coordinator.tournament.config import Entrant, TournamentConfig, pairings_of, stored_sides
+from wire.protocol import BatchResult, Color, GameRecord
 
 OPENINGS = [f"opening {i}" for i in range(7)]
 
@@ -99,3 +104,45 @@ def test_a_chain_is_confirmed_or_its_broken_links_named() -> None:
     line = check["lines"][0]
     assert line.startswith("#2 is not above #1 (LOS ") and line.endswith("%)")
     assert 0 <= int(line.removeprefix("#2 is not above #1 (LOS ").removesuffix("%)")) < 50
+
+
+def test_the_report_gives_each_engine_its_faults_and_time_per_move() -> None:
+    """Faults and move times are told per side by each batch, and reported per engine by the
+    tournament's pairings, in the JSON data, the text and the page, as a match reports its sides."""
+    c = config(["a", "b", "c"], limits=engine.Limits(movetime_ms=50), pairs=1, batch_pairs=1)
+    store = Store("sqlite://")
+    run_id = store.create_run(RunKind.TOURNAMENT, c.game, c.to_json(), c.fingerprint())
+    store.record_pairings(run_id, c.batch_names())
+    assert c.batch_names() == [("a", "b"), ("a", "c"), ("b", "c")]
+    faults = {  # the baseline b crashes in batch 0, the candidate b forfeits in batch 2
+        0: [{"game": 0, "side": "baseline", "reason": "crashed: signal 11", "stderr": ["core \x1b[2J"]}],
+        1: [{"game": 1, "side": "nobody", "reason": "a side no batch has", "stderr": []}],
+        2: [{"game": 1, "side": "candidate", "reason": "time forfeit", "stderr": []}],
+    }
+    for index in range(3):
+        games = [  # the candidate moves first in game 0 (10 ms, then 20 for the baseline), second in game 1
+            GameRecord(OPENINGS[0], "", "0-1", "crash", Color.WHITE, "", "10 20"),
+            GameRecord(OPENINGS[0], "", "1-0", "time_forfeit", Color.BLACK, "", "30 70"),
+        ]
+        result = BatchResult(
+            run_id, index, "v", [0, 0, 0, 0, 1], [0, 0, 2], games, worker="w:1", faults=faults[index]
+        )
+        assert store.record_result(run_id, index, result)
+    store.update_run(run_id, counted_batches=3)
+    run = store.get_run(run_id)
+    assert run is not None
+    data = tournament_report(store, run)
+    engines = {e["name"]: e for e in data["engines"]}
+    times = {name: (e["move_times"]["moves"], e["move_times"]["total_ms"]) for name, e in engines.items()}
+    assert times == {"a": (4, 160), "b": (4, 130), "c": (4, 100)}
+    assert {name: e["faults"]["total"] for name, e in engines.items()} == {"a": 0, "b": 2, "c": 0}
+    b = engines["b"]["faults"]
+    assert (b["crash"], b["time_forfeit"], b["total"]) == (1, 1, 2)
+    assert (b["last"]["reason"], b["last"]["batch"]) == ("time forfeit", 2)
+    text = tournament_text(data)
+    assert "time per move: a 40 ms over 4 moves, b 32 ms over 4 moves, c 25 ms over 4 moves" in text
+    assert "faults of b: 2 (crashes 1, forfeits 1); last: time forfeit (worker w:1, batch 2)" in text
+    assert "faults of a" not in text and "nobody" not in text
+    page = str(tournament_html(data, {"los": "", "over_games": ""}))
+    assert 'id="engines"' in page and "Last fault of b" in page and "\x1b" not in page
+    store.close()

@@ -27,6 +27,7 @@ from celery_testkit import (
     WorkerPool,
     free_port,
     started_tasks,
+    task_metas,
     wait_until,
     waiting_tasks,
 )
@@ -359,13 +360,23 @@ def test_a_wrong_password_is_named_as_such(redis_server: RedisDatabase) -> None:
 
 def test_a_revoked_batch_stops_playing(redis_server: RedisDatabase, workers: WorkerPool) -> None:
     """A batch revoked while a worker plays it (a run that ended, a copy nobody waits for) stops
-    there: the worker takes the next batch at once instead of playing the revoked one to its end."""
-    endless = make_config(limits=engine.Limits(nodes=5_000_000), batch_pairs=8, max_games=None)
+    there: the worker takes the next batch at once instead of playing the revoked one to its end.
+    While it plays, its worker tells the games played so far (before anything is counted)."""
+    endless = make_config(limits=engine.Limits(nodes=1000), batch_pairs=1000, max_games=None)
     short = make_config(seed=12)
     worker = workers.start("revoked")
     with CeleryExecutor(redis_server.url, concurrency=1) as first:
         first.submit(endless.batch_plan().payload(1, 0))
         wait_until(lambda: started_tasks(redis_server, worker.node), 60, "the long batch to start")
+
+        def told() -> int:
+            assert not list(first.completed(timeout=0.2)), "the long batch ended"
+            return first.playing().get((1, 0), 0)
+
+        assert 1 <= wait_until(told, 60, "the worker to tell its games played") < 2000
+        [meta] = task_metas(redis_server)  # what it stores: its games, not the whole payload again
+        assert meta["status"] == "PROGRESS" and meta["result"]["hostname"] == worker.node
+        assert "args" not in meta and started_tasks(redis_server, worker.node)
         first.cancel()  # revokes it, terminating its playing
     started = time.monotonic()
     with CeleryExecutor(redis_server.url, concurrency=1) as second:

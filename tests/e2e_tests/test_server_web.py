@@ -8,7 +8,6 @@ from __future__ import annotations
 import http.cookiejar
 import io
 import re
-import subprocess
 import urllib.error
 import urllib.parse
 import urllib.request
@@ -19,8 +18,9 @@ from pathlib import Path
 
 import pytest
 from server_testkit import ServerProcess
-from sprt_testkit import cli_command
 
+from coordinator.accounts.passwords import hash_password
+from coordinator.accounts.rules import AccountState
 from coordinator.store import Store
 
 #: Bound on a request (seconds).
@@ -97,25 +97,24 @@ class Browser:
         return self.open("/login", {"name": name, "password": password, "next": "/", "csrf": token})
 
 
-def add_user(store: str, directory: Path, name: str, role: str = "user") -> None:
-    done = subprocess.run(
-        [*cli_command("user", "add", name, "--role", role, "--password-stdin"), "--store", store],
-        input=PASSWORD.encode(),
-        capture_output=True,
-        cwd=directory,
-        timeout=TIMEOUT,
-    )
-    assert done.returncode == 0, done.stderr.decode()
+def add_user(store: str, name: str, role: str = "user") -> None:
+    """An active account, as ``arbiter user add`` makes it (a command each cost a second of CPU)."""
+    accounts = Store(store)
+    try:
+        accounts.create_account(name, hash_password(PASSWORD), role, AccountState.ACTIVE)
+    finally:
+        accounts.close()
 
 
 @pytest.fixture
 def server(tmp_path: Path) -> Iterator[ServerProcess]:
+    """A server that takes what the forms submit and plays none of it (the forms are what is tested)."""
     store = f"sqlite:///{tmp_path / 'server.db'}"
-    process = ServerProcess(tmp_path, store, args=("--concurrency", "1"))
+    process = ServerProcess(tmp_path, store, args=("--no-play",))
     try:
         process.start()
-        add_user(store, tmp_path, "alice")
-        add_user(store, tmp_path, "ann", "approver")
+        add_user(store, "alice")
+        add_user(store, "ann", "approver")
         yield process
     finally:
         process.stop()
@@ -346,9 +345,9 @@ def test_an_engine_program_comes_as_a_zip_and_stays_in_its_folder(
 
 def test_a_private_server_sends_readers_to_log_in(tmp_path: Path) -> None:
     store = f"sqlite:///{tmp_path / 'private.db'}"
-    process = ServerProcess(tmp_path, store, args=("--concurrency", "1", "--private"), name="p").start()
+    process = ServerProcess(tmp_path, store, args=("--no-play", "--private"), name="p").start()
     try:
-        add_user(store, tmp_path, "alice")
+        add_user(store, "alice")
         web = Browser(process.url)
         status, headers, _, _ = web.open("/runs/1")
         assert status == 303 and headers["location"] == "/login?next=/runs/1"

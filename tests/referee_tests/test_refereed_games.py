@@ -75,9 +75,11 @@ def test_a_batch_of_pairs_gives_records_the_coordinator_accepts() -> None:
     openings = [START[game], "gmelecz/ppppppp/7/7/3P3/PPP1PPP/GMELECZ b"]
     with player(game, name="candidate") as candidate, player(game, name="baseline") as baseline:
         limits = {0: engine.Limits(nodes=600), 1: engine.Limits(nodes=700)}
-        games = play_pairs(candidate, baseline, game, openings, limits.__getitem__, ADJUDICATION)
+        told: list[int] = []
+        games = play_pairs(candidate, baseline, game, openings, limits.__getitem__, ADJUDICATION, told.append)
         assert candidate.starts == baseline.starts == 1
     assert [g.candidate_color for g in games] == [Color.WHITE, Color.BLACK] * 2
+    assert told == [1, 2, 3, 4]  # the games played, told after each
     records = [g.record() for g in games]
     assert [r.opening for r in records] == [openings[0]] * 2 + [openings[1]] * 2
     check_records(game, records, ADJUDICATION, engine.Limits(nodes=600), programs=True)

@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 
 import engine
+from wire.progress import Report
 from wire.protocol import PAIR_COLORS, Color, GameRecord
 from worker.referee.game import PlayedGame, play_game
 from worker.referee.player import EnginePlayer
@@ -34,12 +35,13 @@ def play_pairs(
     openings: Sequence[str],
     limits: engine.Limits | Callable[[int], engine.Limits],
     adjudication: engine.Adjudication | None = None,
+    progress: Report | None = None,
 ) -> list[PairedGame]:
     """Plays each opening twice, the candidate white first, in order: two games per pair.
 
     ``limits`` is the same for every pair, or a function of the pair's index (a node limit that
-    varies per pair, as ``worker.games.pair_limits`` makes it). The engines are left running
-    for the caller to close.
+    varies per pair, as ``worker.games.pair_limits`` makes it); ``progress`` is told the games
+    played after each one. The engines are left running for the caller to close.
     """
     played: list[PairedGame] = []
     for pair, opening in enumerate(openings):
@@ -48,4 +50,6 @@ def play_pairs(
             white, black = (candidate, baseline) if color is Color.WHITE else (baseline, candidate)
             game_played = play_game(white, black, game, opening, pair_limits, adjudication)
             played.append(PairedGame(color, game_played, timed=not pair_limits.deterministic))
+            if progress is not None:
+                progress(len(played))
     return played

@@ -32,10 +32,13 @@ delivers one outcome per submission, and the scheduler validates every outcome a
 result per (run, batch), so a duplicate never counts twice.
 
 Polling. Results are read from the result backend with one ``MGET`` over the keys of every task in
-flight per poll, and deleted once delivered. The Redis backend is used without Celery's per-task
-pub/sub subscription (:class:`PolledRedisBackend`), so nothing accumulates unread. Every wait is
-bounded; while the broker or the backend is unreachable, polls and sends fail quietly (one warning)
-and the leases re-send the work once it is back.
+flight per poll, and deleted once delivered. The same read brings the games a worker says it has
+played so far (its task's ``PROGRESS`` state, :mod:`wire.progress`), kept for :meth:`playing`
+and never counted; like ``STARTED``, it starts the attempt's lease afresh (it says no more than
+``STARTED``, which anyone who can write to the backend can write too). The Redis backend is used
+without Celery's per-task pub/sub subscription (:class:`PolledRedisBackend`), so nothing
+accumulates unread. Every wait is bounded; while the broker or the backend is unreachable, polls
+and sends fail quietly (one warning) and the leases re-send the work once it is back.
 """
 
 from __future__ import annotations
@@ -80,6 +83,7 @@ from wire.celeryconfig import (
 )
 from wire.connectivity import check_reachable, safe_url
 from wire.programs import PROGRAM_TTL, program_key
+from wire.progress import PROGRESS_STATE, games_played
 from wire.protocol import MAX_WORKER_NAME, TASK_NAME, BatchPayload
 from wire.sealing import (
     SECRET_ENV,
@@ -152,6 +156,8 @@ class _Attempt:
     sent: bool = True
     started: bool = False
     dropped: bool = False
+    #: The games its worker says it has played so far (:mod:`wire.progress`), once told.
+    played: int | None = None
 
 
 def _poll_share(payloads: Iterable[BatchPayload]) -> float:
@@ -542,10 +548,23 @@ class CeleryExecutor(Executor):
                 return BatchOutcome(run_id, index, error=error), attempt
             if status == states.REVOKED:
                 attempt.dropped = True
-            elif status == states.STARTED and not attempt.started:
+                continue
+            if status == PROGRESS_STATE:  # a claim, shown apart and never counted
+                attempt.played = games_played(meta.get("result") if meta else None, 2 * job.payload.pairs)
+            if status in (states.STARTED, PROGRESS_STATE) and not attempt.started:
                 attempt.started = True  # the lease counts from the start of the playing
                 attempt.deadline = max(attempt.deadline, now + job.lease)
         return None
+
+    def playing(self) -> dict[tuple[int, int], int]:
+        """The games played so far that the workers of batches in flight told, read by the polls
+        that look for results (the most any attempt of a batch told)."""
+        found: dict[tuple[int, int], int] = {}
+        for job in self._jobs.values():
+            told = [a.played for a in job.attempts if a.played is not None]
+            if told:
+                found[job.key] = max(found.get(job.key, 0), *told)
+        return found
 
     def _answer(self, job: _Job, attempt: _Attempt, value: Any) -> BatchOutcome:
         """The outcome of a task's stored answer: unsealed with the fleet's keys (an answer that
