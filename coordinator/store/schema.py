@@ -53,7 +53,7 @@ batches = Table(
     metadata,
     Column("run_id", Integer, ForeignKey("runs.id"), nullable=False),
     Column("batch_index", Integer, nullable=False),
-    # The openings of a batch sent before revision 0008 (since: None, they follow from the run's
+    # The openings of a batch sent before revision 0009 (since: None, they follow from the run's
     # configuration and the batch's index), and the SHA-256 of the payload's text as sent.
     Column("openings", Text),
     Column("payload_digest", String(64)),

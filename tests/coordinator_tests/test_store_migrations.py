@@ -90,7 +90,7 @@ def test_a_store_of_0_1_0_upgrades_in_place_and_keeps_everything(tmp_path: Path)
         else:
             assert isinstance(config, TuneConfig)
     assert str(runs[18].state) == "interrupted" and store.quarantines(18)[0].worker == "forger:1"
-    # Batches sent before revision 0008 keep their openings, and have no payload digest.
+    # Batches sent before revision 0009 keep their openings, and have no payload digest.
     with store.engine.connect() as c:
         sent = c.execute(select(batches.c.openings, batches.c.payload_digest)).all()
     assert sent and all(json.loads(openings) and d is None for openings, d in sent)

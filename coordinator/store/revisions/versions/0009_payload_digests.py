@@ -2,7 +2,7 @@
 run's stored configuration and the batch's index, and writing a batch's openings (tens of
 kilobytes at the default batch size) was the dearest part of marking it sent.
 
-Revision 0008, after 0007. Batches sent before keep their openings and have no digest.
+Revision 0009, after 0008. Batches sent before keep their openings and have no digest.
 """
 
 from __future__ import annotations
@@ -10,8 +10,8 @@ from __future__ import annotations
 from alembic import op
 from sqlalchemy import Column, String, Text
 
-revision = "0008"
-down_revision = "0007"
+revision = "0009"
+down_revision = "0008"
 branch_labels = None
 depends_on = None
 
