@@ -14,7 +14,7 @@ import importlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol, Self
 
 from coordinator.runs import RunKind
 
@@ -53,6 +53,11 @@ class RunConfig(Protocol):
 
     def to_json(self) -> dict[str, Any]:
         """The configuration as a JSON-safe dict."""
+        ...
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Self:
+        """Inverse of :meth:`to_json`."""
         ...
 
     def fingerprint(self) -> str:
@@ -97,6 +102,8 @@ class Kind(ABC):
     children: str | None = None
     #: The version of the stored configuration this arbiter writes and reads.
     config_version: int = FIRST_VERSION
+    #: The class of its configuration, whose ``from_json`` reads the JSON form.
+    config_type: type[RunConfig]
 
     # --- configuration ----------------------------------------------------------------------------
 
@@ -115,9 +122,9 @@ class Kind(ABC):
         data = config.to_json()
         return data if self.config_version == FIRST_VERSION else data | {"version": self.config_version}
 
-    @abstractmethod
     def from_json(self, data: dict[str, Any]) -> Any:
         """The configuration of its JSON form (of this kind's current version)."""
+        return self.config_type.from_json(data)
 
     # --- the store's view -------------------------------------------------------------------------
 

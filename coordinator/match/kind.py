@@ -5,8 +5,9 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from coordinator.match.config import MatchConfig
-from coordinator.registry import Kind, LiveItem, elo_text
+from coordinator.registry import LiveItem, elo_text
 from coordinator.runs import RunKind, RunState
+from coordinator.sprt.kind import TwoSidesKind
 
 if TYPE_CHECKING:
     from coordinator.executors.base import Executor
@@ -119,16 +120,13 @@ def match_html(data: dict[str, Any]) -> str:
     )
 
 
-class MatchKind(Kind):
+class MatchKind(TwoSidesKind):
     """``arbiter match``: N game pairs of two sides, no SPRT."""
 
     name = RunKind.MATCH
     noun = "match"
+    config_type = MatchConfig
     worker_check = True
-
-    def from_json(self, data: dict[str, Any]) -> MatchConfig:
-        """The configuration of its JSON form."""
-        return MatchConfig.from_json(data)
 
     def play(self, store: Store, run: Run, executor: Executor) -> None:
         """Play every game pair, then print the summary."""
@@ -177,14 +175,6 @@ class MatchKind(Kind):
     def report_text(self, data: dict[str, Any]) -> str:
         """:func:`match_text`."""
         return match_text(data)
-
-    def engines(self, store: Store, run: Run) -> dict[str, Any]:
-        """The two sides, from the configuration and the counted results."""
-        from coordinator.reports.engines import engines_data
-        from coordinator.reports.match import counted_result_rows
-
-        rows = counted_result_rows(store, run.id, run.counted_batches)
-        return engines_data(run.settings_as(MatchConfig), rows, run.config.get("engine_version"))
 
     def row(self, store: Store, run: Run) -> dict[str, Any]:
         """Sides, games of the plan's, Elo."""
