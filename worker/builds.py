@@ -6,7 +6,8 @@ URL the operator gave, the commit's SHA, and its bench signature). The worker fe
 repository at that commit, builds ``arbiter-engine`` with cargo, and runs its ``bench`` twice at
 once: both node counts must equal each other (a build whose search depends on timing or threads is
 refused, as OpenBench refuses it) and the signature ("wrong bench" otherwise). Builds are cached
-by commit and toolchain, built once per machine (concurrent batches wait for the one build) in
+by commit and toolchain (a commit of a tree built before, one whose message alone changed, takes
+that build and its bench), built once per machine (concurrent batches wait for the one build) in
 one workspace (a checkout and a cargo target directory, so that the next commit rebuilds only the
 crates it changes), and the cache is bounded on disk, least recently used first out (the
 workspace too). A build or bench that fails is
@@ -120,7 +121,7 @@ class BuildCache:
         self.max_bytes = max_bytes if max_bytes is not None else mb << 20
 
     def _key(self, spec: BuildSpec) -> str:
-        return f"{spec.sha}-{hashlib.sha256(toolchain().encode()).hexdigest()[:12]}"
+        return f"{spec.sha}-{_toolchain_key()}"
 
     @contextmanager
     def _locked(self, name: str, wait: bool = True) -> Iterator[bool]:
@@ -162,15 +163,18 @@ class BuildCache:
             else:
                 try:
                     started = time.monotonic()
-                    self._build(spec, folder)
+                    same = self._build(spec, folder)
                     built = time.monotonic()
-                    (folder / "bench").write_text(str(agreed_bench(folder / BINARY)))
-                    log.info(
-                        "build %s: fetched and built in %.1f s, benched in %.1f s",
-                        spec.sha[:12],
-                        built - started,
-                        time.monotonic() - built,
-                    )
+                    if same is not None:
+                        log.info("build %s: the tree of %s, built and benched then", spec.sha[:12], same[:12])
+                    else:
+                        (folder / "bench").write_text(str(agreed_bench(folder / BINARY)))
+                        log.info(
+                            "build %s: fetched and built in %.1f s, benched in %.1f s",
+                            spec.sha[:12],
+                            built - started,
+                            time.monotonic() - built,
+                        )
                 except BuildError as e:
                     shutil.rmtree(folder, ignore_errors=True)
                     if not isinstance(e, FetchError):
@@ -187,8 +191,11 @@ class BuildCache:
         kind, _, message = text.partition("\n")
         raise (WrongBench if kind == "WrongBench" else BuildError)(message)
 
-    def _build(self, spec: BuildSpec, folder: Path) -> None:
-        """Fetch the commit into this machine's workspace and build arbiter-engine into ``folder``.
+    def _build(self, spec: BuildSpec, folder: Path) -> str | None:
+        """Fetch the commit into this machine's workspace and build arbiter-engine into ``folder``;
+        or, when this machine has built and benched another commit of the same tree (the same
+        files: a commit whose message alone was amended, to add its ``Bench:`` line say), copy
+        that build and its bench into ``folder`` and return that commit's folder name.
 
         The workspace (one checkout and one cargo target directory, shared by every build here,
         one build at a time) is what makes a second commit cheap: checking it out rewrites only
@@ -208,13 +215,35 @@ class BuildCache:
                 raise FetchError(str(e)) from None
             _run([*GIT, "clean", "-q", "-d", "-x", "--force"], source, FETCH_TIMEOUT, "git clean")
             profile = os.environ.get(BUILD_PROFILE_ENV, "release")
+            tree = _run([*GIT, "rev-parse", f"{spec.sha}^{{tree}}"], source, FETCH_TIMEOUT, "git rev-parse")
+            link = self.root / f"tree-{tree.strip()}-{_toolchain_key()}-{profile}"
+            if (same := self._same_tree(link, folder)) is not None:
+                return same
             env = {**os.environ, "CARGO_TARGET_DIR": str(workspace / "target")}
             command = ["cargo", "build", "--quiet", "--locked", "--profile", profile, "-p", BINARY]
             _run(command, source, BUILD_TIMEOUT, f"building {spec.sha[:12]}", env=env)
             folder.mkdir(parents=True, exist_ok=True)
             built = workspace / "target" / ("debug" if profile == "dev" else profile) / BINARY
             shutil.copy2(built, folder / BINARY)
+            link.write_text(folder.name)  # whose bench built() takes next (a failed one is removed)
             os.utime(workspace)  # most recently used
+        return None
+
+    def _same_tree(self, link: Path, folder: Path) -> str | None:
+        """Copy the build and bench that ``link`` names (a build of the same tree) into
+        ``folder``: the name of its folder, or None where there is none (never built, evicted,
+        its bench failed)."""
+        try:
+            same = self.root / link.read_text()
+            if not (same / "bench").is_file():
+                return None
+            folder.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(same / BINARY, folder / BINARY)
+            shutil.copy2(same / "bench", folder / "bench")
+        except OSError:
+            shutil.rmtree(folder, ignore_errors=True)
+            return None
+        return same.name
 
     @staticmethod
     def _fetch(spec: BuildSpec, source: Path) -> None:
@@ -247,6 +276,10 @@ class BuildCache:
             else:
                 shutil.rmtree(path, ignore_errors=True)
             total -= sizes[path]
+
+
+def _toolchain_key() -> str:
+    return hashlib.sha256(toolchain().encode()).hexdigest()[:12]
 
 
 def bench(binary: Path) -> int:

@@ -1,5 +1,5 @@
 """``/regressions``: the Elo of each tested commit against its base along the branch history, as
-fishtest's regression tests page (``coordinator.sprt.regressions`` gathers it)."""
+fishtest's regression tests page (``coordinator.reports.regressions`` gathers it)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from starlette.responses import Response
 from coordinator.escape import terminal
 from coordinator.reports.html import Markup, esc, figure, fmt, table
 from coordinator.reports.plots import regressions_plot
-from coordinator.sprt.regressions import regressions
+from coordinator.reports.regressions import regressions
 from coordinator.web.query import Query
 from coordinator.web.responses import html_response
 from coordinator.web.state import dashboard

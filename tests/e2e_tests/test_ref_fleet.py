@@ -12,7 +12,7 @@ workers go on serving a normal run after both.
 
 Builds use the cheap ``refbuild`` profile, and each machine's cache keeps one checkout and one
 cargo target (its workspace), so each machine builds from scratch once and the other commits
-only rebuild what they change.
+only rebuild what they change; B signed and B signed wrong have B's files, and take its build.
 """
 
 from __future__ import annotations

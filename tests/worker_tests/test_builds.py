@@ -71,6 +71,32 @@ def test_commits_share_one_workspace_and_each_is_checked(repo: Path, tmp_path: P
         cache.ready(BuildSpec(str(repo), second, 44))
 
 
+def test_a_commit_of_a_tree_built_before_takes_that_build_and_its_bench(repo: Path, tmp_path: Path) -> None:
+    cache = BuildCache(tmp_path / "cache")
+    first = commit(repo, MAIN.format(nodes=42))
+    first_folder = cache.ready(BuildSpec(str(repo), first, 42))
+    git(
+        repo,
+        "-c",
+        "user.name=t",
+        "-c",
+        "user.email=t@example.org",
+        "commit",
+        "-q",
+        "--amend",
+        "-m",
+        "Bench: 42",
+    )
+    amended = git(repo, "rev-parse", "HEAD")
+    assert amended != first
+    shutil.rmtree(tmp_path / "cache" / WORKSPACE / "target")  # a build would have to make it again
+    folder = cache.ready(BuildSpec(str(repo), amended, 42))
+    assert folder != first_folder and (folder / BINARY).is_file()
+    assert not (tmp_path / "cache" / WORKSPACE / "target").exists(), "nothing was built"
+    with pytest.raises(WrongBench, match=r"^wrong bench: expected 7 nodes, got 42$"):
+        cache.ready(BuildSpec(str(repo), amended, 7))
+
+
 def test_a_commit_that_does_not_compile_is_refused_with_its_error_and_remembered(
     repo: Path, tmp_path: Path
 ) -> None:
