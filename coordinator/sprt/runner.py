@@ -309,7 +309,7 @@ class SprtRunner:
                 return
             index, again = chosen
             payload = self.payload(index)
-            self.store.start_batch(self.run_id, index, payload.openings, payload.seed)
+            self.store.start_batch(self.run_id, index, digest(payload.to_text()), payload.seed)
             self.in_flight[index] = payload
             if again:
                 self.executor.retry(payload, self.avoid.pop(index, None))

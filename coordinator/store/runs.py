@@ -189,14 +189,19 @@ class RunStore(Database):
 
     # batches ----------------------------------------------------------------------------------
 
-    def start_batch(self, run_id: int, batch_index: int, openings: Sequence[str], seed: int) -> int:
+    def start_batch(self, run_id: int, batch_index: int, payload_digest: str, seed: int) -> int:
         """Mark a batch as sent (inserting it on first use); the number of attempts so far. One
-        statement (an upsert) on SQLite and PostgreSQL: it runs once per batch sent."""
+        statement (an upsert) on SQLite and PostgreSQL: it runs once per batch sent.
+
+        What was sent is kept as the digest of the payload's text (``payload_digest``, the one
+        every sealed answer binds) and its seed, not as its openings: those follow from the run's
+        stored configuration and the batch's index (``BatchPlan.payload``), and the digest proves
+        which payload that was."""
         stamp = now()
         values = {
             "run_id": run_id,
             "batch_index": batch_index,
-            "openings": json.dumps(list(openings)),
+            "payload_digest": payload_digest,
             "seed": seed,
             "state": BatchState.RUNNING,
             "attempts": 1,

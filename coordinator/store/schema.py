@@ -53,7 +53,10 @@ batches = Table(
     metadata,
     Column("run_id", Integer, ForeignKey("runs.id"), nullable=False),
     Column("batch_index", Integer, nullable=False),
-    Column("openings", Text, nullable=False),
+    # The openings of a batch sent before revision 0009 (since: None, they follow from the run's
+    # configuration and the batch's index), and the SHA-256 of the payload's text as sent.
+    Column("openings", Text),
+    Column("payload_digest", String(64)),
     Column("seed", BigInteger, nullable=False),  # 63-bit (derive_seed): wider than PostgreSQL's INTEGER
     Column("state", String(16), nullable=False),
     Column("attempts", Integer, nullable=False, default=0),

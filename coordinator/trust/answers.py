@@ -4,8 +4,14 @@ records. The first check of every answer; replaying its games (``replay``) is th
 
 from __future__ import annotations
 
+from operator import attrgetter
+
 from wire.protocol import PAIR_COLORS, BatchPayload, BatchResult, Color, FaultKind
 from wire.tally import candidate_score, tally
+
+#: A record's candidate colour and opening (one pass in C over a batch's records each).
+_COLOR_OF = attrgetter("candidate_color")
+_OPENING_OF = attrgetter("opening")
 
 
 def check_matches_payload(result: BatchResult, payload: BatchPayload) -> tuple[list[int], list[int]]:
@@ -31,12 +37,10 @@ def check_matches_payload(result: BatchResult, payload: BatchPayload) -> tuple[l
     if len(result.games) != 2 * pairs:
         raise ValueError(f"games: expected {2 * pairs} game records, got {len(result.games)}")
     games = result.games
-    whites, blacks = games[0::2], games[1::2]
-    in_order = all(g.candidate_color is Color.WHITE for g in whites) and all(
-        g.candidate_color is Color.BLACK for g in blacks
-    )
+    colors, openings = list(map(_COLOR_OF, games)), list(map(_OPENING_OF, games))
+    in_order = colors[0::2].count(Color.WHITE) == pairs and colors[1::2].count(Color.BLACK) == pairs
     sent = payload.openings
-    if not (in_order and [g.opening for g in whites] == sent and [g.opening for g in blacks] == sent):
+    if not (in_order and openings[0::2] == sent and openings[1::2] == sent):
         for i, record in enumerate(games):  # the whole-batch test failed: name the first culprit
             if record.candidate_color != PAIR_COLORS[i % 2]:
                 raise ValueError(f"games[{i}]: candidate_color should be {str(PAIR_COLORS[i % 2])!r}")

@@ -432,3 +432,10 @@ def test_idle_polls_are_spaced_to_the_batches_expected_time() -> None:
     assert each is not None
     assert ce.idle_poll([half]) == pytest.approx(ce.POLL_SHARE * 2 * 40 * each)
     assert ce.idle_poll([payload(3, limits=engine.Limits(depth=4))]) == ce.MAX_POLL_INTERVAL  # no estimate
+    # Right after results arrived: a tenth of the shortest batch too, but at least POLL_INTERVAL.
+    assert ce.first_poll([minute]) == ce.MAX_IDLE_POLL
+    assert ce.first_poll([half]) == ce.idle_poll([half])
+    assert ce.first_poll([short]) == pytest.approx(ce.POLL_SHARE * 2 * 4 * each)
+    assert ce.POLL_INTERVAL < ce.first_poll([short]) < ce.MAX_POLL_INTERVAL
+    tiny = payload(4, limits=engine.Limits(nodes=50))  # 8 games at 50 nodes: a burst of results
+    assert ce.first_poll([tiny, minute]) == ce.POLL_INTERVAL

@@ -148,7 +148,7 @@ def test_the_store_says_each_workers_refusals_and_quarantines(tmp_path: Path) ->
         engine_version=engine.ENGINE_VERSION,
     )
     run_id = store.create_run(RunKind.SPRT, "congo", config.to_json(), config.fingerprint())
-    store.start_batch(run_id, 0, ["x"], 0)
+    store.start_batch(run_id, 0, "0" * 64, 0)
     store.refuse_batch(run_id, 0, "bad seal", worker="w1@host")
     store.refuse_batch(run_id, 0, "bad seal", worker="w1@host")
     store.refuse_batch(run_id, 0, "late", worker="w3@host")

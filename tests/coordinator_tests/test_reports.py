@@ -38,9 +38,9 @@ import engine
 from coordinator.reports import build, gather, html_page, terminal_summary
 from coordinator.reports.games import GameFilter, clocks, export, iter_games, movetext
 from coordinator.reports.match import _throughput, iso
+from coordinator.reports.regressions import regressions
 from coordinator.runs import RunKind
 from coordinator.sprt.config import BatchPlan
-from coordinator.sprt.regressions import regressions
 from coordinator.sprt.runner import SprtRunner
 from coordinator.stats import fixed_elo, sprt_summary
 from coordinator.stats.residuals import chi2_sf, fold_pentanomial, worker_chi2, worker_residuals

@@ -11,6 +11,7 @@ from typing import Any
 
 import pytest
 from sprt_testkit import book_positions, standin_play_game
+from sqlalchemy import select
 
 import engine
 from coordinator.executors.base import BatchOutcome, Executor
@@ -20,8 +21,10 @@ from coordinator.sprt.config import BatchPlan, SprtConfig
 from coordinator.sprt.report import stored_progress, stored_status
 from coordinator.sprt.runner import RunFailed, SprtRunner
 from coordinator.store import Store
+from coordinator.store.schema import batches
 from wire.programs import BuildSpec, EngineProgram
 from wire.protocol import BatchPayload, BatchResult
+from wire.sealing import digest
 from worker.games import play_batch
 
 
@@ -158,6 +161,12 @@ def test_budget_stops_at_the_same_batch(tmp_path: Path, openings: list[str]) -> 
     assert store.totals(run_id).games == 20
     # Results of later batches may be stored, but they do not count.
     assert len(store.results(run_id)) >= 3
+    # A sent batch is kept as the digest of the payload sent (what answers bind), not its openings.
+    plan = BatchPlan(cfg)
+    with store.engine.connect() as c:
+        rows = c.execute(select(batches.c.batch_index, batches.c.payload_digest, batches.c.openings)).all()
+    assert len(rows) >= 3
+    assert all(d == digest(plan.payload(run_id, i).to_text()) and o is None for i, d, o in rows)
 
 
 def test_interrupted_then_resumed_run_equals_an_uninterrupted_one(

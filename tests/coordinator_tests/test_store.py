@@ -76,7 +76,7 @@ def test_folder_instead_of_file_is_a_value_error(tmp_path: Path) -> None:
 
 def test_same_batch_is_stored_and_counted_once(store: Store) -> None:
     run_id = new_run(store)
-    store.start_batch(run_id, 0, ["a"], 5)
+    store.start_batch(run_id, 0, "0" * 64, 5)
     assert store.record_result(run_id, 0, result([0, 0, 1, 0, 0], [0, 2, 0])) is True
     # A redelivery, even with different counts, changes nothing.
     assert store.record_result(run_id, 0, result([0, 0, 0, 0, 1], [2, 0, 0])) is False
@@ -111,7 +111,7 @@ def test_totals_cover_only_the_counted_prefix(store: Store) -> None:
 
 def test_a_failed_write_leaves_nothing_behind(store: Store) -> None:
     run_id = new_run(store)
-    store.start_batch(run_id, 0, ["a"], 5)
+    store.start_batch(run_id, 0, "0" * 64, 5)
     bad = result([0, 0, 1, 0, 0], [0, 2, 0])
     bad.games[0] = bad.games[0]._replace(moves=object())  # not JSON: fails after the results row
     before = store.row_counts()
@@ -127,7 +127,7 @@ def test_a_failed_write_leaves_nothing_behind(store: Store) -> None:
 
 def test_result_and_batch_state_commit_together(store: Store) -> None:
     run_id = new_run(store)
-    store.start_batch(run_id, 0, ["a", "b"], 5)
+    store.start_batch(run_id, 0, "0" * 64, 5)
     store.record_result(run_id, 0, result([0, 0, 2, 0, 0], [0, 4, 0]))
     other = Store(store.url)  # another connection pool: sees only what was committed
     try:
@@ -139,9 +139,9 @@ def test_result_and_batch_state_commit_together(store: Store) -> None:
 
 def test_batch_attempts_refusals_and_release(store: Store) -> None:
     run_id = new_run(store)
-    assert store.start_batch(run_id, 4, ["a"], 9) == 1
+    assert store.start_batch(run_id, 4, "0" * 64, 9) == 1
     store.refuse_batch(run_id, 4, "wdl: counts add up to 3, expected 2", worker="w:1")
-    assert store.start_batch(run_id, 4, ["a"], 9) == 2
+    assert store.start_batch(run_id, 4, "0" * 64, 9) == 2
     assert store.batch_attempts(run_id, 4) == 2
     (refusal,) = store.refusals(run_id)
     assert refusal.batch_index == 4 and "counts add up" in refusal.reason

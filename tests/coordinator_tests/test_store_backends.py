@@ -62,9 +62,9 @@ def test_63_bit_seeds_and_long_worker_names_are_stored(store_urls: StoreUrls) ->
     try:
         run_id = store.create_run("sprt", "congo", {"seed": 1}, "f" * 64)
         seed = 2**63 - 1  # derive_seed's largest
-        store.start_batch(run_id, 0, ["a"], seed)
+        store.start_batch(run_id, 0, "0" * 64, seed)
         store.refuse_batch(run_id, 0, "wdl: wrong", worker="w" * 300)  # a worker may claim any name
-        store.start_batch(run_id, 1, ["b"], seed - 1)
+        store.start_batch(run_id, 1, "0" * 64, seed - 1)
         assert store.record_result(run_id, 1, batch_result([0, 0, 1, 0, 0], worker="x" * 300))
         with store.engine.connect() as c:
             rows = c.execute(select(batches.c.seed, batches.c.worker).order_by(batches.c.batch_index)).all()
@@ -81,7 +81,7 @@ def test_concurrent_writers_store_a_batch_once(store_urls: StoreUrls) -> None:
     stores = [Store(url) for _ in range(RACERS)]
     try:
         run_id = stores[0].create_run("sprt", "congo", {"seed": 1}, "f" * 64)
-        stores[0].start_batch(run_id, 0, ["a"], 5)
+        stores[0].start_batch(run_id, 0, "0" * 64, 5)
         won = race(lambda i: stores[i].record_result(run_id, 0, batch_result([0, 0, 0, 1, 0])))
         assert sorted(won) == [False] * (RACERS - 1) + [True]
         counts = stores[0].row_counts()

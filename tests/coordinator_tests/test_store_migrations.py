@@ -4,6 +4,7 @@ created at this code's schema, and a store newer than the code is refused in one
 from __future__ import annotations
 
 import gzip
+import json
 import shutil
 import subprocess
 import sys
@@ -15,13 +16,13 @@ from alembic import command
 from alembic.autogenerate import compare_metadata
 from alembic.runtime.migration import MigrationContext
 from sprt_testkit import run_cli
-from sqlalchemy import create_engine, inspect, text
+from sqlalchemy import create_engine, inspect, select, text
 from sqlalchemy.engine import Connection
 
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.runner import PrefixCounter
 from coordinator.store import Store, migrations
-from coordinator.store.schema import metadata
+from coordinator.store.schema import batches, metadata
 from coordinator.tuning.config import TuneConfig
 from coordinator.tuning.records import TuningRecords
 
@@ -89,6 +90,10 @@ def test_a_store_of_0_1_0_upgrades_in_place_and_keeps_everything(tmp_path: Path)
         else:
             assert isinstance(config, TuneConfig)
     assert str(runs[18].state) == "interrupted" and store.quarantines(18)[0].worker == "forger:1"
+    # Batches sent before revision 0009 keep their openings, and have no payload digest.
+    with store.engine.connect() as c:
+        sent = c.execute(select(batches.c.openings, batches.c.payload_digest)).all()
+    assert sent and all(json.loads(openings) and d is None for openings, d in sent)
     records = TuningRecords(store)
     assert len(records.trials(2)) == 3 and len(records.iterations(8)) == 8
     assert records.champions(2)[0].number == 0

@@ -31,7 +31,7 @@ def filled_store(url: str) -> tuple[Store, int]:
     store = Store(url)
     run_id = store.create_run(RunKind.SPRT, "congo", {"game": "congo"}, "f" * 64)
     for index, worker in ((0, "alpha:1"), (1, "beta:2")):
-        store.start_batch(run_id, index, ["x"], seed=index)
+        store.start_batch(run_id, index, "0" * 64, seed=index)
         assert store.record_result(run_id, index, batch_result([0, 1, 2, 1, 0], worker=worker))
     store.refuse_batch(run_id, 2, "beta:2: counts do not add up", worker="beta:2")
     store.update_run(run_id, counted_batches=1)
@@ -63,7 +63,7 @@ def test_reads_what_the_writer_stored_and_cannot_write(store_urls: StoreUrls) ->
         writes: list[Any] = [
             lambda: reader.create_run(RunKind.SPRT, "congo", {}, "0" * 64),
             lambda: reader.update_run(run_id, state=RunState.FAILED),
-            lambda: reader.start_batch(run_id, 5, ["x"], seed=5),
+            lambda: reader.start_batch(run_id, 5, "0" * 64, seed=5),
             lambda: reader.record_result(run_id, 6, batch_result([1, 0, 0, 0, 0])),
             lambda: reader.quarantine_worker(run_id, "alpha:1", "no"),
         ]
@@ -116,7 +116,7 @@ def test_a_reader_never_blocks_the_writer(store_urls: StoreUrls) -> None:
         # A read in progress (a game stream half read) while the writer stores and counts more.
         stream = reader.iter_batch_games(run_id)
         assert next(stream).batch_index == 0
-        writer.start_batch(run_id, 3, ["x"], seed=3)
+        writer.start_batch(run_id, 3, "0" * 64, seed=3)
         assert writer.record_result(run_id, 3, batch_result([0, 0, 1, 0, 0]))
         writer.update_run(run_id, counted_batches=2)
         stream.close()

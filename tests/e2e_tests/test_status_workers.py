@@ -36,7 +36,7 @@ def test_status_flags_the_worker_whose_results_stand_out(tmp_path: Path) -> None
     )
     run_id = store.create_run(RunKind.SPRT, "congo", config.to_json(), config.fingerprint())
     for index, (worker, pentanomial) in enumerate(PER_WORKER.items()):
-        store.start_batch(run_id, index, ["x"], index)
+        store.start_batch(run_id, index, "0" * 64, index)
         assert store.record_result(run_id, index, batch_result(pentanomial, worker=worker))
     store.update_run(run_id, counted_batches=len(PER_WORKER))
 

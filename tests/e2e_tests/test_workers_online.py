@@ -70,7 +70,7 @@ def store_with_refusals(path: Path, worker: str, count: int) -> str:
         engine_version=engine.ENGINE_VERSION,
     )
     run_id = store.create_run(RunKind.SPRT, "congo", config.to_json(), config.fingerprint())
-    store.start_batch(run_id, 0, ["x"], 0)
+    store.start_batch(run_id, 0, "0" * 64, 0)
     for _ in range(count):
         store.refuse_batch(run_id, 0, "not sealed", worker=worker)
     store.close()

@@ -116,13 +116,14 @@ RETRY_DELAY = 0.05
 MAX_RETRY_DELAY = 10.0
 #: Delivered batches remembered, in case their outcome is refused and they are sent again.
 MAX_DELIVERED = 1024
-#: Seconds between two polls of the result backend: short right after a result arrived, doubling
-#: while nothing does (results come in bursts when batches are short, rarely when they are long)
-#: up to :data:`MAX_POLL_INTERVAL`, or, when every batch in flight is expected to take long, up
-#: to :data:`POLL_SHARE` of the shortest one's expected time (at most :data:`MAX_IDLE_POLL`): a
-#: run of one-minute batches asks once a second, and twenty such runs waiting cost their host
-#: almost nothing. (Each worker process has a second batch queued behind the one it plays, so a
-#: result noticed a tenth of a batch late leaves no worker idle.)
+#: Seconds between two polls of the result backend: right after results arrived, a tenth
+#: (:data:`POLL_SHARE`) of the shortest batch in flight's expected time, but at least
+#: :data:`POLL_INTERVAL` (results of short batches come in bursts; a long batch's next result is far
+#: off), doubling while nothing arrives up to :data:`MAX_POLL_INTERVAL`, or, when every batch in
+#: flight is expected to take long, up to that tenth (at most :data:`MAX_IDLE_POLL`): a run of
+#: one-minute batches asks once a second, and twenty such runs waiting cost their host almost
+#: nothing. (Each worker process has a second batch queued behind the one it plays, so a result
+#: noticed a tenth of a batch late leaves no worker idle.)
 POLL_INTERVAL = 0.005
 MAX_POLL_INTERVAL = 0.1
 POLL_SHARE = 0.1
@@ -159,13 +160,27 @@ class _Attempt:
     played: int | None = None
 
 
-def idle_poll(payloads: Iterable[BatchPayload]) -> float:
-    """The longest wait between two polls while ``payloads`` are in flight (see :data:`POLL_SHARE`)."""
+def _poll_share(payloads: Iterable[BatchPayload]) -> float:
+    """:data:`POLL_SHARE` of the expected time of the shortest batch of ``payloads`` (0 when one
+    has no estimate, infinite for none)."""
     shortest = math.inf
     for payload in payloads:
         each = game_seconds(payload.game, payload.limits)
         shortest = min(shortest, 0.0 if each is None else 2 * payload.pairs * each)
-    return max(MAX_POLL_INTERVAL, min(MAX_IDLE_POLL, POLL_SHARE * shortest))
+    return POLL_SHARE * shortest
+
+
+def idle_poll(payloads: Iterable[BatchPayload]) -> float:
+    """The longest wait between two polls while ``payloads`` are in flight (see :data:`POLL_SHARE`)."""
+    return max(MAX_POLL_INTERVAL, min(MAX_IDLE_POLL, _poll_share(payloads)))
+
+
+def first_poll(payloads: Iterable[BatchPayload]) -> float:
+    """The wait before the first poll after results arrived, while ``payloads`` are in flight:
+    :data:`POLL_INTERVAL` for short batches, else up to a tenth of the shortest one's expected
+    time (never more than :func:`idle_poll`)."""
+    payloads = list(payloads)
+    return max(POLL_INTERVAL, min(idle_poll(payloads), _poll_share(payloads)))
 
 
 @dataclass
@@ -249,7 +264,8 @@ class CeleryExecutor(Executor):
         self._jobs: dict[int, _Job] = {}
         self._delivered: OrderedDict[tuple[int, int], _Job] = OrderedDict()
         self._next_job = 0
-        self._poll_interval = POLL_INTERVAL
+        #: The wait before the next poll (None: results just arrived, see :func:`first_poll`).
+        self._poll_interval: float | None = None
         self._outage: str | None = None
         self._closed = False
         #: Programs put on the result backend, and when (a run's matches share them).
@@ -589,16 +605,16 @@ class CeleryExecutor(Executor):
         while self._jobs:
             outcomes = self._poll()
             if outcomes:
-                self._poll_interval = POLL_INTERVAL
+                self._poll_interval = None
                 yield from outcomes
                 return
             remaining = deadline - time.monotonic()
             if remaining <= 0:
                 return
-            time.sleep(min(self._poll_interval, remaining))
-            self._poll_interval = min(
-                2 * self._poll_interval, idle_poll(j.payload for j in self._jobs.values())
-            )
+            payloads = [j.payload for j in self._jobs.values()]
+            wait = first_poll(payloads) if self._poll_interval is None else self._poll_interval
+            time.sleep(min(wait, remaining))
+            self._poll_interval = min(2 * wait, idle_poll(payloads))
 
     # releasing --------------------------------------------------------------------------------
 
