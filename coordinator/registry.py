@@ -14,7 +14,7 @@ import importlib
 from abc import ABC, abstractmethod
 from dataclasses import dataclass
 from functools import cache
-from typing import TYPE_CHECKING, Any, Generic, Protocol, TypeVar
+from typing import TYPE_CHECKING, Any, Generic, Protocol, Self, TypeVar
 
 from coordinator.runs import RunKind
 
@@ -60,6 +60,11 @@ class RunConfig(Protocol):
         """The configuration as a JSON-safe dict."""
         ...
 
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Self:
+        """Inverse of :meth:`to_json`."""
+        ...
+
     def fingerprint(self) -> str:
         """Equal for runs that would play the same games."""
         ...
@@ -103,6 +108,8 @@ class Kind(ABC, Generic[ReportT]):
     children: str | None = None
     #: The version of the stored configuration this arbiter writes and reads.
     config_version: int = FIRST_VERSION
+    #: The class of its configuration, whose ``from_json`` reads the JSON form.
+    config_type: type[RunConfig]
 
     # --- configuration ----------------------------------------------------------------------------
 
@@ -121,9 +128,9 @@ class Kind(ABC, Generic[ReportT]):
         data = config.to_json()
         return data if self.config_version == FIRST_VERSION else data | {"version": self.config_version}
 
-    @abstractmethod
     def from_json(self, data: dict[str, Any]) -> Any:
         """The configuration of its JSON form (of this kind's current version)."""
+        return self.config_type.from_json(data)
 
     # --- the store's view -------------------------------------------------------------------------
 

@@ -22,8 +22,9 @@ import os
 import socket
 import sys
 import time
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
 _CLONE_NEWNET = 0x40000000
 _CLONE_NEWUSER = 0x10000000
@@ -34,6 +35,8 @@ _KEY_SPEC_SESSION_KEYRING = -3
 _SYS_KEYCTL_X86_64 = 250
 #: How long a left-behind child sleeps (it must be killed long before).
 SLEEP_S = 600
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -66,6 +69,23 @@ def _outcome(reached: bool, detail: str) -> dict[str, Any]:
 
 def _error(e: BaseException) -> str:
     return type(e).__name__ + (f" {e.errno}" if isinstance(e, OSError) and e.errno else "")
+
+
+def _each(
+    label: str,
+    targets: Iterable[T],
+    attempt: Callable[[T], str],
+    caught: tuple[type[Exception], ...] = (OSError,),
+) -> dict[str, Any]:
+    """``attempt`` on every target: reached when any succeeds; the detail names those that did
+    (as ``attempt`` returns them) and why the others did not (their ``caught`` errors)."""
+    done, why = [], []
+    for target in targets:
+        try:
+            done.append(attempt(target))
+        except caught as e:
+            why.append(_error(e))
+    return _outcome(bool(done), f"{label}: {done}; {why}")
 
 
 def _libc() -> Any:
@@ -112,27 +132,21 @@ def read_files(paths: list[str]) -> dict[str, Any]:
 
 
 def mmap_writes(paths: list[str]) -> dict[str, Any]:
-    changed, why = [], []
-    for path in paths:
-        try:
-            with open(path, "r+b") as f, mmap.mmap(f.fileno(), 1) as m:
-                m[0:1] = b"!"
-                m.flush()
-            changed.append(path)
-        except (OSError, ValueError) as e:
-            why.append(_error(e))
-    return _outcome(bool(changed), f"changed: {changed}; {why}")
+    def change(path: str) -> str:
+        with open(path, "r+b") as f, mmap.mmap(f.fileno(), 1) as m:
+            m[0:1] = b"!"
+            m.flush()
+        return path
+
+    return _each("changed", paths, change, (OSError, ValueError))
 
 
 def deletions(paths: list[str]) -> dict[str, Any]:
-    gone, why = [], []
-    for path in paths:
-        try:
-            os.unlink(path)
-            gone.append(path)
-        except OSError as e:
-            why.append(_error(e))
-    return _outcome(bool(gone), f"deleted: {gone}; {why}")
+    def delete(path: str) -> str:
+        os.unlink(path)
+        return path
+
+    return _each("deleted", paths, delete)
 
 
 def creations(folders: list[str]) -> dict[str, Any]:
@@ -175,27 +189,21 @@ def scratch() -> dict[str, Any]:
 
 
 def tcp_connections(endpoints: list[tuple[str, int]]) -> dict[str, Any]:
-    opened, why = [], []
-    for host, port in endpoints:
-        try:
-            with socket.create_connection((host, port), timeout=2):
-                opened.append(f"{host}:{port}")
-        except OSError as e:
-            why.append(_error(e))
-    return _outcome(bool(opened), f"connected: {opened}; {why}")
+    def connect(endpoint: tuple[str, int]) -> str:
+        with socket.create_connection(endpoint, timeout=2):
+            return f"{endpoint[0]}:{endpoint[1]}"
+
+    return _each("connected", endpoints, connect)
 
 
 def unix_connections(paths: list[str]) -> dict[str, Any]:
-    opened, why = [], []
-    for path in paths:
-        try:
-            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
-                s.settimeout(2)
-                s.connect(path)
-                opened.append(path)
-        except OSError as e:
-            why.append(_error(e))
-    return _outcome(bool(opened), f"connected: {opened}; {why}")
+    def connect(path: str) -> str:
+        with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as s:
+            s.settimeout(2)
+            s.connect(path)
+        return path
+
+    return _each("connected", paths, connect)
 
 
 def enter_namespaces(paths: list[str]) -> dict[str, Any]:

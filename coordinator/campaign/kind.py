@@ -31,12 +31,9 @@ class CampaignKind(Kind["CampaignReport"]):
 
     name = RunKind.CAMPAIGN
     noun = "campaign"
+    config_type = CampaignConfig
     related = True
     children = "its rounds and verification SPRTs"
-
-    def from_json(self, data: dict[str, Any]) -> CampaignConfig:
-        """The configuration of its JSON form."""
-        return CampaignConfig.from_json(data)
 
     def _children(self, store: Store, run: Run) -> list[Run]:
         """Its rounds and verification SPRTs, in order."""

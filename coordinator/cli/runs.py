@@ -82,10 +82,7 @@ def top_run(store: Store, run: Run) -> Run | None:
 @click.option("--served-by", hidden=True, help="The server whose lease of RUN this process plays under.")
 def resume(
     run_id: int,
-    concurrency: int | None,
-    broker: str | None,
-    verify_fraction: float,
-    priority: int,
+    options: ExecutorOptions,
     store_url: str | None,
     served_by: str | None,
 ) -> None:
@@ -115,7 +112,6 @@ def resume(
         if (text := kind.finished_text(store, run)) is not None:
             click.echo(text)
         return
-    options = ExecutorOptions(broker, concurrency, verify_fraction, priority)
     run.settings  # noqa: B018 - a configuration this version refuses is the only line
     if served_by is not None:
         play_served(store, run, options, served_by)

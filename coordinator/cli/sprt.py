@@ -9,28 +9,25 @@ from __future__ import annotations
 
 import click
 
-import engine
 from coordinator.cli.options import (
-    batch_pairs_for,
-    check_batch_time,
     check_hypothesis,
     game_argument,
     hypothesis_options,
-    read_book,
-    search_limits,
     seed_option,
     store_option,
 )
 from coordinator.cli.presets import chosen_preset, hypothesis_of, preset_option
 from coordinator.cli.stacks import (
+    GamesChoice,
+    SidesChoice,
+    checked,
     fleet_options,
     games_options,
     play_run,
-    played_sides,
     side_options,
     sides_fields,
 )
-from coordinator.defaults import ADJUDICATION, SPRT_LIMITS
+from coordinator.defaults import SPRT_LIMITS
 from coordinator.executors.options import ExecutorOptions
 from coordinator.runs import RunKind
 from coordinator.sprt.config import SprtConfig
@@ -73,67 +70,41 @@ def warn_if_games_repeat(config: SprtConfig) -> None:
 @store_option
 def sprt(
     game: str,
-    candidate: str | None,
-    baseline: str,
-    candidate_ref: str | None,
-    baseline_ref: str | None,
-    repo: str | None,
+    sides: SidesChoice,
     preset_name: str | None,
     elo0: float,
     elo1: float,
     model: str,
     alpha: float,
     beta: float,
-    nodes: int | None,
-    depth: int | None,
-    movetime: int | None,
-    tc: engine.TimeControl | None,
-    timemargin: int | None,
-    book: str | None,
-    batch_pairs: int | None,
-    batch_seconds: float | None,
+    games: GamesChoice,
     max_games: int | None,
-    concurrency: int | None,
-    broker: str | None,
-    verify_fraction: float,
-    priority: int,
+    options: ExecutorOptions,
     seed: int,
     store_url: str | None,
 ) -> None:
     """Play game pairs of a candidate against a baseline until the SPRT decides."""
-    ctx = click.get_current_context()
     preset = chosen_preset(game, preset_name)
+    ctx = click.get_current_context()
     elo0, elo1, alpha, beta, model = hypothesis_of(ctx, preset, elo0, elo1, alpha, beta, model)
     check_hypothesis(elo0, elo1, alpha, beta, model)
     default_limits = SPRT_LIMITS if preset is None else preset.limits
-    limits = search_limits(nodes, depth, movetime, default_limits, tc, timemargin)
     hypothesis = SprtParams(elo0, elo1, alpha, beta, check_model(model))
     max_pairs = None if max_games is None else max_games // 2
-    batch_pairs = batch_pairs_for(ctx, batch_pairs, batch_seconds, game, limits, hypothesis, max_pairs)
-    check_batch_time(game, limits, batch_pairs, broker)
-    sides = played_sides(game, (candidate, baseline, candidate_ref, baseline_ref, repo), limits, broker)
-    book_path, openings = read_book(game, book)
-    try:
-        config = SprtConfig(
-            game=game,
-            openings=openings,
-            engine_version=engine.ENGINE_VERSION,
-            elo0=elo0,
-            elo1=elo1,
-            elo_model=model,
-            alpha=alpha,
-            beta=beta,
-            limits=limits,
-            adjudication=ADJUDICATION,
-            batch_pairs=batch_pairs,
-            max_games=max_games,
-            seed=seed,
-            book=book_path,
-            scale_time=not limits.deterministic,
-            **sides_fields(sides),
-        )
-    except ValueError as e:
-        raise click.UsageError(str(e)) from None
+    limits, batch_pairs = games.planned(
+        game, default_limits, options.broker, sprt=hypothesis, max_pairs=max_pairs
+    )
+    played = sides.played(game, limits, options.broker)
+    config = checked(
+        SprtConfig,
+        elo0=elo0,
+        elo1=elo1,
+        elo_model=model,
+        alpha=alpha,
+        beta=beta,
+        max_games=max_games,
+        **games.config_fields(game, limits, batch_pairs, seed),
+        **sides_fields(played),
+    )
     warn_if_games_repeat(config)
-    options = ExecutorOptions(broker, concurrency, verify_fraction, priority)
-    play_run(RunKind.SPRT, config, sides, options, store_url)
+    play_run(RunKind.SPRT, config, played, options, store_url)

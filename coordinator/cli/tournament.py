@@ -17,21 +17,24 @@ import engine
 from coordinator.cli.options import (
     MAX_RUN_ID,
     Side,
-    batch_pairs_for,
-    check_batch_time,
     check_programs_can_go,
     game_argument,
     open_existing_store,
     probed,
-    read_book,
     read_ref_side,
     read_side,
-    search_limits,
     seed_option,
     store_option,
 )
-from coordinator.cli.stacks import fleet_options, games_options, play_run
-from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS, TOURNAMENT_PAIRS
+from coordinator.cli.stacks import (
+    GamesChoice,
+    checked,
+    fleet_options,
+    games_options,
+    pairs_option,
+    play_run,
+)
+from coordinator.defaults import SPRT_BATCH_PAIRS, SPRT_LIMITS
 from coordinator.executors.options import ExecutorOptions
 from coordinator.runs import RunKind
 from coordinator.tournament.config import FORMATS, Entrant, TournamentConfig
@@ -129,13 +132,7 @@ def champion_entrants(store: Store, tune_run_id: int, game: str) -> list[Entrant
     help="With --format gauntlet: the engine that plays all others, by name or as an --engine "
     "(default: the first engine).",
 )
-@click.option(
-    "--pairs",
-    type=click.IntRange(1, 10**6),
-    default=TOURNAMENT_PAIRS,
-    show_default=True,
-    help="Game pairs (an opening, colours reversed) each pairing plays.",
-)
+@pairs_option("Game pairs (an opening, colours reversed) each pairing plays.")
 @click.option(
     "--repo", metavar="URL", help="The repository of ref:REF engines (default: arbiter's own checkout)."
 )
@@ -151,18 +148,8 @@ def tournament(
     vs: str | None,
     pairs: int,
     repo: str | None,
-    nodes: int | None,
-    depth: int | None,
-    movetime: int | None,
-    tc: engine.TimeControl | None,
-    timemargin: int | None,
-    book: str | None,
-    batch_pairs: int,
-    batch_seconds: float | None,
-    concurrency: int | None,
-    broker: str | None,
-    verify_fraction: float,
-    priority: int,
+    games: GamesChoice,
+    options: ExecutorOptions,
     seed: int,
     store_url: str | None,
 ) -> None:
@@ -171,11 +158,7 @@ def tournament(
         raise click.UsageError("--vs names the engine of a gauntlet: it needs --format gauntlet")
     if repo is not None and not any(e.startswith(REF_PREFIX) for e in (*engines, vs or "")):
         raise click.UsageError("--repo names the repository of ref:REF engines")
-    limits = search_limits(nodes, depth, movetime, SPRT_LIMITS, tc, timemargin)
-    batch_pairs = batch_pairs_for(
-        click.get_current_context(), min(batch_pairs, pairs), batch_seconds, game, limits
-    )
-    check_batch_time(game, limits, batch_pairs, broker)
+    limits, batch_pairs = games.planned(game, SPRT_LIMITS, options.broker, cap=pairs)
     read = [entrant_of(game, spec, repo, "--engine") for spec in engines]
     if vs is not None and all(vs not in (e.name, spec) for (e, _), spec in zip(read, engines, strict=True)):
         read.insert(0, entrant_of(game, vs, repo, "--vs"))  # a gauntlet engine not among --engine
@@ -194,26 +177,14 @@ def tournament(
         )
     specs = [e.source for e in entrants]
     gauntlet = next((i for i, e in enumerate(entrants) if vs in (e.name, specs[i])), 0)
-    check_programs_can_go(tuple(Side(e.source, e.weights, e.program) for e in entrants), broker)
-    book_path, openings = read_book(game, book)
-    try:
-        config = TournamentConfig(
-            game=game,
-            entrants=tuple(entrants),
-            openings=openings,
-            engine_version=engine.ENGINE_VERSION,
-            format=format_,
-            vs=gauntlet,
-            pairs=pairs,
-            limits=limits,
-            adjudication=ADJUDICATION,
-            batch_pairs=batch_pairs,
-            seed=seed,
-            book=book_path,
-            scale_time=not limits.deterministic,
-            champions_of=champions,
-        )
-    except ValueError as e:
-        raise click.UsageError(str(e)) from None
-    options = ExecutorOptions(broker, concurrency, verify_fraction, priority)
+    check_programs_can_go(tuple(Side(e.source, e.weights, e.program) for e in entrants), options.broker)
+    config = checked(
+        TournamentConfig,
+        entrants=tuple(entrants),
+        format=format_,
+        vs=gauntlet,
+        pairs=pairs,
+        champions_of=champions,
+        **games.config_fields(game, limits, batch_pairs, seed),
+    )
     play_run(RunKind.TOURNAMENT, config, sides, options, store_url)

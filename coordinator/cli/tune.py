@@ -310,10 +310,7 @@ def tune(
     verify_max_games: int,
     output: str | None,
     report: bool,
-    concurrency: int | None,
-    broker: str | None,
-    verify_fraction: float,
-    priority: int,
+    options: ExecutorOptions,
     store_url: str | None,
 ) -> None:
     """Tune GAME's evaluation weights with SPSA (default) or Optuna; a better candidate must pass
@@ -340,7 +337,7 @@ def tune(
             assert engine_file is not None
             chosen = read_side(game, engine_file, "'--candidate'")
         side, tuned, start, ranges = program_tunables(game, chosen, start_file, names, method)
-        check_programs_can_go((side,), broker)
+        check_programs_can_go((side,), options.broker)
     else:
         try:
             tuned = tuned_names(game, names)
@@ -351,7 +348,7 @@ def tune(
     limits = search_limits(nodes, depth, movetime, TUNE_LIMITS, tc, timemargin)
     if side is not None:
         side = probed(game, side, limits)
-    check_batch_time(game, limits, batch_pairs, broker)
+    check_batch_time(game, limits, batch_pairs, options.broker)
     book_path, openings = read_book(game, book)
     try:
         config = TuneConfig(
@@ -414,7 +411,6 @@ def tune(
         else:
             submit(RunKind.TUNE, config, sides, where)
         return
-    options = ExecutorOptions(broker, concurrency, verify_fraction, priority)
     executor, store = open_executor_and_store(options, store_url)
     if side is not None:
         side.keep(store)

@@ -4,10 +4,38 @@ need not run); and ``arbiter login`` / ``logout``: a token of one's account, kep
 from __future__ import annotations
 
 import sys
+from typing import TYPE_CHECKING
 
 import click
 
 from coordinator.cli.options import open_existing_store, store_option
+
+if TYPE_CHECKING:
+    from coordinator.server.client import ServerClient
+
+#: --password-stdin: the password from stdin instead of a prompt.
+password_stdin_option = click.option(
+    "--password-stdin", is_flag=True, help="Read the password from stdin (else it is asked for)."
+)
+
+
+def read_password(from_stdin: bool, confirm: bool) -> str:
+    """The password: stdin's first line (without its newline), or asked for (twice: ``confirm``)."""
+    if from_stdin:
+        return sys.stdin.readline().rstrip("\n")
+    return str(click.prompt("password", hide_input=True, confirmation_prompt=confirm))
+
+
+def account_on(
+    url: str, name: str | None, password_stdin: bool, confirm: bool
+) -> tuple[ServerClient, str, str]:
+    """The client of the server at ``url``, and the account's name and password (asked for when
+    not given: :func:`read_password`)."""
+    from coordinator.server.client import ServerClient
+
+    client = ServerClient.of(url)
+    name = name or click.prompt("name")
+    return client, name, read_password(password_stdin, confirm)
 
 
 @click.group("user")
@@ -24,7 +52,7 @@ def user_group() -> None:
     show_default=True,
     help="Its role.",
 )
-@click.option("--password-stdin", is_flag=True, help="Read the password from stdin (else it is asked for).")
+@password_stdin_option
 @store_option
 def add(name: str, role: str, password_stdin: bool, store_url: str | None) -> None:
     """Add an active account NAME."""
@@ -34,10 +62,7 @@ def add(name: str, role: str, password_stdin: bool, store_url: str | None) -> No
 
     if not NAME_PATTERN.fullmatch(name):
         raise click.BadParameter("expected 1 to 64 letters, digits, '.', '_' or '-'", param_hint="NAME")
-    if password_stdin:
-        password = sys.stdin.readline().rstrip("\n")
-    else:
-        password = click.prompt("password", hide_input=True, confirmation_prompt=True)
+    password = read_password(password_stdin, confirm=True)
     store = open_existing_store(store_url)
     store.create_account(name, hash_password(password), role, AccountState.ACTIVE)
     store.record("operator", "account", None, {"name": name, "role": role, "state": "active"})
@@ -105,17 +130,10 @@ def enable(name: str, store_url: str | None, server: str | None) -> None:
 @click.command()
 @click.argument("url")
 @click.option("--name", help="The account's name (else it is asked for).")
-@click.option("--password-stdin", is_flag=True, help="Read the password from stdin (else it is asked for).")
+@password_stdin_option
 def signup(url: str, name: str | None, password_stdin: bool) -> None:
     """Sign up on the server at URL: a pending account that an approver enables."""
-    from coordinator.server.client import ServerClient
-
-    client = ServerClient.of(url)
-    name = name or click.prompt("name")
-    if password_stdin:
-        password = sys.stdin.readline().rstrip("\n")
-    else:
-        password = click.prompt("password", hide_input=True, confirmation_prompt=True)
+    client, name, password = account_on(url, name, password_stdin, confirm=True)
     answer = client.request("POST", "/api/v1/signup", {"name": name, "password": password})
     state = answer["account"]["state"]
     click.echo(f"arbiter: account {name} signed up ({state}: an approver enables it)", err=True)
@@ -124,17 +142,12 @@ def signup(url: str, name: str | None, password_stdin: bool) -> None:
 @click.command()
 @click.argument("url")
 @click.option("--name", help="Your account's name (else it is asked for).")
-@click.option("--password-stdin", is_flag=True, help="Read the password from stdin (else it is asked for).")
+@password_stdin_option
 def login(url: str, name: str | None, password_stdin: bool) -> None:
     """Get a token of your account on the server at URL, kept (mode 0600) for later commands."""
-    from coordinator.server.client import ServerClient
     from coordinator.server.credentials import save_token
 
-    client = ServerClient.of(url)
-    name = name or click.prompt("name")
-    password = (
-        sys.stdin.readline().rstrip("\n") if password_stdin else click.prompt("password", hide_input=True)
-    )
+    client, name, password = account_on(url, name, password_stdin, confirm=False)
     answer = client.request(
         "POST", "/api/v1/tokens", {"name": name, "password": password, "label": "arbiter login"}
     )

@@ -9,17 +9,17 @@ sides, book and seed play the same games.
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, fields
+from dataclasses import dataclass
 from typing import Any
 
 import engine
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS, TOURNAMENT_PAIRS
-from coordinator.sprt.config import BatchPlan, fingerprint
+from coordinator.sprt.config import TwoSidedConfig
 from wire.programs import EngineProgram
 
 
 @dataclass(frozen=True)
-class MatchConfig:
+class MatchConfig(TwoSidedConfig):
     """Everything that defines a match (JSON round-trips through :meth:`to_json`)."""
 
     game: str
@@ -63,48 +63,7 @@ class MatchConfig:
         """Every game of the plan."""
         return 2 * self.pairs
 
-    def programs(self) -> list[EngineProgram]:
-        """The engine programs of the match."""
-        return [p for p in (self.candidate_program, self.baseline_program) if p is not None]
-
     @property
     def max_pairs(self) -> int:
         """Every pair of the plan: the last batch is cut to it."""
         return self.pairs
-
-    def batch_plan(self) -> BatchPlan:
-        """The match's batch plan: an SPRT's, cut at its pairs (the same openings and seeds)."""
-        return BatchPlan(self)
-
-    def to_json(self) -> dict[str, Any]:
-        """The configuration as a JSON-safe dict."""
-        data = {f.name: getattr(self, f.name) for f in fields(self)}
-        return data | {
-            "candidate": dict(self.candidate),
-            "baseline": dict(self.baseline),
-            "openings": list(self.openings),
-            "limits": self.limits.to_json(),
-            "adjudication": self.adjudication.to_json(),
-            "candidate_program": None if self.candidate_program is None else self.candidate_program.to_json(),
-            "baseline_program": None if self.baseline_program is None else self.baseline_program.to_json(),
-        }
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> MatchConfig:
-        """Inverse of :meth:`to_json` (unknown keys are an error)."""
-        programs = {
-            key: None if data.get(key) is None else EngineProgram.from_json(data[key])
-            for key in ("candidate_program", "baseline_program")
-        }
-        return cls(
-            **{
-                **data,
-                **programs,
-                "limits": engine.Limits.from_json(data.get("limits")),
-                "adjudication": engine.Adjudication.from_json(data.get("adjudication")),
-            }
-        )
-
-    def fingerprint(self) -> str:
-        """Equal for matches that would play the same games."""
-        return fingerprint(self.to_json())

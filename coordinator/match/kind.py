@@ -5,12 +5,12 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from coordinator.match.config import MatchConfig
-from coordinator.registry import Kind, LiveItem, elo_text
+from coordinator.registry import LiveItem, elo_text
 from coordinator.runs import RunKind, RunState
+from coordinator.sprt.kind import TwoSidesKind
 
 if TYPE_CHECKING:
     from coordinator.executors.base import Executor
-    from coordinator.reports.engines import Engines
     from coordinator.reports.match.data import FixedGamesReport
     from coordinator.sprt.runner import Progress
     from coordinator.store import Run, Store
@@ -30,16 +30,13 @@ def progress_line(p: Progress, planned: int) -> str:
     )
 
 
-class MatchKind(Kind["FixedGamesReport"]):
+class MatchKind(TwoSidesKind["FixedGamesReport"]):
     """``arbiter match``: N game pairs of two sides, no SPRT."""
 
     name = RunKind.MATCH
     noun = "match"
+    config_type = MatchConfig
     worker_check = True
-
-    def from_json(self, data: dict[str, Any]) -> MatchConfig:
-        """The configuration of its JSON form."""
-        return MatchConfig.from_json(data)
 
     def play(self, store: Store, run: Run, executor: Executor) -> None:
         """Play every game pair, then print the summary."""
@@ -104,14 +101,6 @@ class MatchKind(Kind["FixedGamesReport"]):
         from coordinator.reports.match.text import match_text
 
         return match_text(data)
-
-    def engines(self, store: Store, run: Run) -> Engines:
-        """The two sides, from the configuration and the counted results."""
-        from coordinator.reports.engines import engines_data
-        from coordinator.reports.sprt.gather import counted_result_rows
-
-        rows = counted_result_rows(store, run.id, run.counted_batches)
-        return engines_data(run.settings_as(MatchConfig), rows, run.config.get("engine_version"))
 
     def row(self, store: Store, run: Run) -> dict[str, Any]:
         """Sides, games of the plan's, Elo."""

@@ -336,13 +336,20 @@ def approved(request: Request, who: Identity) -> Run:
     return run
 
 
-def stopped(request: Request, who: Identity) -> Run:
-    """The run of the path, stopping between two steps."""
+def unfinished(request: Request, who: Identity, done: str) -> tuple[Run, Store]:
+    """The run of the path, which ``who`` may act on, and the store; a 409 for a finished run
+    (``done``: what the action does to a run, "stopped", "resumed")."""
     run = run_of(request)
     store = server_store(request)
     allowed(who, run, store)
     if not run.state.unfinished:
-        raise HTTPException(409, f"run {run.id} is {run.state}: only an unfinished run can be stopped")
+        raise HTTPException(409, f"run {run.id} is {run.state}: only an unfinished run can be {done}")
+    return run, store
+
+
+def stopped(request: Request, who: Identity) -> Run:
+    """The run of the path, stopping between two steps."""
+    run, store = unfinished(request, who, "stopped")
     store.update_service(run.id, held=True)
     store.record(who.name, "stop", run.id)
     return run
@@ -350,11 +357,7 @@ def stopped(request: Request, who: Identity) -> Run:
 
 def resumed(request: Request, who: Identity) -> Run:
     """The run of the path, played again."""
-    run = run_of(request)
-    store = server_store(request)
-    allowed(who, run, store)
-    if not run.state.unfinished:
-        raise HTTPException(409, f"run {run.id} is {run.state}: only an unfinished run can be resumed")
+    run, store = unfinished(request, who, "resumed")
     store.update_service(run.id, held=False)
     store.reset_notified(run.id)
     if run.state is RunState.STOPPED:

@@ -13,10 +13,10 @@ import json
 import math
 import random
 from abc import ABC, abstractmethod
-from dataclasses import dataclass, fields
+from dataclasses import Field, dataclass, fields
 from functools import cached_property
 from pathlib import PurePath
-from typing import Any, Protocol
+from typing import Any, ClassVar, Protocol, Self
 
 import engine
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS
@@ -57,8 +57,70 @@ def fingerprint(config: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(unprobed, sort_keys=True).encode()).hexdigest()
 
 
+class TwoSidedConfig:
+    """What the configurations of a run of two fixed sides (an SPRT's, a match's) do alike: their
+    JSON, their programs, their batch plan and their fingerprint. A base of frozen dataclasses."""
+
+    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
+    game: str
+    candidate: dict[str, int]
+    baseline: dict[str, int]
+    openings: list[str]
+    engine_version: str
+    limits: engine.Limits
+    adjudication: engine.Adjudication
+    batch_pairs: int
+    seed: int
+    candidate_program: EngineProgram | None
+    baseline_program: EngineProgram | None
+    scale_time: bool
+
+    @property
+    @abstractmethod
+    def max_pairs(self) -> int | None:
+        """The most game pairs the run plays (None: no cap)."""
+
+    def to_json(self) -> dict[str, Any]:
+        """The configuration as a JSON-safe dict, every field in order."""
+        data = {f.name: getattr(self, f.name) for f in fields(self)}
+        return data | {
+            "candidate": dict(self.candidate),
+            "baseline": dict(self.baseline),
+            "openings": list(self.openings),
+            "limits": self.limits.to_json(),
+            "adjudication": self.adjudication.to_json(),
+            "candidate_program": None if self.candidate_program is None else self.candidate_program.to_json(),
+            "baseline_program": None if self.baseline_program is None else self.baseline_program.to_json(),
+        }
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> Self:
+        """Inverse of :meth:`to_json` (unknown keys are an error)."""
+        return cls(
+            **{
+                **data,
+                "limits": engine.Limits.from_json(data.get("limits")),
+                "adjudication": engine.Adjudication.from_json(data.get("adjudication")),
+                "candidate_program": _program(data.get("candidate_program")),
+                "baseline_program": _program(data.get("baseline_program")),
+            }
+        )
+
+    def batch_plan(self) -> BatchPlan:
+        """The run's batch plan."""
+        return BatchPlan(self)
+
+    def programs(self) -> list[EngineProgram]:
+        """The engine programs of the run."""
+        return [p for p in (self.candidate_program, self.baseline_program) if p is not None]
+
+    def fingerprint(self) -> str:
+        """Equal for runs that would play the same games."""
+        return fingerprint(self.to_json())
+
+
 @dataclass(frozen=True)
-class SprtConfig:
+class SprtConfig(TwoSidedConfig):
     """Everything that defines an SPRT run (JSON round-trips through :meth:`to_json`)."""
 
     game: str
@@ -126,44 +188,10 @@ class SprtConfig:
         return math.ceil(self.max_pairs / self.batch_pairs)
 
     def to_json(self) -> dict[str, Any]:
-        """The configuration as a JSON-safe dict."""
-        data = {f.name: getattr(self, f.name) for f in fields(self)}
-        out = {
-            **data,
-            "candidate": dict(self.candidate),
-            "baseline": dict(self.baseline),
-            "openings": list(self.openings),
-            "limits": self.limits.to_json(),
-            "adjudication": self.adjudication.to_json(),
-            "candidate_program": None if self.candidate_program is None else self.candidate_program.to_json(),
-            "baseline_program": None if self.baseline_program is None else self.baseline_program.to_json(),
-        }
+        """The configuration as a JSON-safe dict; the settings newer than the first runs are left
+        out while they hold their default (their fingerprints stay as they were)."""
+        out = super().to_json()
         return {k: v for k, v in out.items() if k not in _OMITTED_AT_DEFAULT or v != _OMITTED_AT_DEFAULT[k]}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> SprtConfig:
-        """Inverse of :meth:`to_json` (unknown keys are an error)."""
-        return cls(
-            **{
-                **data,
-                "limits": engine.Limits.from_json(data.get("limits")),
-                "adjudication": engine.Adjudication.from_json(data.get("adjudication")),
-                "candidate_program": _program(data.get("candidate_program")),
-                "baseline_program": _program(data.get("baseline_program")),
-            }
-        )
-
-    def batch_plan(self) -> BatchPlan:
-        """The run's batch plan."""
-        return BatchPlan(self)
-
-    def programs(self) -> list[EngineProgram]:
-        """The engine programs of the run."""
-        return [p for p in (self.candidate_program, self.baseline_program) if p is not None]
-
-    def fingerprint(self) -> str:
-        """Equal for runs that would play the same games."""
-        return fingerprint(self.to_json())
 
 
 def _program(value: Any) -> EngineProgram | None:

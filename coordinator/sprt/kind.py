@@ -6,9 +6,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from coordinator.registry import Kind, LiveItem, elo_text, llr_text
+from coordinator.registry import Kind, LiveItem, ReportT, elo_text, llr_text
 from coordinator.runs import RunKind
-from coordinator.sprt.config import SprtConfig
+from coordinator.sprt.config import SprtConfig, TwoSidedConfig
 
 if TYPE_CHECKING:
     from coordinator.executors.base import Executor
@@ -39,15 +39,26 @@ def match_columns(store: Store, run: Run, config: SprtConfig) -> dict[str, Any]:
     }
 
 
-class MatchRunKind(Kind["MatchReport"]):
+class TwoSidesKind(Kind[ReportT]):
+    """A kind whose runs play two fixed sides (an SPRT's, a match's configuration)."""
+
+    config_type: type[TwoSidedConfig]
+
+    def engines(self, store: Store, run: Run) -> Engines:
+        """The two sides, from the configuration and the counted results."""
+        from coordinator.reports.engines import engines_data
+        from coordinator.reports.sprt.gather import counted_result_rows
+
+        rows = counted_result_rows(store, run.id, run.counted_batches)
+        return engines_data(run.settings_as(self.config_type), rows, run.config.get("engine_version"))
+
+
+class MatchRunKind(TwoSidesKind["MatchReport"]):
     """A run of two sides under an SPRT configuration: its status, report and dashboard row."""
 
     decides = True
     worker_check = True
-
-    def from_json(self, data: dict[str, Any]) -> SprtConfig:
-        """The configuration of its JSON form."""
-        return SprtConfig.from_json(data)
+    config_type = SprtConfig
 
     def command(self, store: Store, run: Run) -> tuple[str, list[str]]:
         """The command that plays the run again, and notes on it."""
@@ -110,14 +121,6 @@ class MatchRunKind(Kind["MatchReport"]):
         from coordinator.reports.sprt.text import match_text
 
         return match_text(data)
-
-    def engines(self, store: Store, run: Run) -> Engines:
-        """The two sides, from the configuration and the counted results."""
-        from coordinator.reports.engines import engines_data
-        from coordinator.reports.sprt.gather import counted_result_rows
-
-        rows = counted_result_rows(store, run.id, run.counted_batches)
-        return engines_data(run.settings_as(SprtConfig), rows, run.config.get("engine_version"))
 
     def row(self, store: Store, run: Run) -> dict[str, Any]:
         """Sides, games, Elo and LLR."""

@@ -81,18 +81,6 @@ class ServiceStore(RunStore):
                 .values(approval=approval, approved_by=by)
             )
 
-    def enroll(
-        self,
-        run_id: int,
-        owner: str | None = None,
-        priority: int = 0,
-        throughput: int = 100,
-        webhooks: Sequence[str] = (),
-    ) -> None:
-        """Give ``run_id`` its service row (kept as it is when it has one)."""
-        with self.transaction() as c:
-            self._enroll(c, run_id, owner, priority, throughput, webhooks)
-
     def _enroll(
         self,
         c: Connection,
@@ -102,6 +90,7 @@ class ServiceStore(RunStore):
         throughput: int = 100,
         webhooks: Sequence[str] = (),
     ) -> None:
+        """Give ``run_id`` its service row within ``c`` (kept as it is when it has one)."""
         if c.execute(select(run_service.c.run_id).where(run_service.c.run_id == run_id)).first() is None:
             c.execute(
                 insert(run_service).values(

@@ -21,12 +21,9 @@ class TournamentKind(Kind["TournamentReport"]):
 
     name = RunKind.TOURNAMENT
     noun = "tournament"
+    config_type = TournamentConfig
     anchored = True
     sides_per_batch = True
-
-    def from_json(self, data: dict[str, Any]) -> TournamentConfig:
-        """The configuration of its JSON form."""
-        return TournamentConfig.from_json(data)
 
     def sides(self, run: Run, batch_index: int) -> tuple[tuple[str, str], tuple[str, str]]:
         """The engines of the batch's pairing, by name and source."""

@@ -86,12 +86,9 @@ class TuneKind(Kind["TuneReport"]):
 
     name = RunKind.TUNE
     noun = "tuning run"
+    config_type = TuneConfig
     related = True
     children = "its trials and acceptance SPRTs"
-
-    def from_json(self, data: dict[str, Any]) -> TuneConfig:
-        """The configuration of its JSON form."""
-        return TuneConfig.from_json(data)
 
     def match_runs(self, store: Store, run: Run) -> list[Run]:
         """Its trials, acceptance SPRTs and SPSA iterations, in order."""

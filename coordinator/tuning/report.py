@@ -19,6 +19,23 @@ def _accepting(a: AcceptanceProgress | None, what: str) -> str:
     return f"SPRT {what} {a.candidate}: LLR {a.llr:.2f} [{a.lower_bound:.2f},{a.upper_bound:.2f}]"
 
 
+def _played(p: TuneProgress | SpsaProgress, accepting: str) -> list[tuple[int, str]]:
+    """The parts of a progress line both methods show after their own count: games, refusals, the
+    acceptance SPRT under way (``accepting`` names what it tests), the champion and its Elo, ETA."""
+    return [
+        (0, f"games {p.games}"),
+        (0, p.refused or ""),
+        (1, _accepting(p.accepting, accepting)),
+        (2, f"champion #{p.champion} {p.champion_elo:+.0f}+-{p.champion_elo95:.0f}"),
+        (3, f"ETA {duration(p.eta)}"),
+    ]
+
+
+def _pace(p: TuneProgress | SpsaProgress) -> list[tuple[int, str]]:
+    """The last parts of a progress line, left out first: speed and time."""
+    return [(5, f"{p.games_per_second:.1f} games/s"), (6, duration(p.elapsed))]
+
+
 def progress_line(p: TuneProgress, max_trials: int | None) -> str:
     """One line of at most 80 columns: trials, games, an SPRT under way, the champion and its Elo,
     ETA, the best trial (its Elo against the start), speed, time (the last ones left out first
@@ -26,35 +43,15 @@ def progress_line(p: TuneProgress, max_trials: int | None) -> str:
     trials = f"{p.trials}/{max_trials}" if max_trials else str(p.trials)
     best = f"best trial {p.best_trial} ({p.best_value:+.0f})" if p.best_trial is not None else ""
     return fit_line(
-        [
-            (0, f"trials {trials} ({p.running_trials} running)"),
-            (0, f"games {p.games}"),
-            (0, p.refused or ""),
-            (1, _accepting(p.accepting, "trial")),
-            (2, f"champion #{p.champion} {p.champion_elo:+.0f}+-{p.champion_elo95:.0f}"),
-            (3, f"ETA {duration(p.eta)}"),
-            (4, best),
-            (5, f"{p.games_per_second:.1f} games/s"),
-            (6, duration(p.elapsed)),
-        ]
+        [(0, f"trials {trials} ({p.running_trials} running)"), *_played(p, "trial"), (4, best), *_pace(p)]
     )
 
 
 def spsa_progress_line(p: SpsaProgress) -> str:
     """One line of at most 80 columns: iterations applied, games, an SPRT under way, the champion
     and its Elo, ETA, speed, time (the last ones left out first when they do not fit)."""
-    return fit_line(
-        [
-            (0, f"iterations {p.applied}/{p.iterations} ({p.in_flight} in flight)"),
-            (0, f"games {p.games}"),
-            (0, p.refused or ""),
-            (1, _accepting(p.accepting, "after iteration")),
-            (2, f"champion #{p.champion} {p.champion_elo:+.0f}+-{p.champion_elo95:.0f}"),
-            (3, f"ETA {duration(p.eta)}"),
-            (5, f"{p.games_per_second:.1f} games/s"),
-            (6, duration(p.elapsed)),
-        ]
-    )
+    iterations = f"iterations {p.applied}/{p.iterations} ({p.in_flight} in flight)"
+    return fit_line([(0, iterations), *_played(p, "after iteration"), *_pace(p)])
 
 
 def champions_table(records: TuningRecords, run_id: int, champions: list[Champion]) -> str:
