@@ -9,7 +9,7 @@ from typing import Any
 
 from coordinator.campaign.config import CampaignConfig, limits_text
 from coordinator.campaign.records import TUNING_STEP, CampaignRecords
-from coordinator.runs import Decision, RunState
+from coordinator.runs import Decision, RunState, decision_label
 from coordinator.sprt.config import SprtConfig
 from coordinator.store import Store
 from coordinator.tuning.records import TuningRecords
@@ -92,7 +92,7 @@ def ending_text(rounds: list[Round], planned: int, finished: bool) -> str | None
 
 def _verification(store: Store, run_id: int) -> Verification:
     """A verification SPRT as the store has it."""
-    from coordinator.sprt.kind import match_columns
+    from coordinator.reports.sprt.gather import match_columns
 
     run = store.get_run(run_id)
     assert run is not None
@@ -146,3 +146,18 @@ def read_chain(store: Store, campaign_run_id: int, config: CampaignConfig) -> Ch
     campaign = store.get_run(campaign_run_id)
     done = campaign is not None and campaign.state is RunState.FINISHED
     return Chain(rounds, best, games, ending_text(rounds, config.rounds, done))
+
+
+def chain_table(chain: Chain) -> str:
+    """The chain for people: one line per round and one per verification SPRT."""
+    lines = [f"{'round':>5}  {'tuning run':>10}  {'games':>7}  {'changed':>7}  verdict"]
+    for r in chain.rounds:
+        changed = "-" if r.champion is None else str(sum(r.champion.get(k) != v for k, v in r.start.items()))
+        lines.append(f"{r.number + 1:>5}  {r.tune_run_id:>10}  {r.tune_games:>7}  {changed:>7}  {r.verdict}")
+        for v in r.verifications:
+            elo = "-" if v.elo is None else f"{v.elo:+.1f} +- {v.elo95:.1f}"
+            decision = decision_label(v.decision) if v.decision else v.state
+            lines.append(f"{'':>5}  verify {v.setting} (run {v.run_id}): {v.games} games, {elo}, {decision}")
+    if not chain.rounds:
+        lines.append(f"{'':>5}  no round yet")
+    return "\n".join(lines)

@@ -16,7 +16,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from coordinator.campaign.chain import PASSED, PLAYING, Chain, read_chain
+from coordinator.campaign.chain import PASSED, PLAYING, chain_table, read_chain
 from coordinator.campaign.config import CampaignConfig, limits_text
 from coordinator.campaign.records import TUNING_STEP, CampaignRecords
 from coordinator.console import say, show
@@ -25,7 +25,7 @@ from coordinator.console.progress import ProgressPrinter
 from coordinator.console.signals import graceful_stop
 from coordinator.files import write_atomically
 from coordinator.registry import kind_of
-from coordinator.runs import Decision, RunKind, RunState, decision_label
+from coordinator.runs import Decision, RunKind, RunState
 
 if TYPE_CHECKING:
     from coordinator.executors.base import Executor
@@ -186,19 +186,4 @@ def output_paths(run_id: int, out: str | None) -> tuple[Path, Path]:
     return weights, weights.with_suffix(".toml")
 
 
-def chain_table(chain: Chain) -> str:
-    """The chain for people: one line per round and one per verification SPRT."""
-    lines = [f"{'round':>5}  {'tuning run':>10}  {'games':>7}  {'changed':>7}  verdict"]
-    for r in chain.rounds:
-        changed = "-" if r.champion is None else str(sum(r.champion.get(k) != v for k, v in r.start.items()))
-        lines.append(f"{r.number + 1:>5}  {r.tune_run_id:>10}  {r.tune_games:>7}  {changed:>7}  {r.verdict}")
-        for v in r.verifications:
-            elo = "-" if v.elo is None else f"{v.elo:+.1f} +- {v.elo95:.1f}"
-            decision = decision_label(v.decision) if v.decision else v.state
-            lines.append(f"{'':>5}  verify {v.setting} (run {v.run_id}): {v.games} games, {elo}, {decision}")
-    if not chain.rounds:
-        lines.append(f"{'':>5}  no round yet")
-    return "\n".join(lines)
-
-
-__all__ = ["PASSED", "PLAYING", "CampaignDriver", "chain_table", "drive", "output_paths"]
+__all__ = ["PASSED", "PLAYING", "CampaignDriver", "drive", "output_paths"]

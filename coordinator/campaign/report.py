@@ -95,7 +95,7 @@ def campaign_data(store: Store, run: Run) -> CampaignReport:
 
 def campaign_text(data: CampaignReport) -> str:
     """The campaign for people: its settings, the chain and the final values that changed."""
-    from coordinator.campaign.drive import chain_table
+    from coordinator.campaign.chain import chain_table
 
     c, t, run = data.config, data.totals, data.run
     table = chain_table(data.chain)

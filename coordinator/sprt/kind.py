@@ -17,28 +17,6 @@ if TYPE_CHECKING:
     from coordinator.store import Run, Store
 
 
-def match_columns(store: Store, run: Run, config: SprtConfig) -> dict[str, Any]:
-    """Games and statistics of a match run's counted batches, as the store has them."""
-    from coordinator.reports.engines import side_of
-    from coordinator.sprt.report import summary_of
-
-    totals = store.totals(run.id, run.counted_batches)
-    s = summary_of(config, totals.pentanomial, totals.wdl)
-    played = totals.games > 0
-    return {
-        "candidate": side_of(config, "candidate").name,
-        "baseline": side_of(config, "baseline").name,
-        "games": totals.games,
-        "pentanomial": totals.pentanomial,
-        "wdl": totals.wdl,
-        "elo": s["elo"] if played else None,
-        "elo95": s["elo95"] if played else None,
-        "llr": s["llr"],
-        "lower_bound": s["lower_bound"],
-        "upper_bound": s["upper_bound"],
-    }
-
-
 class TwoSidesKind(Kind[ReportT]):
     """A kind whose runs play two fixed sides (an SPRT's, a match's configuration)."""
 
@@ -124,6 +102,8 @@ class MatchRunKind(TwoSidesKind["MatchReport"]):
 
     def row(self, store: Store, run: Run) -> dict[str, Any]:
         """Sides, games, Elo and LLR."""
+        from coordinator.reports.sprt.gather import match_columns
+
         return match_columns(store, run, run.settings_as(SprtConfig))
 
     def versus(self, row: dict[str, Any]) -> str:
