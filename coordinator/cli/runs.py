@@ -106,7 +106,7 @@ def resume(
         raise click.BadParameter(
             f"run {run_id} is a {run.kind} run of {whose}: resume that instead", param_hint="RUN"
         )
-    check_engine_version(run, str(run.config.get("engine_version")))
+    check_engine_version(run, str(run.engine_version))
     if run.state is RunState.FINISHED:
         click.echo(f"arbiter: run {run_id} is already finished; nothing to resume", err=True)
         if (text := kind.finished_text(store, run)) is not None:

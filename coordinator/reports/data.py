@@ -106,7 +106,7 @@ class RunInfo(JsonData):
             created_at=iso(run.created_at),
             updated_at=iso(run.updated_at),
             finished_at=iso(run.finished_at),
-            engine_version=run.config.get("engine_version"),
+            engine_version=run.engine_version,
             parent=parent,
             playing=run.playing,
         )

@@ -114,7 +114,7 @@ class Supervisor:
     def _due(self, run: Run) -> bool:
         """Whether ``run`` may start now: played by this server's engine, and not waiting to be
         tried again after its process failed."""
-        version = run.config.get("engine_version")
+        version = run.engine_version
         if version != engine.ENGINE_VERSION:
             if run.id not in self.skipped:
                 self.skipped.add(run.id)

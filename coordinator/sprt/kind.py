@@ -28,7 +28,7 @@ class TwoSidesKind(Kind[ReportT]):
         from coordinator.reports.sprt.gather import counted_result_rows
 
         rows = counted_result_rows(store, run.id, run.counted_batches)
-        return engines_data(run.settings_as(self.config_type), rows, run.config.get("engine_version"))
+        return engines_data(run.settings_as(self.config_type), rows, run.engine_version)
 
 
 class MatchRunKind(TwoSidesKind["MatchReport"]):

@@ -41,6 +41,13 @@ class Run:
     #: 0 unless it is running.
     playing: int = 0
 
+    @property
+    def engine_version(self) -> str | None:
+        """The engine version the run plays (every kind's configuration names it), read without
+        decoding the configuration: a run of another version may not decode here."""
+        version = self.config.get("engine_version")
+        return version if isinstance(version, str) else None
+
     @cached_property
     def settings(self) -> Any:
         """The run's typed configuration, decoded once by its kind (``SprtConfig``,

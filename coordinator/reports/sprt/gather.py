@@ -359,7 +359,7 @@ def match_report(store: Store, run: Run, parent: int | None, reproduce: tuple[st
     lower, upper = config.sprt_params.bounds
     figures = summary_of(config, totals.pentanomial, totals.wdl)
     command, notes = reproduce
-    engines = engines_data(config, rows, run.config.get("engine_version"))
+    engines = engines_data(config, rows, run.engine_version)
     return MatchReport(
         run=RunInfo.of(run, parent),
         headline=match_headline(run, config, totals, "±"),
