@@ -164,7 +164,12 @@ def test_stop_resume_rerun_and_webhooks(server: ServerProcess, files: dict[str, 
     pause_when(held, lambda: mid_run(server, 1), RUN_WAIT, "a counted batch")
     try:  # the run cannot end while the follower detaches and the stop is asked
         follower.send_signal(signal.SIGINT)  # Ctrl-C detaches
-        assert follower.wait(60) == 130
+        try:
+            detached = follower.wait(60)
+        except subprocess.TimeoutExpired:
+            follower.kill()
+            raise AssertionError(f"Ctrl-C did not detach the follower: {follower.communicate()[1]}") from None
+        assert detached == 130
         assert "goes on" in follower.stderr.read()
         assert server.run(1)["state"] == "running"
         stopped = run_cli("stop", "1", "--server", server.url)
