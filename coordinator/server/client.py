@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import sys
 import threading
 import time
@@ -138,6 +139,9 @@ def follow(client: ServerClient, run_id: int) -> None:
     printer = ProgressPrinter()
     waiting = threading.Event()
     lost_since: float | None = None
+    # Ctrl-C detaches, as it stops a local run, even in a process started with SIGINT ignored (a
+    # script's background job): Python raises KeyboardInterrupt only where SIGINT was left alone.
+    previous = signal.signal(signal.SIGINT, signal.default_int_handler)
     try:
         while True:
             try:
@@ -164,6 +168,8 @@ def follow(client: ServerClient, run_id: int) -> None:
             f"{watch_hint(client, run_id)}"
         )
         sys.exit(DETACHED_EXIT)
+    finally:
+        signal.signal(signal.SIGINT, previous)
     printer.finish()
     show(row.get("text") or row["line"])
     if row["state"] == "failed":
