@@ -164,7 +164,7 @@ def floors(arrows: dict[tuple[str, str], list[Import]]) -> dict[str, int]:
     below: dict[str, set[str]] = defaultdict(set)
     for a, b in arrows:
         ca, cb = together.get(a, a), together.get(b, b)
-        below[cb]
+        below.setdefault(cb, set())  # a room that imports nothing has a floor too
         if ca != cb:
             below[ca].add(cb)
     level: dict[str, int] = {}
