@@ -69,9 +69,8 @@ from coordinator.sprt.config import BatchPlan, SprtConfig
 from coordinator.sprt.runner import SprtRunner
 from coordinator.stats import SprtParams
 from coordinator.store import Store, mask_url
-from coordinator.trust.answers import check_matches_payload
-from coordinator.trust.replay import replay_check
-from wire.protocol import BatchResult
+from coordinator.trust.answers import check_answer
+from wire.protocol import ResultReport
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cached_worker import CACHE_ENV, answer, payload_key
@@ -84,9 +83,8 @@ RUN_TIMEOUT = 1800.0
 #: they nest (the sub-phases are indented). "submit" and "completed" are the profiled executor's.
 PHASES: tuple[tuple[str, Callable[..., Any] | str], ...] = (
     ("receive a result (SprtRunner.receive)", SprtRunner.receive),
-    ("  parse the JSON result (BatchResult.from_json)", BatchResult.from_json),
-    ("  check it against the payload (check_matches_payload)", check_matches_payload),
-    ("  replay every game (trust.replay.replay_check)", replay_check),
+    ("  parse the JSON result (ResultReport.from_json)", ResultReport.from_json),
+    ("  check it against the payload, replay every game (check_answer)", check_answer),
     ("  store result and records (Store.record_result)", Store.record_result),
     ("  read the stored counts back (Store.result)", Store.result),
     ("  rebuild the batch's payload (SprtRunner.payload)", SprtRunner.payload),
@@ -206,10 +204,9 @@ def cpu_seconds() -> float:
 #: the run's CPU outside them (polling or waiting for results, the loop, progress).
 TIMED_PHASES: tuple[tuple[str, str], ...] = (
     ("receive a result", "SprtRunner.receive"),
-    ("  parse and type-check it", "BatchResult.from_json"),
-    ("  match it to the payload, tally", "check_matches_payload"),
-    ("  replay check", "check_records"),
-    ("    the Rust replay (engine.replay_games)", "replay_games"),
+    ("  parse, check, replay and tally it", "SprtRunner._checked"),
+    ("    parse and type-check all but the records", "ResultReport.from_json"),
+    ("    the records: shape, pairs, counts, replay (engine.check_batch)", "check_batch"),
     ("  store result and records", "Store.record_result"),
     ("send batches", "SprtRunner.fill"),
     ("  mark each batch sent", "Store.start_batch"),
@@ -221,9 +218,6 @@ TIMED_PHASES: tuple[tuple[str, str], ...] = (
 def time_phases(executor: Executor) -> dict[str, float]:
     """Wrap each function of :data:`TIMED_PHASES` with a CPU timer; the seconds, by phase name,
     filled in as the run goes."""
-    import coordinator.sprt.runner as runner_module
-    import coordinator.trust.replay as replay_module
-
     spent = {name: 0.0 for _label, name in TIMED_PHASES}
 
     def timed(name: str, function: Callable[..., Any]) -> Callable[..., Any]:
@@ -236,21 +230,20 @@ def time_phases(executor: Executor) -> dict[str, float]:
 
         return wrapper
 
-    for cls, name in ((SprtRunner, "receive"), (SprtRunner, "fill"), (SprtRunner, "count")):
+    for cls, name in (
+        (SprtRunner, "receive"),
+        (SprtRunner, "_checked"),
+        (SprtRunner, "fill"),
+        (SprtRunner, "count"),
+    ):
         setattr(cls, name, timed(f"SprtRunner.{name}", getattr(cls, name)))
     for name in ("record_result", "start_batch"):
         setattr(Store, name, timed(f"Store.{name}", getattr(Store, name)))
     executor_class: Any = type(executor)
     executor_class.submit = timed("submit", executor_class.submit)
-    parse = BatchResult.from_json.__func__  # type: ignore[attr-defined]
-    BatchResult.from_json = classmethod(timed("BatchResult.from_json", parse))  # type: ignore[assignment,method-assign]
-    modules: tuple[tuple[Any, str], ...] = (
-        (runner_module, "check_matches_payload"),  # as the runner calls it
-        (replay_module, "check_records"),
-        (engine, "replay_games"),
-    )
-    for module, name in modules:
-        setattr(module, name, timed(name, getattr(module, name)))
+    parse = ResultReport.from_json.__func__  # type: ignore[attr-defined]
+    ResultReport.from_json = classmethod(timed("ResultReport.from_json", parse))  # type: ignore[assignment,method-assign]
+    engine.check_batch = timed("check_batch", engine.check_batch)  # as check_answer calls it
     return spent
 
 

@@ -1,10 +1,11 @@
 """What checking a worker's results costs the coordinator, as a share of playing them.
 
 For each game, plays a few batches as a worker does (``worker.games.run_batch``, one core), then
-times what the coordinator does with each result before it counts: decode and type-check it
-(``BatchResult.from_json``), match it to its payload, and replay every game through the rules core
-(``trust.replay.replay_check``), and what the keys cost on both sides: the coordinator signs the
-payload (Ed25519), the worker verifies it and seals its answer (HMAC), the coordinator unseals it.
+times what the coordinator does with each result before it counts: decode it and type-check all
+but its records (``ResultReport.from_json``), then check the records against its payload and
+replay every game through the rules core (``trust.answers.check_answer``, one call), and what the
+keys cost on both sides: the coordinator signs the payload (Ed25519), the worker verifies it and
+seals its answer (HMAC), the coordinator unseals it.
 The spot checks cost a share of playing by construction: each worker's first batch and
 ``--verify-fraction`` (2%) of the others are played once more, by another worker (and by the
 coordinator's own pool only when the two disagree).
@@ -26,9 +27,8 @@ import time
 import engine
 from coordinator.openings.book import default_book_path, load_book
 from coordinator.sprt.config import BatchPlan, SprtConfig
-from coordinator.trust.answers import check_matches_payload
-from coordinator.trust.replay import replay_check
-from wire.protocol import BatchPayload, BatchResult
+from coordinator.trust.answers import check_answer
+from wire.protocol import BatchPayload, ResultReport
 from wire.sealing import FleetKeys, task_message, unseal
 from worker.games import answer_task, replay_budgets, run_batch
 
@@ -117,7 +117,7 @@ def main() -> None:
         f"engine {engine.ENGINE_VERSION}\n"
     )
     print(
-        "| game | plies per game | play CPU µs/game | decode + type-check µs/game | replay µs/game "
+        "| game | plies per game | play CPU µs/game | decode + type-check µs/game | check + replay µs/game "
         "| sign + unseal µs/game | verify + seal µs/game | check / play |"
     )
     print("|---|---|---|---|---|---|---|---|")
@@ -132,12 +132,10 @@ def main() -> None:
         decode = replay = float("inf")
         for _ in range(args.repeat):
             t0 = time.process_time()
-            results = [BatchResult.from_json(json.loads(t)) for t in texts]
-            for result, payload in zip(results, payloads, strict=True):
-                check_matches_payload(result, payload)
+            reports = [ResultReport.from_json(json.loads(t)) for t in texts]
             t1 = time.process_time()
-            for result, payload in zip(results, payloads, strict=True):
-                replay_check(payload, result)
+            for report, payload in zip(reports, payloads, strict=True):
+                check_answer(report, payload)
             t2 = time.process_time()
             decode, replay = min(decode, t1 - t0), min(replay, t2 - t1)
         coordinator, worker = key_costs(payloads, args.repeat)

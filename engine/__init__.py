@@ -7,6 +7,7 @@ accepts weights as a dict of named numbers or as the path of a JSON file holding
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from engine import _engine
 from engine._engine import (
@@ -126,14 +127,36 @@ def replay_game(
     return _engine.replay_game(game, opening, list(moves), adjudication)
 
 
-def replay_games(
-    game: str, records: Sequence[tuple[str, str]], adjudication: Adjudication | None = None
-) -> list[tuple[str | None, str | None, int, str | None]]:
-    """:func:`replay_game` for many records at once, in one call to the rules core (the GIL
-    released): each record is ``(opening, moves)`` with the moves in one string, separated by
-    single spaces. For each, ``(result, reason, plies, None)``, or ``(None, None, 0, error)`` with
-    a one-line error naming the ply (nothing is raised for a bad record)."""
-    return _engine.replay_games(game, list(records), adjudication)
+def check_batch(
+    game: str,
+    games: list[Any],
+    openings: Sequence[str],
+    pentanomial: Sequence[int],
+    wdl: Sequence[int],
+    faults: Sequence[tuple[int, bool]],
+    adjudication: Adjudication,
+    limits: Limits,
+    programs: bool,
+) -> tuple[list[int], list[int], str]:
+    """A batch's game records, as a worker sent them (``games``, JSON objects), checked in one call
+    to the rules core: each record's shape, one record per game in pair order (candidate white
+    then black) from the ``openings`` sent, the claimed ``pentanomial`` and ``wdl`` equal to the
+    records' counts, each of the ``faults`` (game, whether the candidate's) on a game its side lost
+    by a fault, and every distinct game replayed to its stated end under ``adjudication``,
+    ``limits`` and ``programs`` (a side played by an engine program). Returns the pentanomial,
+    the W/D/L and the records in the store's form (a JSON array of arrays); ValueError naming
+    the first bad record (``games[i]: ...``) or fault (``faults[i]: ...``)."""
+    return _engine.check_batch(
+        game,
+        games,
+        list(openings),
+        list(pentanomial),
+        list(wdl),
+        list(faults),
+        adjudication,
+        limits,
+        programs,
+    )
 
 
 def bench(game: str, depth: int | None = None) -> tuple[int, float]:
@@ -166,11 +189,11 @@ __all__ = [
     "TimeControl",
     "WeightSpec",
     "bench",
+    "check_batch",
     "moves_for_budgets",
     "play_game",
     "read_weights_file",
     "replay_game",
-    "replay_games",
     "resignation_score",
     "search",
     "validate_weights",

@@ -217,6 +217,14 @@ def bench(game: str, depth: int | None = None) -> tuple[int, float]: ...
 def replay_game(
     game: str, opening: str, moves: list[str], adjudication: Adjudication | None = None
 ) -> ReplayedEnd: ...
-def replay_games(
-    game: str, records: list[tuple[str, str]], adjudication: Adjudication | None = None
-) -> list[tuple[str | None, str | None, int, str | None]]: ...
+def check_batch(
+    game: str,
+    games: list[Any],
+    openings: list[str],
+    pentanomial: list[int],
+    wdl: list[int],
+    faults: list[tuple[int, bool]],
+    adjudication: Adjudication,
+    limits: Limits,
+    programs: bool,
+) -> tuple[list[int], list[int], str]: ...

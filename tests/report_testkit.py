@@ -27,6 +27,7 @@ from coordinator.runs import RunKind, RunState
 from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.runner import SprtRunner
 from coordinator.store import Store, now
+from coordinator.store.results import CheckedResult
 from coordinator.store.schema import batch_games, batches, results
 from coordinator.tuning.config import TuneConfig
 from wire.programs import BuildSpec, EngineProgram
@@ -330,7 +331,7 @@ def commit_run(store: Store, game: str, sha: str, depth: int, worker: str = "alp
         games=games, worker=worker, faults=faults, time_factor=1.5,
         engines={side: dict(ENGINE_ID) for side in ("candidate", "baseline")},
     )  # fmt: skip
-    assert store.record_result(run_id, 0, result)
+    assert store.record_result(run_id, 0, CheckedResult.tallied(result))
     store.update_run(run_id, state=RunState.FINISHED, counted_batches=1, decision="budget", finished=True)
     return run_id
 

@@ -297,34 +297,8 @@ class GameRecord(NamedTuple):
 
 
 def records_from_json(games: list[Any]) -> list[GameRecord]:
-    """:meth:`GameRecord.from_json` of every record of a result, ``games[i]`` naming a bad one:
-    the checks of the common case inlined in one loop, for the coordinator's rate of tens of
-    thousands of records a second (anything unusual takes the full check, for its message)."""
-    records: list[GameRecord] = []
-    keys, results, colors, new, make = _RECORD_KEYS, _RESULT_SET, _COLORS, tuple.__new__, GameRecord
-    for i, data in enumerate(games):
-        if type(data) is dict and data.keys() == keys:
-            opening, moves, result, reason = data["opening"], data["moves"], data["result"], data["reason"]
-            color, budgets, times = data["candidate_color"], data["budgets"], data["times"]
-            if (
-                result in results
-                and type(color) is str
-                and color in colors
-                and type(opening) is str
-                and len(opening) <= MAX_OPENING
-                and type(reason) is str
-                and len(reason) <= MAX_REASON
-                and type(moves) is str
-                and len(moves) <= MAX_MOVES_TEXT
-                and not (moves and (moves[0] == " " or moves[-1] == " " or "  " in moves))
-                and budgets == ""
-                and times == ""
-            ):
-                # tuple.__new__ makes the named tuple without a call of its Python-level __new__
-                records.append(new(make, (opening, moves, result, reason, colors[color], "", "")))
-                continue
-        records.append(GameRecord.from_json(data, f"games[{i}]"))
-    return records
+    """:meth:`GameRecord.from_json` of every record of a result, ``games[i]`` naming a bad one."""
+    return [GameRecord.from_json(data, f"games[{i}]") for i, data in enumerate(games)]
 
 
 RESULT_FIELDS = (
@@ -345,6 +319,51 @@ TIME_FACTOR_RANGE = (0.05, 20.0)
 SIDES = ("candidate", "baseline")
 #: The longest ``id name`` or ``id author`` of an engine a result reports.
 MAX_ENGINE_ID = 128
+
+
+@dataclass(frozen=True)
+class ResultReport:
+    """What a worker's result reports, every field type-checked but the game records, which are
+    kept as sent (``games``, a list): the coordinator checks them with everything that depends on
+    its payload in one call (``engine.check_batch``, in ``coordinator/trust/answers.py``), without a
+    Python object made per record; :meth:`BatchResult.from_json` makes :class:`GameRecord` of them."""
+
+    run_id: int
+    batch_index: int
+    engine_version: str
+    pentanomial: list[int]
+    wdl: list[int]
+    games: list[Any]
+    nodes: dict[str, int]
+    cpu_seconds: float
+    worker: str | None
+    faults: list[dict[str, Any]]
+    time_factor: float
+    engines: dict[str, dict[str, str | None]]
+
+    @classmethod
+    def from_json(cls, data: Any) -> ResultReport:
+        """A result from its JSON object, every field but the records' type-checked; ValueError
+        naming the first bad one (``result: ...``)."""
+        d = check_object(data, "result", RESULT_FIELDS, RESULT_OPTIONAL)
+        games = check_list(d["games"], "games")
+        nodes = check_object(d.get("nodes", {}), "nodes", (), ("candidate", "baseline"))
+        worker = d.get("worker")
+        low, high = TIME_FACTOR_RANGE
+        return cls(
+            run_id=check_int(d["run_id"], "run_id"),
+            batch_index=check_int(d["batch_index"], "batch_index"),
+            engine_version=check_str(d["engine_version"], "engine_version", max_length=128),
+            pentanomial=check_counts(d["pentanomial"], 5, "pentanomial"),
+            wdl=check_counts(d["wdl"], 3, "wdl"),
+            games=games,
+            nodes={k: check_int(v, f"nodes.{k}") for k, v in nodes.items()},
+            cpu_seconds=check_float(d.get("cpu_seconds", 0.0), "cpu_seconds"),
+            worker=None if worker is None else check_str(worker, "worker", max_length=MAX_WORKER_NAME),
+            faults=check_faults(d.get("faults", []), len(games)),
+            time_factor=check_float(d.get("time_factor", 1.0), "time_factor", low=low, high=high),
+            engines=check_engines(d.get("engines", {})),
+        )
 
 
 @dataclass(frozen=True)
@@ -396,25 +415,12 @@ class BatchResult:
     def from_json(cls, data: Any) -> BatchResult:
         """A result from its JSON object, every field type-checked; ValueError naming the first bad
         one (``result: ...``)."""
-        d = check_object(data, "result", RESULT_FIELDS, RESULT_OPTIONAL)
-        games = check_list(d["games"], "games")
-        nodes = check_object(d.get("nodes", {}), "nodes", (), ("candidate", "baseline"))
-        worker = d.get("worker")
-        low, high = TIME_FACTOR_RANGE
-        return cls(
-            run_id=check_int(d["run_id"], "run_id"),
-            batch_index=check_int(d["batch_index"], "batch_index"),
-            engine_version=check_str(d["engine_version"], "engine_version", max_length=128),
-            pentanomial=check_counts(d["pentanomial"], 5, "pentanomial"),
-            wdl=check_counts(d["wdl"], 3, "wdl"),
-            games=records_from_json(games),
-            nodes={k: check_int(v, f"nodes.{k}") for k, v in nodes.items()},
-            cpu_seconds=check_float(d.get("cpu_seconds", 0.0), "cpu_seconds"),
-            worker=None if worker is None else check_str(worker, "worker", max_length=MAX_WORKER_NAME),
-            faults=check_faults(d.get("faults", []), len(games)),
-            time_factor=check_float(d.get("time_factor", 1.0), "time_factor", low=low, high=high),
-            engines=check_engines(d.get("engines", {})),
-        )
+        return cls.from_report(ResultReport.from_json(data))
+
+    @classmethod
+    def from_report(cls, report: ResultReport) -> BatchResult:
+        """A result from its report, its records made (each checked: ``games[i]`` names a bad one)."""
+        return cls(**{**vars(report), "games": records_from_json(report.games)})
 
 
 def check_engines(value: Any) -> dict[str, dict[str, str | None]]:

@@ -27,10 +27,10 @@ from coordinator.executors.base import BatchOutcome, Executor
 from coordinator.runs import Decision, RunState
 from coordinator.stats import SprtParams, SprtState, update_sprt, wdl_to_ldw
 from coordinator.store import Store, StoredResult
-from coordinator.trust.answers import check_matches_payload
-from coordinator.trust.replay import ResultCheck, replay_check
+from coordinator.store.results import CheckedResult
+from coordinator.trust.answers import AnswerCheck, check_answer
 from wire.programs import EngineProgram
-from wire.protocol import BatchPayload, BatchResult
+from wire.protocol import BatchPayload, ResultReport
 from wire.sealing import digest
 
 #: On this machine's pool, a batch refused this many times fails the run (it would block the
@@ -187,13 +187,14 @@ class SprtRunner:
         config: MatchPlan,
         executor: Executor,
         on_progress: Callable[[Progress], None] | None = None,
-        check: ResultCheck = replay_check,
+        check: AnswerCheck = check_answer,
         stop: Callable[[PrefixCounter], bool] | None = None,
     ) -> None:
         """Load what the store already has for ``run_id`` and replay its counted prefix.
 
-        ``check`` decides whether a well-formed result's games are true (by default: every record
-        replayed through the rules core); it raises ValueError naming what is wrong. ``stop`` may
+        ``check`` decides whether a well-formed result answers its payload with true games (by
+        default: every record replayed through the rules core); it raises ValueError naming what
+        is wrong. ``stop`` may
         end the run early after any counted batch (see :class:`PrefixCounter`).
         """
         self.store = store
@@ -320,7 +321,7 @@ class SprtRunner:
 
     def _checked(
         self, outcome: BatchOutcome, payload: BatchPayload
-    ) -> tuple[BatchResult, StoredResult] | str:
+    ) -> tuple[CheckedResult, StoredResult] | str:
         """The result of ``outcome`` (the answer to ``payload``) and the counts it adds, if it can
         count, else why not (a one-line reason). A result that fails the checks quarantines its
         worker: a worker that lies once is not believed."""
@@ -331,20 +332,20 @@ class SprtRunner:
         if outcome.error is not None:
             return outcome.error  # a worker's refusal or failure, or an answer refused on the way
         try:
-            result = BatchResult.from_json(outcome.result)
-            if outcome.worker is not None and result.worker != outcome.worker:
-                raise ValueError(f"worker: the result names {result.worker!r}, its answer {outcome.worker!r}")
+            report = ResultReport.from_json(outcome.result)
+            if outcome.worker is not None and report.worker != outcome.worker:
+                raise ValueError(f"worker: the result names {report.worker!r}, its answer {outcome.worker!r}")
             if outcome.played is not None and outcome.played != digest(payload.to_text()):
                 raise ValueError("the answer is for another payload than the one sent")
-            pentanomial, wdl = check_matches_payload(result, payload)
-            self.check(payload, result)
+            checked = self.check(report, payload)
         except ValueError as e:
             reason = " ".join(str(e).split())
             self.executor.quarantine(
                 outcome.worker, f"batch {outcome.batch_index} of run {self.run_id}: {reason}"
             )
             return reason
-        return result, StoredResult(outcome.batch_index, pentanomial, wdl, result.cpu_seconds)
+        counts = StoredResult(outcome.batch_index, checked.pentanomial, checked.wdl, report.cpu_seconds)
+        return checked, counts
 
     def _unplayable(self, index: int, attempts: int) -> bool:
         """True when refusals show that batch ``index`` cannot be played: refused
@@ -396,7 +397,7 @@ class SprtRunner:
             return
         result, counts = checked
         self.refused_since_result.clear()
-        if self.store.record_result(self.run_id, index, result, (counts.pentanomial, counts.wdl)):
+        if self.store.record_result(self.run_id, index, result):
             self.games_played_here += result.game_count
             self.results[index] = counts  # what the store just tallied and kept
             return

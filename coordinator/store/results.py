@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import dataclass
 from typing import Any
 
 import orjson
@@ -24,7 +25,7 @@ from coordinator.store.schema import (
     results,
     runs,
 )
-from wire.protocol import RECORD_FIELDS, BatchResult
+from wire.protocol import RECORD_FIELDS, BatchResult, ResultReport
 from wire.tally import tally
 
 #: Batches of game records read from the database at a time while streaming them.
@@ -41,17 +42,43 @@ def stored_record(values: list[Any]) -> dict[str, Any]:
     return dict(zip(RECORD_FIELDS, values, strict=True))
 
 
-def result_details(result: BatchResult) -> str | None:
+@dataclass(frozen=True)
+class CheckedResult:
+    """A result whose records the coordinator checked, as the store keeps it: what the worker
+    reported, the counts tallied from the records, and the records as a JSON array of arrays (in
+    :data:`RECORD_FIELDS` order). Made by ``coordinator.trust.answers.check_answer``."""
+
+    report: ResultReport
+    pentanomial: list[int]
+    wdl: list[int]
+    records: str
+
+    @property
+    def game_count(self) -> int:
+        """Games in the batch."""
+        return len(self.report.games)
+
+    @classmethod
+    def tallied(cls, result: BatchResult) -> CheckedResult:
+        """A result made here (by a test, a tool, a stand-in engine) as the store keeps it, the
+        counts tallied from its records; ValueError for an odd number of records."""
+        pentanomial, wdl = tally(result.games)
+        report = ResultReport(**{**vars(result), "games": [g.to_json() for g in result.games]})
+        return cls(report, pentanomial, wdl, orjson.dumps(result.games, default=tuple).decode())
+
+
+def result_details(report: ResultReport) -> str | None:
     """What a result reports beside its games, as stored (None when there is nothing): each
     fault with its kind (the end reason of its game, checked by the replay), the time factor,
     and the engines' identities."""
     details: dict[str, Any] = {}
-    if result.faults:
-        details["faults"] = [fault | {"kind": result.games[fault["game"]].reason} for fault in result.faults]
-    if result.time_factor != 1.0:
-        details["time_factor"] = result.time_factor
-    if result.engines:
-        details["engines"] = result.engines
+    if report.faults:
+        games = report.games
+        details["faults"] = [fault | {"kind": games[fault["game"]]["reason"]} for fault in report.faults]
+    if report.time_factor != 1.0:
+        details["time_factor"] = report.time_factor
+    if report.engines:
+        details["engines"] = report.engines
     return json.dumps(details) if details else None
 
 
@@ -75,23 +102,16 @@ _MARK_DONE = (
 class ResultStore(Database):
     """The checked results of a store's runs, their game records and the quarantined workers."""
 
-    def record_result(
-        self,
-        run_id: int,
-        batch_index: int,
-        result: BatchResult,
-        tallied: tuple[list[int], list[int]] | None = None,
-    ) -> bool:
+    def record_result(self, run_id: int, batch_index: int, checked: CheckedResult) -> bool:
         """Store a checked result, its game records and the batch's ``done`` state together.
 
-        The counts stored are tallied from the game records, never taken from the worker's claim:
-        here, unless the caller passes its own tally of them (``tallied``). Returns False (and
-        changes nothing) when the batch already has a result: each (run, batch) is stored, and so
-        counted, at most once.
+        The counts stored are those tallied from the checked records, never the worker's claim.
+        Returns False (and changes nothing) when the batch already has a result: each (run, batch)
+        is stored, and so counted, at most once.
         """
-        pentanomial, wdl = tallied if tallied is not None else tally(result.games)
+        report = checked.report
         stamp = now()
-        worker = clip_worker(result.worker)
+        worker = clip_worker(report.worker)
         try:
             with self.transaction() as c:  # a second result for the batch breaks the key: IntegrityError
                 c.execute(
@@ -99,18 +119,19 @@ class ResultStore(Database):
                     {
                         "run_id": run_id,
                         "batch_index": batch_index,
-                        **dict(zip(PENTANOMIAL_COLUMNS, pentanomial, strict=True)),
-                        **dict(zip(WDL_COLUMNS, wdl, strict=True)),
-                        "nodes": json.dumps(result.nodes),
-                        "cpu_seconds": result.cpu_seconds,
+                        **dict(zip(PENTANOMIAL_COLUMNS, checked.pentanomial, strict=True)),
+                        **dict(zip(WDL_COLUMNS, checked.wdl, strict=True)),
+                        "nodes": json.dumps(report.nodes),
+                        "cpu_seconds": report.cpu_seconds,
                         "worker": worker,
-                        "engine_version": result.engine_version,
+                        "engine_version": report.engine_version,
                         "created_at": stamp,
-                        "details": result_details(result),
+                        "details": result_details(report),
                     },
                 )
-                games = orjson.dumps(result.games, default=tuple).decode()  # records as arrays
-                c.execute(_INSERT_GAMES, {"run_id": run_id, "batch_index": batch_index, "games": games})
+                c.execute(
+                    _INSERT_GAMES, {"run_id": run_id, "batch_index": batch_index, "games": checked.records}
+                )
                 c.execute(
                     _MARK_DONE,
                     {"b_run": run_id, "b_index": batch_index, "b_worker": worker, "b_stamp": stamp},

@@ -27,9 +27,8 @@ import hmac
 from collections.abc import Sequence
 from typing import Any
 
-from coordinator.trust.answers import check_matches_payload
-from coordinator.trust.replay import replay_check
-from wire.protocol import COMPARED_FIELDS, BatchPayload, BatchResult, move_list
+from coordinator.trust.answers import check_answer
+from wire.protocol import COMPARED_FIELDS, BatchPayload, BatchResult, ResultReport, move_list
 
 #: In a timed batch, neither side may have searched more than this many times as many nodes as
 #: the other (both have the same clock): a worker claiming small budgets for one side, to weaken
@@ -98,9 +97,8 @@ def plausible(payload: BatchPayload, result: Any) -> BatchResult | None:
     """``result`` parsed, if it passes the checks every result must pass (no check is spent on the
     others: the runner refuses them with the reason)."""
     try:
-        checked = BatchResult.from_json(result)
-        check_matches_payload(checked, payload)
-        replay_check(payload, checked)
+        check_answer(ResultReport.from_json(result), payload)
+        checked = BatchResult.from_json(result)  # its records as objects, for their budgets
         check_budgets(payload, checked)
     except ValueError:
         return None

@@ -49,6 +49,7 @@ from coordinator.sprt.runner import SprtRunner
 from coordinator.stats import fixed_elo, sprt_summary
 from coordinator.stats.residuals import chi2_sf, fold_pentanomial, worker_chi2, worker_residuals
 from coordinator.store import Store
+from coordinator.store.results import CheckedResult
 from coordinator.store.schema import results
 from wire.protocol import BatchResult, GameRecord, ply_count
 from wire.tally import candidate_score
@@ -392,7 +393,7 @@ def test_export_streams_in_constant_memory(tmp_path: Path) -> None:
     result = BatchResult.from_json(executor.play(0).result)
     assert len(result.games) == 40
     for index in range(125):
-        store.record_result(run_id, index, result)
+        store.record_result(run_id, index, CheckedResult.tallied(result))
     store.update_run(run_id, counted_batches=125)
     run = store.get_run(run_id)
     assert run is not None

@@ -21,9 +21,10 @@ from coordinator.sprt.config import BatchPlan, SprtConfig
 from coordinator.sprt.report import stored_progress, stored_status
 from coordinator.sprt.runner import RunFailed, SprtRunner
 from coordinator.store import Store
+from coordinator.store.results import CheckedResult
 from coordinator.store.schema import batches
 from wire.programs import BuildSpec, EngineProgram
-from wire.protocol import BatchPayload, BatchResult
+from wire.protocol import BatchPayload, BatchResult, ResultReport
 from wire.sealing import digest
 from worker.games import play_batch
 
@@ -111,8 +112,17 @@ def run_with(store: Store, run_id: int, cfg: SprtConfig, executor: Executor) -> 
     return SprtRunner(store, run_id, cfg, executor, check=accept_standin_games).run()
 
 
-def accept_standin_games(payload: BatchPayload, result: BatchResult) -> None:
-    """The stand-in engine's games have no moves: nothing to replay."""
+def accept_standin_games(report: ResultReport, payload: BatchPayload) -> CheckedResult:
+    """The stand-in engine's games have no moves, nothing to replay: only the claimed counts are
+    checked against the records (as ``check_answer`` does)."""
+    checked = CheckedResult.tallied(BatchResult.from_report(report))
+    for name, claimed, counted in (
+        ("pentanomial", report.pentanomial, checked.pentanomial),
+        ("wdl", report.wdl, checked.wdl),
+    ):
+        if claimed != counted:
+            raise ValueError(f"{name}: {claimed} does not match the game records ({counted})")
+    return checked
 
 
 def test_batch_plan_is_a_function_of_seed_and_index(openings: list[str]) -> None:

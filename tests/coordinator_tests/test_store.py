@@ -11,6 +11,7 @@ from sprt_testkit import batch_result
 from sqlalchemy import select
 
 from coordinator.store import Store, mask_url, store_url
+from coordinator.store.results import CheckedResult
 from coordinator.store.schema import batches
 from wire.protocol import BatchResult
 
@@ -77,9 +78,9 @@ def test_folder_instead_of_file_is_a_value_error(tmp_path: Path) -> None:
 def test_same_batch_is_stored_and_counted_once(store: Store) -> None:
     run_id = new_run(store)
     store.start_batch(run_id, 0, "0" * 64, 5)
-    assert store.record_result(run_id, 0, result([0, 0, 1, 0, 0], [0, 2, 0])) is True
+    assert store.record_result(run_id, 0, CheckedResult.tallied(result([0, 0, 1, 0, 0], [0, 2, 0]))) is True
     # A redelivery, even with different counts, changes nothing.
-    assert store.record_result(run_id, 0, result([0, 0, 0, 0, 1], [2, 0, 0])) is False
+    assert store.record_result(run_id, 0, CheckedResult.tallied(result([0, 0, 0, 0, 1], [2, 0, 0]))) is False
     assert store.row_counts()["results"] == 1
     assert store.row_counts()["batch_games"] == 1 and len(store.game_records(run_id)) == 2
     store.update_run(run_id, counted_batches=1)
@@ -93,8 +94,8 @@ def test_a_second_store_object_cannot_count_a_batch_again(store_urls: StoreUrls)
     url = store_urls("shared")
     first, second = Store(url), Store(url)
     run_id = new_run(first)
-    assert first.record_result(run_id, 3, result([1, 0, 0, 0, 0], [0, 0, 2])) is True
-    assert second.record_result(run_id, 3, result([1, 0, 0, 0, 0], [0, 0, 2])) is False
+    assert first.record_result(run_id, 3, CheckedResult.tallied(result([1, 0, 0, 0, 0], [0, 0, 2]))) is True
+    assert second.record_result(run_id, 3, CheckedResult.tallied(result([1, 0, 0, 0, 0], [0, 0, 2]))) is False
     assert len(second.results(run_id)) == 1
 
 
@@ -102,7 +103,7 @@ def test_totals_cover_only_the_counted_prefix(store: Store) -> None:
     run_id = new_run(store)
     for index, penta in enumerate(([0, 0, 1, 0, 0], [0, 0, 0, 1, 0], [0, 0, 0, 0, 1])):
         wdl = [penta.index(1) // 2, 2 - 2 * (penta.index(1) // 2), 0] if index < 2 else [2, 0, 0]
-        store.record_result(run_id, index, result(penta, wdl))
+        store.record_result(run_id, index, CheckedResult.tallied(result(penta, wdl)))
     store.update_run(run_id, counted_batches=2)
     assert store.totals(run_id).pentanomial == [0, 0, 1, 1, 0]
     assert store.totals(run_id, counted_batches=3).pentanomial == [0, 0, 1, 1, 1]
@@ -116,19 +117,19 @@ def test_a_failed_write_leaves_nothing_behind(store: Store) -> None:
     bad.games[0] = bad.games[0]._replace(moves=object())  # not JSON: fails after the results row
     before = store.row_counts()
     with pytest.raises(TypeError):
-        store.record_result(run_id, 0, bad)
+        store.record_result(run_id, 0, CheckedResult.tallied(bad))
     assert store.row_counts() == before
     with store.engine.connect() as c:
         state = c.execute(select(batches.c.state).where(batches.c.run_id == run_id)).scalar()
     assert state == "running"
     # The batch can still be stored afterwards.
-    assert store.record_result(run_id, 0, result([0, 0, 1, 0, 0], [0, 2, 0])) is True
+    assert store.record_result(run_id, 0, CheckedResult.tallied(result([0, 0, 1, 0, 0], [0, 2, 0]))) is True
 
 
 def test_result_and_batch_state_commit_together(store: Store) -> None:
     run_id = new_run(store)
     store.start_batch(run_id, 0, "0" * 64, 5)
-    store.record_result(run_id, 0, result([0, 0, 2, 0, 0], [0, 4, 0]))
+    store.record_result(run_id, 0, CheckedResult.tallied(result([0, 0, 2, 0, 0], [0, 4, 0])))
     other = Store(store.url)  # another connection pool: sees only what was committed
     try:
         with other.engine.connect() as c:

@@ -22,6 +22,7 @@ from sqlalchemy import inspect, select
 import engine
 from coordinator.sprt.config import SprtConfig
 from coordinator.store import Store, engine_url, mask_url
+from coordinator.store.results import CheckedResult
 from coordinator.store.schema import batches
 from coordinator.tuning.records import TuningRecords
 from coordinator.tuning.tuner import optuna_storage
@@ -65,7 +66,9 @@ def test_63_bit_seeds_and_long_worker_names_are_stored(store_urls: StoreUrls) ->
         store.start_batch(run_id, 0, "0" * 64, seed)
         store.refuse_batch(run_id, 0, "wdl: wrong", worker="w" * 300)  # a worker may claim any name
         store.start_batch(run_id, 1, "0" * 64, seed - 1)
-        assert store.record_result(run_id, 1, batch_result([0, 0, 1, 0, 0], worker="x" * 300))
+        assert store.record_result(
+            run_id, 1, CheckedResult.tallied(batch_result([0, 0, 1, 0, 0], worker="x" * 300))
+        )
         with store.engine.connect() as c:
             rows = c.execute(select(batches.c.seed, batches.c.worker).order_by(batches.c.batch_index)).all()
         assert [r.seed for r in rows] == [seed, seed - 1]
@@ -82,7 +85,9 @@ def test_concurrent_writers_store_a_batch_once(store_urls: StoreUrls) -> None:
     try:
         run_id = stores[0].create_run("sprt", "congo", {"seed": 1}, "f" * 64)
         stores[0].start_batch(run_id, 0, "0" * 64, 5)
-        won = race(lambda i: stores[i].record_result(run_id, 0, batch_result([0, 0, 0, 1, 0])))
+        won = race(
+            lambda i: stores[i].record_result(run_id, 0, CheckedResult.tallied(batch_result([0, 0, 0, 1, 0])))
+        )
         assert sorted(won) == [False] * (RACERS - 1) + [True]
         counts = stores[0].row_counts()
         assert counts["results"] == 1 and counts["batch_games"] == 1

@@ -18,6 +18,7 @@ from sqlalchemy.exc import SQLAlchemyError
 
 from coordinator.runs import RunKind, RunState
 from coordinator.store import Store, engine_url, read_only_connections, schema_lock
+from coordinator.store.results import CheckedResult
 from coordinator.tuning.records import TuningRecords
 
 #: What SQLite and PostgreSQL say when a connection may not write.
@@ -32,7 +33,9 @@ def filled_store(url: str) -> tuple[Store, int]:
     run_id = store.create_run(RunKind.SPRT, "congo", {"game": "congo"}, "f" * 64)
     for index, worker in ((0, "alpha:1"), (1, "beta:2")):
         store.start_batch(run_id, index, "0" * 64, seed=index)
-        assert store.record_result(run_id, index, batch_result([0, 1, 2, 1, 0], worker=worker))
+        assert store.record_result(
+            run_id, index, CheckedResult.tallied(batch_result([0, 1, 2, 1, 0], worker=worker))
+        )
     store.refuse_batch(run_id, 2, "beta:2: counts do not add up", worker="beta:2")
     store.update_run(run_id, counted_batches=1)
     return store, run_id
@@ -64,7 +67,7 @@ def test_reads_what_the_writer_stored_and_cannot_write(store_urls: StoreUrls) ->
             lambda: reader.create_run(RunKind.SPRT, "congo", {}, "0" * 64),
             lambda: reader.update_run(run_id, state=RunState.FAILED),
             lambda: reader.start_batch(run_id, 5, "0" * 64, seed=5),
-            lambda: reader.record_result(run_id, 6, batch_result([1, 0, 0, 0, 0])),
+            lambda: reader.record_result(run_id, 6, CheckedResult.tallied(batch_result([1, 0, 0, 0, 0]))),
             lambda: reader.quarantine_worker(run_id, "alpha:1", "no"),
         ]
         for write in writes:
@@ -117,7 +120,7 @@ def test_a_reader_never_blocks_the_writer(store_urls: StoreUrls) -> None:
         stream = reader.iter_batch_games(run_id)
         assert next(stream).batch_index == 0
         writer.start_batch(run_id, 3, "0" * 64, seed=3)
-        assert writer.record_result(run_id, 3, batch_result([0, 0, 1, 0, 0]))
+        assert writer.record_result(run_id, 3, CheckedResult.tallied(batch_result([0, 0, 1, 0, 0])))
         writer.update_run(run_id, counted_batches=2)
         stream.close()
         assert reader.totals(run_id).games == 16

@@ -15,6 +15,7 @@ from coordinator.reports.tournament.html import tournament_html
 from coordinator.reports.tournament.text import tournament_text
 from coordinator.runs import RunKind
 from coordinator.store import Store
+from coordinator.store.results import CheckedResult
 from coordinator.tournament.config import Entrant, TournamentConfig, pairings_of, stored_sides
 from wire.protocol import BatchResult, Color, GameRecord
 
@@ -128,7 +129,7 @@ def test_the_report_gives_each_engine_its_faults_and_time_per_move() -> None:
         result = BatchResult(
             run_id, index, "v", [0, 0, 0, 0, 1], [0, 0, 2], games, worker="w:1", faults=faults[index]
         )
-        assert store.record_result(run_id, index, result)
+        assert store.record_result(run_id, index, CheckedResult.tallied(result))
     store.update_run(run_id, counted_batches=3)
     run = store.get_run(run_id)
     assert run is not None

@@ -29,6 +29,7 @@ from coordinator.runs import RunKind
 from coordinator.sprt.runner import PrefixCounter
 from coordinator.stats import fixed_elo
 from coordinator.store import Store, StoredResult
+from coordinator.store.results import CheckedResult
 from coordinator.tuning.acceptance import AcceptanceQueue, Candidate
 from coordinator.tuning.config import SAMPLERS, TuneConfig, tuned_names
 from coordinator.tuning.context import TuningContext
@@ -473,7 +474,7 @@ def test_recover_crowns_a_candidate_accepted_just_before_the_kill(
     while prefix.decision is None and len(stored) < 100:
         index = len(stored)
         result = batch_result([0, 0, 1, 1, 2], engine_version=c.engine_version)
-        assert store.record_result(accept.run_id, index, result)
+        assert store.record_result(accept.run_id, index, CheckedResult.tallied(result))
         kept = store.result(accept.run_id, index)
         assert kept is not None
         stored[index] = kept

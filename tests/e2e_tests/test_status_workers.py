@@ -12,6 +12,7 @@ import engine
 from coordinator.runs import RunKind
 from coordinator.sprt.config import SprtConfig
 from coordinator.store import Store
+from coordinator.store.results import CheckedResult
 
 #: Three workers that agree (mostly draws and even pairs) and one whose pairs are mostly wins (enough
 #: pairs each for the test: it sets aside workers expected to see at most 5 of an outcome).
@@ -37,7 +38,9 @@ def test_status_flags_the_worker_whose_results_stand_out(tmp_path: Path) -> None
     run_id = store.create_run(RunKind.SPRT, "congo", config.to_json(), config.fingerprint())
     for index, (worker, pentanomial) in enumerate(PER_WORKER.items()):
         store.start_batch(run_id, index, "0" * 64, index)
-        assert store.record_result(run_id, index, batch_result(pentanomial, worker=worker))
+        assert store.record_result(
+            run_id, index, CheckedResult.tallied(batch_result(pentanomial, worker=worker))
+        )
     store.update_run(run_id, counted_batches=len(PER_WORKER))
 
     as_json = run_cli("status", str(run_id), "--json", "--store", url)

@@ -11,8 +11,8 @@ from referee_testkit import START, player
 
 import engine
 from coordinator.openings.book import default_book_path, load_book
-from coordinator.trust.replay import check_records
 from wire.protocol import Color
+from wire.tally import tally
 from worker.program_batch import BUILTIN_HASH_MB, builtin_program
 from worker.referee import EnginePlayer, EngineSpec, PlayedGame, play_game, play_pairs
 from worker.referee.game import go_limits, time_limit_ms
@@ -82,7 +82,11 @@ def test_a_batch_of_pairs_gives_records_the_coordinator_accepts() -> None:
     assert told == [1, 2, 3, 4]  # the games played, told after each
     records = [g.record() for g in games]
     assert [r.opening for r in records] == [openings[0]] * 2 + [openings[1]] * 2
-    check_records(game, records, ADJUDICATION, engine.Limits(nodes=600), programs=True)
+    pentanomial, wdl = tally(records)
+    games_json = [r.to_json() for r in records]
+    engine.check_batch(
+        game, games_json, openings, pentanomial, wdl, [], ADJUDICATION, engine.Limits(nodes=600), True
+    )
     assert records[0].moves == games[0].game.moves_text and records[0].plies == len(games[0].game.moves)
 
 

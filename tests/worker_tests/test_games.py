@@ -11,10 +11,10 @@ import pytest
 from sprt_testkit import book_positions
 
 import engine
-from coordinator.trust.answers import check_matches_payload
-from coordinator.trust.replay import replay_check
+from coordinator.store.results import CheckedResult
+from coordinator.trust.answers import check_answer
 from wire.programs import EngineProgram
-from wire.protocol import BatchPayload, BatchResult
+from wire.protocol import BatchPayload, BatchResult, ResultReport
 from wire.tally import candidate_score, tally
 from worker.games import play_batch
 
@@ -38,12 +38,9 @@ def payload(openings: list[str], **overrides: Any) -> BatchPayload:
     return BatchPayload(**(base | overrides))
 
 
-def validate_result(result: Any, sent: BatchPayload, *, replay: bool = False) -> None:
+def validate_result(result: Any, sent: BatchPayload) -> None:
     """What the coordinator does with a result: parse it, match it to the payload, replay it."""
-    checked = BatchResult.from_json(result)
-    check_matches_payload(checked, sent)
-    if replay:
-        replay_check(sent, checked)
+    check_answer(ResultReport.from_json(result), sent)
 
 
 @pytest.fixture(scope="module")
@@ -90,7 +87,7 @@ def test_play_batch_counts_with_the_engine(batch: tuple[BatchPayload, dict[str, 
     assert result["cpu_seconds"] >= 0
     host, pid = result["worker"].rsplit(":", 1)
     assert host and pid.isdigit()
-    validate_result(result, sent, replay=True)
+    validate_result(result, sent)
 
 
 def test_play_batch_is_deterministic_with_node_limits(batch: tuple[BatchPayload, dict[str, Any]]) -> None:
@@ -157,7 +154,7 @@ def test_validate_result_checks_openings_and_moves(batch: tuple[BatchPayload, di
     fake = forged(result)
     fake["games"][0]["moves"] = "zz9zz9 " + fake["games"][0]["moves"]
     with pytest.raises(ValueError, match=r"games\[0\]: ply 1"):
-        validate_result(fake, sent, replay=True)
+        validate_result(fake, sent)
 
 
 @pytest.mark.parametrize(
@@ -178,7 +175,7 @@ def test_moves_must_be_one_string_of_moves_separated_by_single_spaces(
     fake = forged(result)
     fake["games"][0]["moves"] = moves
     with pytest.raises(ValueError, match=message):
-        validate_result(fake, sent, replay=True)
+        validate_result(fake, sent)
 
 
 def test_validate_result_refuses_a_non_dict() -> None:
@@ -224,3 +221,73 @@ def test_faults_and_engine_ids_must_fit_the_batch(batch: tuple[BatchPayload, dic
     ]:
         with pytest.raises(ValueError, match=message):
             validate_result(fake, with_program)
+
+
+@pytest.mark.parametrize(
+    ("game", "change"),
+    [
+        (2, ["not", "a", "record"]),
+        (0, {"budgets": None, "times": None}),
+        (0, {"zz": 1, "aa": 2}),
+        (0, {"result": 3}),
+        (1, {"result": "won"}),
+        (0, {"candidate_color": "red"}),
+        (0, {"candidate_color": None}),
+        (0, {"opening": 5}),
+        (0, {"opening": "é" * 257}),
+        (0, {"reason": "r" * 33}),
+        (0, {"moves": None}),
+        (3, {"budgets": "01"}),
+        (0, {"times": "1 x"}),
+        (0, {"times": "1" + " 1" * 500}),
+    ],
+)
+def test_records_are_refused_as_the_wire_check_refuses_them(
+    batch: tuple[BatchPayload, dict[str, Any]], game: int, change: Any
+) -> None:
+    """The coordinator's check of the records (in the rules core) names a bad record exactly as
+    :meth:`GameRecord.from_json` does."""
+    sent, result = batch
+    fake = forged(result)
+    if isinstance(change, dict):
+        record = fake["games"][game] | change
+        fake["games"][game] = {
+            k: v for k, v in record.items() if v is not None or k not in ("budgets", "times")
+        }
+    else:
+        fake["games"][game] = change
+    with pytest.raises(ValueError) as wire:
+        BatchResult.from_json(fake)
+    with pytest.raises(ValueError) as coordinator:
+        validate_result(fake, sent)
+    assert str(coordinator.value) == str(wire.value)
+
+
+def test_a_result_of_any_kind_of_value_is_refused_with_a_message(
+    batch: tuple[BatchPayload, dict[str, Any]],
+) -> None:
+    sent, result = batch
+    fake = forged(result)
+    fake["games"][0]["result"] = []  # unhashable: no TypeError
+    with pytest.raises(ValueError, match=r"games\[0\]: result \[\] is not one of 1-0, 0-1, 1/2-1/2"):
+        validate_result(fake, sent)
+
+
+def test_the_checked_records_are_stored_as_the_wire_writes_them(
+    batch: tuple[BatchPayload, dict[str, Any]],
+) -> None:
+    sent, result = batch
+    timed = forged(result)
+    timed["games"][0] |= {
+        "budgets": "10 20",
+        "times": " ".join(["7"] * (timed["games"][0]["moves"].count(" ") + 1)),
+    }
+    for answer in (result, timed):
+        checked = check_answer(ResultReport.from_json(answer), sent)
+        made = CheckedResult.tallied(BatchResult.from_json(answer))
+        assert (checked.pentanomial, checked.wdl, checked.records) == (
+            made.pentanomial,
+            made.wdl,
+            made.records,
+        )
+        assert json.loads(checked.records)[0][:5] == [*list(answer["games"][0].values())[:5]]

@@ -33,6 +33,7 @@ pub mod search;
 mod tables;
 pub mod timeman;
 pub mod types;
+pub mod verdict;
 pub mod zobrist;
 
 pub use bitboard::Bitboard;

@@ -1,13 +1,11 @@
 //! Weights, search, whole games and bench for Python. Searches release the GIL.
 
-use std::collections::HashMap;
-
 use arbiter_core::bench::bench as core_bench;
 use arbiter_core::ending::Adjudication as CoreAdjudication;
 use arbiter_core::eval::{resolve_weights, weight_table, Evaluate};
 use arbiter_core::limits::{Limits as CoreLimits, SearchLimits};
 use arbiter_core::play::{moves_for_budgets as core_budgets, play_game as core_play};
-use arbiter_core::replay::{replay as core_replay, replay_text};
+use arbiter_core::replay::replay as core_replay;
 use arbiter_core::search::{SearchResult, Searcher};
 use arbiter_core::{congo, congress, GameKind};
 use pyo3::exceptions::PyValueError;
@@ -272,46 +270,4 @@ pub fn replay_game<'py>(
     d.set_item("reason", replayed.end.map(|(_, reason)| reason))?;
     d.set_item("plies", replayed.plies)?;
     Ok(d)
-}
-
-/// How one record replayed: (result, reason, plies, error); an error leaves the rest empty.
-type Replay = (Option<&'static str>, Option<&'static str>, usize, Option<String>);
-
-/// Replays many records of one game in one call, with the GIL released: for each `(opening,
-/// moves)`, where `moves` is one string of moves separated by single spaces, `(result, reason,
-/// plies, None)`, or `(None, None, 0, error)` with a one-line error naming the ply. One call per
-/// batch keeps the coordinator's cost per game down to the rules' own work.
-#[pyfunction]
-#[pyo3(signature = (game, records, adjudication=None))]
-pub fn replay_games(
-    py: Python<'_>,
-    game: &str,
-    records: Vec<(String, String)>,
-    adjudication: Option<Adjudication>,
-) -> PyResult<Vec<Replay>> {
-    let kind = game_kind(game)?;
-    let adjudication = adjudication.unwrap_or_default().core;
-    Ok(py.detach(|| match kind {
-        GameKind::Congo => replay_all::<congo::Position>(&records, adjudication),
-        GameKind::Congress => replay_all::<congress::Position>(&records, adjudication),
-    }))
-}
-
-fn replay_all<P: Evaluate>(records: &[(String, String)], adjudication: CoreAdjudication) -> Vec<Replay> {
-    let mut openings: HashMap<&str, Result<P, String>> = HashMap::new();
-    records
-        .iter()
-        .map(|(opening, moves)| {
-            let start =
-                openings.entry(opening.as_str()).or_insert_with(|| P::from_fen(opening).map_err(|e| e.to_string()));
-            let start = match start {
-                Ok(position) => position,
-                Err(error) => return (None, None, 0, Some(error.clone())),
-            };
-            match replay_text(start, moves, adjudication) {
-                Ok(r) => (r.end.map(|(result, _)| result.text()), r.end.map(|(_, reason)| reason), r.plies, None),
-                Err(error) => (None, None, 0, Some(error.to_string())),
-            }
-        })
-        .collect()
 }

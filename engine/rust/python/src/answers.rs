@@ -1,0 +1,157 @@
+//! A batch's game records checked for Python in one call: each record's shape (as a worker's JSON
+//! object), then `arbiter_core::verdict` (pairs, claimed counts, faults, replays), and the records
+//! returned in the form the store keeps. The coordinator checks tens of thousands of records a
+//! second: one call per batch, no Python object made per record.
+
+use arbiter_core::ending::GameResult;
+use arbiter_core::verdict::{
+    check_batch as core_check_batch, numbers_badly, ply_count, spaced_badly, stored_json, BatchRules, CheckError,
+    Fault, Record, Tally,
+};
+use arbiter_core::{congo, congress, GameKind};
+use pyo3::exceptions::PyValueError;
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString};
+
+use crate::limits::{Adjudication, Limits};
+use crate::position::game_kind;
+
+/// A record's fields, in the order the store keeps them (wire.protocol.RECORD_FIELDS).
+const FIELDS: [&str; 7] = ["opening", "moves", "result", "reason", "candidate_color", "budgets", "times"];
+/// The longest strings of a record (wire.protocol's MAX_OPENING, MAX_REASON, MAX_MOVES_TEXT,
+/// MAX_NUMBERS_TEXT), in characters.
+const MAX_OPENING: usize = 256;
+const MAX_REASON: usize = 32;
+const MAX_MOVES_TEXT: usize = 1_000_000;
+const MAX_NUMBERS_TEXT: usize = 2_000_000;
+
+fn bad(message: String) -> PyErr {
+    PyValueError::new_err(message)
+}
+
+fn type_name(value: &Bound<'_, PyAny>) -> String {
+    value.get_type().name().map(|n| n.to_string()).unwrap_or_else(|_| "a value".into())
+}
+
+fn repr(value: &Bound<'_, PyAny>) -> String {
+    value.repr().map(|r| r.to_string()).unwrap_or_else(|_| "a value".into())
+}
+
+/// `value` as a string of at most `max` characters (wire.fields.check_str's messages).
+fn text<'a>(value: &'a Bound<'_, PyAny>, name: &str, max: usize) -> PyResult<&'a str> {
+    let Ok(s) = value.cast::<PyString>() else {
+        return Err(bad(format!("{name}: expected a string, got {}", type_name(value))));
+    };
+    let s = s.to_str()?;
+    if s.len() > max && s.chars().count() > max {
+        return Err(bad(format!("{name}: longer than {max} characters")));
+    }
+    Ok(s)
+}
+
+/// The values of record `i`'s fields in [`FIELDS`] order; ValueError unless it is an object
+/// with exactly those keys.
+fn fields<'py>(i: usize, data: &Bound<'py, PyAny>) -> PyResult<[Bound<'py, PyAny>; 7]> {
+    let Ok(d) = data.cast::<PyDict>() else {
+        return Err(bad(format!("games[{i}]: expected a JSON object, got {}", type_name(data))));
+    };
+    let mut values = Vec::with_capacity(FIELDS.len());
+    let mut missing = Vec::new();
+    for key in FIELDS {
+        match d.get_item(key)? {
+            Some(value) => values.push(value),
+            None => missing.push(key),
+        }
+    }
+    if !missing.is_empty() {
+        return Err(bad(format!("games[{i}]: missing {}", missing.join(", "))));
+    }
+    if d.len() != FIELDS.len() {
+        let mut unknown = Vec::new();
+        for key in d.keys() {
+            let name = key.str()?.to_string();
+            if !FIELDS.contains(&name.as_str()) {
+                unknown.push(name);
+            }
+        }
+        unknown.sort();
+        return Err(bad(format!("games[{i}]: unknown field(s) {}", unknown.join(", "))));
+    }
+    values.try_into().map_err(|_| bad(format!("games[{i}]: expected {} fields", FIELDS.len())))
+}
+
+/// One record's strings, checked as wire.protocol.GameRecord.from_json checks them.
+fn check_record<'a>(i: usize, v: &'a [Bound<'_, PyAny>; 7]) -> PyResult<Record<'a>> {
+    let result = match v[2].cast::<PyString>().ok().map(|s| s.to_str()).transpose()? {
+        Some("1-0") => GameResult::WhiteWins,
+        Some("0-1") => GameResult::BlackWins,
+        Some("1/2-1/2") => GameResult::Draw,
+        _ => return Err(bad(format!("games[{i}]: result {} is not one of 1-0, 0-1, 1/2-1/2", repr(&v[2])))),
+    };
+    let candidate_white = match v[4].cast::<PyString>().ok().map(|s| s.to_str()).transpose()? {
+        Some("white") => true,
+        Some("black") => false,
+        _ => return Err(bad(format!("games[{i}]: candidate_color {} is not 'white' or 'black'", repr(&v[4])))),
+    };
+    let opening = text(&v[0], &format!("games[{i}]: opening"), MAX_OPENING)?;
+    let reason = text(&v[3], &format!("games[{i}]: reason"), MAX_REASON)?;
+    let moves = text(&v[1], &format!("games[{i}]: moves"), MAX_MOVES_TEXT)?;
+    if !moves.is_empty() && spaced_badly(moves) {
+        return Err(bad(format!("games[{i}]: moves: expected moves separated by single spaces")));
+    }
+    let numbers = |value: &'a Bound<'_, PyAny>, field: &str| -> PyResult<&'a str> {
+        let s = text(value, &format!("games[{i}]: {field}"), MAX_NUMBERS_TEXT)?;
+        if numbers_badly(s) {
+            return Err(bad(format!("games[{i}]: {field}: expected whole numbers separated by single spaces")));
+        }
+        Ok(s)
+    };
+    let budgets = numbers(&v[5], "budgets")?;
+    let times = numbers(&v[6], "times")?;
+    if !times.is_empty() && ply_count(times) != ply_count(moves) {
+        return Err(bad(format!("games[{i}]: times: expected one per move ({}) or none", ply_count(moves))));
+    }
+    Ok(Record { opening, moves, result, reason, candidate_white, budgets, times })
+}
+
+/// A batch's records as a worker sent them (`games`, the list of JSON objects) checked in one
+/// call: each record's shape, then one record per game in pair order from the `openings` sent,
+/// the `pentanomial` and `wdl` claimed equal to the records' counts, each of the `faults` (game,
+/// candidate's fault) on a game its side lost by a fault, and every distinct game replayed to its
+/// stated end under `adjudication`, `limits` and `programs` (a side played by an engine program).
+/// Returns the counts and the records in the store's form (a JSON array of arrays); ValueError
+/// naming the first bad record or fault. (The GIL stays held: the records are read in place.)
+#[pyfunction]
+#[pyo3(signature = (game, games, openings, pentanomial, wdl, faults, adjudication, limits, programs))]
+#[allow(clippy::too_many_arguments)]
+pub fn check_batch(
+    game: &str,
+    games: &Bound<'_, PyList>,
+    openings: Vec<String>,
+    pentanomial: [u64; 5],
+    wdl: [u64; 3],
+    faults: Vec<(usize, bool)>,
+    adjudication: &Adjudication,
+    limits: &Limits,
+    programs: bool,
+) -> PyResult<(Vec<u64>, Vec<u64>, String)> {
+    let kind = game_kind(game)?;
+    let values = games.iter().enumerate().map(|(i, data)| fields(i, &data)).collect::<PyResult<Vec<_>>>()?;
+    let records = values.iter().enumerate().map(|(i, v)| check_record(i, v)).collect::<PyResult<Vec<_>>>()?;
+    let openings: Vec<&str> = openings.iter().map(String::as_str).collect();
+    let faults: Vec<Fault> = faults.into_iter().map(|(game, candidate)| Fault { game, candidate }).collect();
+    let rules = BatchRules::new(adjudication.core, &limits.core, programs);
+    let claimed = Tally { pentanomial, wdl };
+    let counted = match kind {
+        GameKind::Congo => core_check_batch::<congo::Position>(&records, &openings, &claimed, &faults, &rules),
+        GameKind::Congress => core_check_batch::<congress::Position>(&records, &openings, &claimed, &faults, &rules),
+    };
+    match counted {
+        Ok(counts) => Ok((counts.pentanomial.to_vec(), counts.wdl.to_vec(), stored_json(&records))),
+        Err(CheckError::FaultReason { fault, game, .. }) => Err(bad(format!(
+            "faults[{fault}]: game {game} ended by {}, not by a fault",
+            repr(&values[game][3]) // Python's repr of the reason, as the message always showed it
+        ))),
+        Err(error) => Err(bad(error.to_string())),
+    }
+}
