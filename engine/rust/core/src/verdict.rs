@@ -1,13 +1,11 @@
 //! Checking a batch's game records, as a coordinator does with every answer: each pair played
 //! from the opening sent, the candidate white then black; the claimed counts those of the records;
 //! each fault on a game its side lost by a fault; and every record's moves legal and its result and
-//! reason exactly how the rules, the adjudication or what the batch allows end that game. Each
-//! distinct game is replayed once (close sides often play the same game as each other's colour).
+//! reason exactly how the rules, the adjudication or what the batch allows end that game.
 //!
 //! The records' shape (types, lengths) is the caller's to check; [`spaced_badly`] and
 //! [`numbers_badly`] are the checks of its strings.
 
-use std::collections::HashMap;
 use std::fmt;
 
 use crate::ending::{Adjudication, GameResult};
@@ -307,33 +305,29 @@ fn check_faults(records: &[Record<'_>], faults: &[Fault], programs: bool) -> Res
     Ok(())
 }
 
-/// Every record replays to its stated result and reason (each distinct game replayed once).
+/// Every record replays to its stated result and reason. A record the same as the one before it
+/// is not replayed again (a pair's two games, when close sides play the same game as each other's
+/// colour: half the games of a batch at 50 nodes), and a pair's opening is read once.
 fn check_replays<P: Evaluate>(records: &[Record<'_>], rules: &BatchRules) -> Result<(), CheckError> {
-    let mut index: HashMap<(&str, &str), usize> = HashMap::with_capacity(records.len());
-    let slots: Vec<usize> = records
-        .iter()
-        .map(|r| {
-            let next = index.len();
-            *index.entry((r.opening, r.moves)).or_insert(next)
-        })
-        .collect();
-    let mut distinct = vec![("", ""); index.len()];
-    for (&game, &slot) in &index {
-        distinct[slot] = game;
-    }
-    let mut starts: HashMap<&str, Result<P, String>> = HashMap::new();
-    let replays: Vec<Result<Replayed, String>> = distinct
-        .iter()
-        .map(|&(opening, moves)| {
-            let start = starts.entry(opening).or_insert_with(|| P::from_fen(opening).map_err(|e| e.to_string()));
-            match start {
-                Ok(position) => replay_text(position, moves, rules.adjudication).map_err(|e| e.to_string()),
-                Err(error) => Err(error.clone()),
+    let mut start: Option<(&str, Result<P, String>)> = None;
+    let mut last: Option<(&str, &str, Result<Replayed, String>)> = None;
+    for (game, record) in records.iter().enumerate() {
+        if !matches!(&last, Some((opening, moves, _)) if (*opening, *moves) == (record.opening, record.moves)) {
+            if !matches!(&start, Some((opening, _)) if *opening == record.opening) {
+                start = Some((record.opening, P::from_fen(record.opening).map_err(|e| e.to_string())));
             }
-        })
-        .collect();
-    for (game, (record, &slot)) in records.iter().zip(&slots).enumerate() {
-        verdict(game, record, &replays[slot], rules)?;
+            let replayed = match &start {
+                Some((_, Ok(position))) => {
+                    replay_text(position, record.moves, rules.adjudication).map_err(|e| e.to_string())
+                }
+                Some((_, Err(error))) => Err(error.clone()),
+                None => continue, // never: set above
+            };
+            last = Some((record.opening, record.moves, replayed));
+        }
+        if let Some((_, _, replayed)) = &last {
+            verdict(game, record, replayed, rules)?;
+        }
     }
     Ok(())
 }
@@ -384,6 +378,11 @@ fn verdict(
 /// `s` as a JSON string (as orjson writes it: only quotes, backslashes and controls escaped).
 fn push_json(out: &mut String, s: &str) {
     out.push('"');
+    if !s.bytes().any(|b| b < 0x20 || b == b'"' || b == b'\\') {
+        out.push_str(s);
+        out.push('"');
+        return;
+    }
     let mut start = 0;
     for (at, byte) in s.bytes().enumerate() {
         let escape = match byte {

@@ -37,30 +37,35 @@ fn repr(value: &Bound<'_, PyAny>) -> String {
     value.repr().map(|r| r.to_string()).unwrap_or_else(|_| "a value".into())
 }
 
-/// `value` as a string of at most `max` characters (wire.fields.check_str's messages).
-fn text<'a>(value: &'a Bound<'_, PyAny>, name: &str, max: usize) -> PyResult<&'a str> {
+/// Field `field` of record `i` as a string of at most `max` characters (wire.fields.check_str's
+/// messages).
+fn text<'a>(value: &'a Bound<'_, PyAny>, i: usize, field: &str, max: usize) -> PyResult<&'a str> {
     let Ok(s) = value.cast::<PyString>() else {
-        return Err(bad(format!("{name}: expected a string, got {}", type_name(value))));
+        return Err(bad(format!("games[{i}]: {field}: expected a string, got {}", type_name(value))));
     };
-    let s = s.to_str()?;
+    let s = s.to_str().map_err(|_| bad(format!("games[{i}]: {field}: expected a string of Unicode characters")))?;
     if s.len() > max && s.chars().count() > max {
-        return Err(bad(format!("{name}: longer than {max} characters")));
+        return Err(bad(format!("games[{i}]: {field}: longer than {max} characters")));
     }
     Ok(s)
 }
 
 /// The values of record `i`'s fields in [`FIELDS`] order; ValueError unless it is an object
 /// with exactly those keys.
-fn fields<'py>(i: usize, data: &Bound<'py, PyAny>) -> PyResult<[Bound<'py, PyAny>; 7]> {
+fn fields<'py>(
+    i: usize,
+    data: &Bound<'py, PyAny>,
+    keys: &[Bound<'py, PyString>; 7],
+) -> PyResult<[Bound<'py, PyAny>; 7]> {
     let Ok(d) = data.cast::<PyDict>() else {
         return Err(bad(format!("games[{i}]: expected a JSON object, got {}", type_name(data))));
     };
     let mut values = Vec::with_capacity(FIELDS.len());
     let mut missing = Vec::new();
-    for key in FIELDS {
+    for (key, name) in keys.iter().zip(FIELDS) {
         match d.get_item(key)? {
             Some(value) => values.push(value),
-            None => missing.push(key),
+            None => missing.push(name),
         }
     }
     if !missing.is_empty() {
@@ -82,25 +87,25 @@ fn fields<'py>(i: usize, data: &Bound<'py, PyAny>) -> PyResult<[Bound<'py, PyAny
 
 /// One record's strings, checked as wire.protocol.GameRecord.from_json checks them.
 fn check_record<'a>(i: usize, v: &'a [Bound<'_, PyAny>; 7]) -> PyResult<Record<'a>> {
-    let result = match v[2].cast::<PyString>().ok().map(|s| s.to_str()).transpose()? {
+    let result = match v[2].cast::<PyString>().ok().and_then(|s| s.to_str().ok()) {
         Some("1-0") => GameResult::WhiteWins,
         Some("0-1") => GameResult::BlackWins,
         Some("1/2-1/2") => GameResult::Draw,
         _ => return Err(bad(format!("games[{i}]: result {} is not one of 1-0, 0-1, 1/2-1/2", repr(&v[2])))),
     };
-    let candidate_white = match v[4].cast::<PyString>().ok().map(|s| s.to_str()).transpose()? {
+    let candidate_white = match v[4].cast::<PyString>().ok().and_then(|s| s.to_str().ok()) {
         Some("white") => true,
         Some("black") => false,
         _ => return Err(bad(format!("games[{i}]: candidate_color {} is not 'white' or 'black'", repr(&v[4])))),
     };
-    let opening = text(&v[0], &format!("games[{i}]: opening"), MAX_OPENING)?;
-    let reason = text(&v[3], &format!("games[{i}]: reason"), MAX_REASON)?;
-    let moves = text(&v[1], &format!("games[{i}]: moves"), MAX_MOVES_TEXT)?;
+    let opening = text(&v[0], i, "opening", MAX_OPENING)?;
+    let reason = text(&v[3], i, "reason", MAX_REASON)?;
+    let moves = text(&v[1], i, "moves", MAX_MOVES_TEXT)?;
     if !moves.is_empty() && spaced_badly(moves) {
         return Err(bad(format!("games[{i}]: moves: expected moves separated by single spaces")));
     }
     let numbers = |value: &'a Bound<'_, PyAny>, field: &str| -> PyResult<&'a str> {
-        let s = text(value, &format!("games[{i}]: {field}"), MAX_NUMBERS_TEXT)?;
+        let s = text(value, i, field, MAX_NUMBERS_TEXT)?;
         if numbers_badly(s) {
             return Err(bad(format!("games[{i}]: {field}: expected whole numbers separated by single spaces")));
         }
@@ -136,7 +141,8 @@ pub fn check_batch(
     programs: bool,
 ) -> PyResult<(Vec<u64>, Vec<u64>, String)> {
     let kind = game_kind(game)?;
-    let values = games.iter().enumerate().map(|(i, data)| fields(i, &data)).collect::<PyResult<Vec<_>>>()?;
+    let keys = FIELDS.map(|key| PyString::intern(games.py(), key)); // hashed once, not per record
+    let values = games.iter().enumerate().map(|(i, data)| fields(i, &data, &keys)).collect::<PyResult<Vec<_>>>()?;
     let records = values.iter().enumerate().map(|(i, v)| check_record(i, v)).collect::<PyResult<Vec<_>>>()?;
     let openings: Vec<&str> = openings.iter().map(String::as_str).collect();
     let faults: Vec<Fault> = faults.into_iter().map(|(game, candidate)| Fault { game, candidate }).collect();

@@ -17,12 +17,12 @@ impl Position {
         Position::parse(text, |pos| {
             for sq in pos.occupied() {
                 let Some(piece) = pos.piece_at(sq) else { continue };
-                let (color, name) = (piece.color, square_name(sq, W as u8));
+                let (color, name) = (piece.color, || square_name(sq, W as u8)); // named only in an error
                 if piece.kind == Kind::Pawn && sq.0 / W as u8 == last_rank(color) {
-                    return Err(format!("pawn on its last rank at {name} (it would have been promoted)"));
+                    return Err(format!("pawn on its last rank at {} (it would have been promoted)", name()));
                 }
                 if piece.kind == Kind::Lion && !CASTLES[color.index()].contains(sq) {
-                    return Err(format!("{color} lion at {name} is outside its castle"));
+                    return Err(format!("{color} lion at {} is outside its castle", name()));
                 }
             }
             for color in [Color::White, Color::Black] {
