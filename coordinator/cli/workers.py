@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import click
 import orjson
 
-from coordinator.cli.options import store_option
+from coordinator.cli.options import broker_option_for, store_option
 from coordinator.escape import terminal
 from wire.celeryconfig import BROKER_ENV, DEFAULT_BROKER, broker_url
 
@@ -63,12 +63,7 @@ def table_lines(fleet: Fleet) -> list[str]:
 
 
 @click.command()
-@click.option(
-    "--broker",
-    metavar="URL",
-    envvar=BROKER_ENV,
-    help=f"Broker the workers send heartbeats to (default: ${BROKER_ENV} or {DEFAULT_BROKER}).",
-)
+@broker_option_for(f"Broker the workers send heartbeats to (default: ${BROKER_ENV} or {DEFAULT_BROKER}).")
 @store_option
 @click.option("--json", "as_json", is_flag=True, help="Print the workers as JSON.")
 def workers(broker: str | None, store_url: str | None, as_json: bool) -> None:
