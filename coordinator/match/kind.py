@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from coordinator.match.config import MatchConfig
-from coordinator.registry import LiveItem, elo_text
+from coordinator.registry import LiveItem, elo_text, planned_games_item, planned_outcome
 from coordinator.runs import RunKind, RunState
 from coordinator.sprt.kind import TwoSidesKind
 
@@ -127,14 +127,11 @@ class MatchKind(TwoSidesKind["FixedGamesReport"]):
 
     def outcome(self, row: dict[str, Any]) -> str:
         """Complete, or the games played of the plan's."""
-        return "complete" if row["state"] == "finished" else f"{row['games']} of {row['planned_games']} games"
+        return planned_outcome(row)
 
     def live(self, row: dict[str, Any]) -> list[LiveItem]:
         """Games of the plan's, and Elo."""
-        return [
-            LiveItem("games", row["games"], "games", f" of {row['planned_games']}"),
-            LiveItem("Elo", elo_text(row), bold=False),
-        ]
+        return [planned_games_item(row), LiveItem("Elo", elo_text(row), bold=False)]
 
 
 #: The match kind of the registry.
