@@ -42,21 +42,22 @@ def table_lines(fleet: Fleet) -> list[str]:
 
     rows = [list(COLUMNS)]
     for w in fleet.workers:
-        playing = ", ".join(f"{run}/{batch}" for run, batch in w.batches[:SHOWN_BATCHES])
-        if len(w.batches) > SHOWN_BATCHES:
-            playing += f" +{len(w.batches) - SHOWN_BATCHES}"
+        b = w.beat
+        playing = ", ".join(f"{run}/{batch}" for run, batch in b.batches[:SHOWN_BATCHES])
+        if len(b.batches) > SHOWN_BATCHES:
+            playing += f" +{len(b.batches) - SHOWN_BATCHES}"
         rows.append(
             [
-                w.name,
+                b.name,
                 "yes" if w.proved else w.proof,
-                str(w.cores),
+                str(b.cores),
                 "?" if w.speed_factor is None else f"{w.speed_factor:.2f}x",
-                w.engine,
+                b.engine,
                 playing or "idle",
                 age_text(w.last_seen),
                 "?" if w.refusals is None else str(w.refusals),
                 ",".join(map(str, w.quarantined)) or "-",
-                "refused" if w.refuses_programs else w.sandbox,
+                "refused" if b.refuses_programs else b.sandbox,
             ]
         )
     return aligned([[terminal(cell) for cell in row] for row in rows])  # names and claims are the workers'
