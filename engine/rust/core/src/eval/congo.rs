@@ -8,21 +8,21 @@ use crate::types::{Color, Square};
 
 weight_table! {
     static TABLE;
-    PAWN = ("pawn", 111, 20, 300, "value of a pawn"),
-    SUPERPAWN = ("superpawn", 249, 50, 700, "value of a superpawn"),
-    MONKEY = ("monkey", 289, 50, 900, "value of a monkey"),
-    ZEBRA = ("zebra", 239, 50, 900, "value of a zebra"),
-    GIRAFFE = ("giraffe", 332, 50, 900, "value of a giraffe"),
-    ELEPHANT_V = ("elephant", 314, 50, 900, "value of an elephant"),
-    CROCODILE = ("crocodile", 331, 50, 900, "value of a crocodile"),
-    PAWN_ADVANCE = ("pawn_advance", 3, -30, 60, "bonus per rank a pawn has advanced"),
-    RIVER_PIECE = ("river_piece", -66, -300, 100, "per non-crocodile piece in the river (it must leave or drown)"),
-    CROCODILE_RIVER = ("crocodile_river", 13, -100, 150, "per crocodile in the river"),
-    LION_SHELTER = ("lion_shelter", 5, -50, 100, "per friendly piece next to the lion"),
-    CASTLE_ATTACKERS = ("castle_attackers", -25, -150, 50, "per enemy piece in or next to the own castle"),
-    MOBILITY = ("mobility", 5, 0, 30, "per square a zebra, elephant, giraffe or crocodile can step or leap to"),
-    MONKEY_THREAT = ("monkey_threat", 25, -50, 200, "per enemy piece a monkey can jump right now"),
-    LION_OPEN_LINES = ("lion_open_lines", -9, -200, 50, "per open forward line (file, diagonals) from the lion to the enemy side"),
+    PAWN = ("pawn", 147, 20, 300, "value of a pawn"),
+    SUPERPAWN = ("superpawn", 240, 50, 700, "value of a superpawn"),
+    MONKEY = ("monkey", 241, 50, 900, "value of a monkey"),
+    ZEBRA = ("zebra", 214, 50, 900, "value of a zebra"),
+    GIRAFFE = ("giraffe", 366, 50, 900, "value of a giraffe"),
+    ELEPHANT_V = ("elephant", 368, 50, 900, "value of an elephant"),
+    CROCODILE = ("crocodile", 407, 50, 900, "value of a crocodile"),
+    PAWN_ADVANCE = ("pawn_advance", -2, -30, 60, "bonus per rank a pawn has advanced"),
+    RIVER_PIECE = ("river_piece", -94, -300, 100, "per non-crocodile piece in the river (it must leave or drown)"),
+    CROCODILE_RIVER = ("crocodile_river", 2, -100, 150, "per crocodile in the river"),
+    LION_SHELTER = ("lion_shelter", 0, -50, 100, "per friendly piece next to the lion"),
+    CASTLE_ATTACKERS = ("castle_attackers", -42, -150, 50, "per enemy piece in or next to the own castle"),
+    MOBILITY = ("mobility", 6, 0, 30, "per square a zebra, elephant, giraffe or crocodile can step or leap to"),
+    MONKEY_THREAT = ("monkey_threat", 32, -50, 200, "per enemy piece a monkey can jump right now"),
+    LION_OPEN_LINES = ("lion_open_lines", -4, -200, 50, "per open forward line (file, diagonals) from the lion to the enemy side"),
 }
 
 /// The three forward directions (straight, two diagonals) as indices into `DIRS`.
