@@ -8,6 +8,7 @@ ValueError of one line naming the file, the preset and the field, and what was e
 
 from __future__ import annotations
 
+import dataclasses
 import os
 import re
 import tomllib
@@ -56,17 +57,8 @@ class Preset:
 
     def to_json(self) -> dict[str, Any]:
         """The preset as a JSON-safe dict (the limits as a run's configuration stores them)."""
-        return {
-            "game": self.game,
-            "name": self.name,
-            "description": self.description,
-            "elo0": self.elo0,
-            "elo1": self.elo1,
-            "model": self.model,
-            "alpha": self.alpha,
-            "beta": self.beta,
-            "limits": self.limits.to_json(),
-        }
+        values = {f.name: getattr(self, f.name) for f in dataclasses.fields(self)}
+        return values | {"limits": self.limits.to_json()}
 
 
 @dataclass(frozen=True)

@@ -246,6 +246,17 @@ def elo_text(row: dict[str, Any]) -> str:
     return f"{row['elo']:+.1f} ± {row['elo95']:.1f}"
 
 
+def planned_outcome(row: dict[str, Any]) -> str:
+    """The outcome of a run that plays a whole plan (a match, a tournament): complete, or the
+    games played of the plan's."""
+    return "complete" if row["state"] == "finished" else f"{row['games']} of {row['planned_games']} games"
+
+
+def planned_games_item(row: dict[str, Any]) -> LiveItem:
+    """The live games of a run that plays a whole plan, of the plan's."""
+    return LiveItem("games", row["games"], "games", f" of {row['planned_games']}")
+
+
 def llr_text(row: dict[str, Any]) -> str:
     """LLR [bounds] of a dashboard row, or a dash."""
     if row.get("llr") is None:

@@ -41,6 +41,7 @@ class RoundPrinter(ProgressPrinter):
         """Lines that start with ``prefix``."""
         super().__init__()
         self.prefix = prefix
+        self.width -= len(prefix)
 
     def show(self, line: str, force: bool = False) -> None:
         """The line after the prefix."""
@@ -114,7 +115,7 @@ class CampaignDriver:
                 run.id,
                 run.settings_as(SprtConfig),
                 self.executor,
-                on_progress=lambda p: printer.show(progress_line(p)),
+                on_progress=lambda p: printer.show(progress_line(p, printer.width)),
             )
             try:
                 runner.run(stop_requested=self.stop)  # marks the run finished with its decision

@@ -152,7 +152,6 @@ def campaign_html(data: CampaignReport) -> ReportPage:
     final = pairs_table(sorted(data.chain.best.items()))
     return page(
         f"Campaign {run.id}",
-        [("settings", "Settings"), ("chain", "Chain"), ("final", "Final values")],
         section("settings", "Settings", settings),
         section("chain", "Chain", chain),
         section("final", "Final values", f"<p>{esc(len(t.changed))} changed from the start.</p>", final),

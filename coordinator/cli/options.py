@@ -127,12 +127,16 @@ store_option = click.option(
     metavar="URL",
     help="SQLAlchemy URL of the store (default: $ARBITER_STORE or sqlite:///arbiter.db).",
 )
-broker_option = click.option(
-    "--broker",
-    metavar="URL",
-    envvar=BROKER_ENV,
-    help="Play on the Celery workers behind this broker, e.g. redis://host:6379/0 "
-    f"(default: ${BROKER_ENV}; unset: a local process pool).",
+
+
+def broker_option_for(help_text: str) -> Callable[[F], F]:
+    """The --broker option (``$ARBITER_BROKER`` when not given), with what the command does with it."""
+    return click.option("--broker", metavar="URL", envvar=BROKER_ENV, help=help_text)
+
+
+broker_option = broker_option_for(
+    "Play on the Celery workers behind this broker, e.g. redis://host:6379/0 "
+    f"(default: ${BROKER_ENV}; unset: a local process pool)."
 )
 verify_option = click.option(
     "--verify-fraction",

@@ -14,7 +14,7 @@ from types import FrameType
 
 import click
 
-from coordinator.cli.options import store_option
+from coordinator.cli.options import broker_option_for, store_option
 from wire.celeryconfig import BROKER_ENV
 
 DEFAULT_HOST = "127.0.0.1"
@@ -69,12 +69,9 @@ def exposure_warning(host: str, address: str, port: int) -> str | None:
     show_default=True,
     help="Port to listen on.",
 )
-@click.option(
-    "--broker",
-    metavar="URL",
-    envvar=BROKER_ENV,
-    help=f"Redis broker whose workers the workers page lists as online, from their heartbeats "
-    f"(default: ${BROKER_ENV}; unset: no such list).",
+@broker_option_for(
+    "Redis broker whose workers the workers page lists as online, from their heartbeats "
+    f"(default: ${BROKER_ENV}; unset: no such list)."
 )
 def serve(store_url: str | None, host: str, port: int, broker: str | None) -> None:
     """Serve a live, read-only web dashboard of the store's runs."""

@@ -17,7 +17,7 @@ import warnings
 import click
 
 import engine
-from coordinator.cli.options import MAX_CONCURRENCY
+from coordinator.cli.options import MAX_CONCURRENCY, broker_option_for
 from wire.celeryconfig import (
     BROKER_ENV,
     CONNECT_TIMEOUT,
@@ -90,12 +90,7 @@ def worker_argv(concurrency: int, queues: list[str], loglevel: str, name: str) -
 
 
 @click.command()
-@click.option(
-    "--broker",
-    metavar="URL",
-    envvar=BROKER_ENV,
-    help=f"Broker to take batches from (default: ${BROKER_ENV} or {DEFAULT_BROKER}).",
-)
+@broker_option_for(f"Broker to take batches from (default: ${BROKER_ENV} or {DEFAULT_BROKER}).")
 @click.option(
     "--concurrency",
     type=click.IntRange(1, MAX_CONCURRENCY),

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 import click
 import orjson
 
-from coordinator.cli.options import store_option
+from coordinator.cli.options import broker_option_for, store_option
 from coordinator.escape import terminal
 from wire.celeryconfig import BROKER_ENV, DEFAULT_BROKER, broker_url
 
@@ -42,33 +42,29 @@ def table_lines(fleet: Fleet) -> list[str]:
 
     rows = [list(COLUMNS)]
     for w in fleet.workers:
-        playing = ", ".join(f"{run}/{batch}" for run, batch in w.batches[:SHOWN_BATCHES])
-        if len(w.batches) > SHOWN_BATCHES:
-            playing += f" +{len(w.batches) - SHOWN_BATCHES}"
+        b = w.beat
+        playing = ", ".join(f"{run}/{batch}" for run, batch in b.batches[:SHOWN_BATCHES])
+        if len(b.batches) > SHOWN_BATCHES:
+            playing += f" +{len(b.batches) - SHOWN_BATCHES}"
         rows.append(
             [
-                w.name,
+                b.name,
                 "yes" if w.proved else w.proof,
-                str(w.cores),
+                str(b.cores),
                 "?" if w.speed_factor is None else f"{w.speed_factor:.2f}x",
-                w.engine,
+                b.engine,
                 playing or "idle",
                 age_text(w.last_seen),
                 "?" if w.refusals is None else str(w.refusals),
                 ",".join(map(str, w.quarantined)) or "-",
-                "refused" if w.refuses_programs else w.sandbox,
+                "refused" if b.refuses_programs else b.sandbox,
             ]
         )
     return aligned([[terminal(cell) for cell in row] for row in rows])  # names and claims are the workers'
 
 
 @click.command()
-@click.option(
-    "--broker",
-    metavar="URL",
-    envvar=BROKER_ENV,
-    help=f"Broker the workers send heartbeats to (default: ${BROKER_ENV} or {DEFAULT_BROKER}).",
-)
+@broker_option_for(f"Broker the workers send heartbeats to (default: ${BROKER_ENV} or {DEFAULT_BROKER}).")
 @store_option
 @click.option("--json", "as_json", is_flag=True, help="Print the workers as JSON.")
 def workers(broker: str | None, store_url: str | None, as_json: bool) -> None:

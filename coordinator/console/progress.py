@@ -12,6 +12,8 @@ from typing import TextIO
 LOG_INTERVAL = 10.0
 #: Seconds between two redraws on a terminal.
 TTY_INTERVAL = 0.2
+#: The columns a progress line fits in (an 80-column terminal, its last column left free).
+PROGRESS_WIDTH = 79
 
 
 class ProgressPrinter:
@@ -25,6 +27,9 @@ class ProgressPrinter:
         self.interval = interval if interval is not None else (TTY_INTERVAL if self.tty else LOG_INTERVAL)
         self._last = -math.inf
         self._width = 0
+        #: The columns a line given to :meth:`show` may take (less than :data:`PROGRESS_WIDTH` where
+        #: the printer adds text of its own).
+        self.width = PROGRESS_WIDTH
 
     def show(self, line: str, force: bool = False) -> None:
         """Show one progress line unless the last one is too recent (or ``force``)."""

@@ -55,23 +55,16 @@ class Seen:
 
 @dataclass(frozen=True)
 class OnlineWorker:
-    """One live worker: what its heartbeat says (name, pool size, bench speed, engine, host, start,
-    the batches it plays), how long ago it was heard, what the store holds against it (``refusals``
-    None when no store was read) and whether its heartbeat is proved to be its own."""
+    """One live worker: what its heartbeat says (``beat``: name, pool size, bench speed, engine,
+    host, start, the batches it plays, how it runs programs), how long ago it was heard, whether
+    its heartbeat is proved to be its own, and what the store holds against it (``refusals`` None
+    when no store was read)."""
 
-    name: str
-    cores: int
-    nps: float | None
-    engine: str
-    host: str
-    started: float
-    batches: tuple[tuple[int, int], ...]
+    beat: Heartbeat
     last_seen: float
-    sandbox: str
-    refuses_programs: bool
+    proof: str
     refusals: int | None
     quarantined: tuple[int, ...]
-    proof: str
 
     @property
     def proved(self) -> bool:
@@ -81,24 +74,26 @@ class OnlineWorker:
     @property
     def speed_factor(self) -> float | None:
         """Its bench speed against the reference machine's (2.0: twice as fast), or None."""
-        return None if self.nps is None else self.nps / REFERENCE_NPS
+        nps = self.beat.nps
+        return None if nps is None else nps / REFERENCE_NPS
 
     def to_json(self) -> dict[str, Any]:
         """The row as JSON (``arbiter workers --json``, ``/api/workers``)."""
+        b = self.beat
         return {
-            "name": self.name,
+            "name": b.name,
             "proved": self.proved,
             "proof": self.proof,
-            "cores": self.cores,
+            "cores": b.cores,
             "speed_factor": None if self.speed_factor is None else round(self.speed_factor, 3),
-            "nps": None if self.nps is None else round(self.nps),
-            "engine": self.engine,
-            "host": self.host,
-            "started": self.started,
-            "batches": [{"run": run, "batch": batch} for run, batch in self.batches],
+            "nps": None if b.nps is None else round(b.nps),
+            "engine": b.engine,
+            "host": b.host,
+            "started": b.started,
+            "batches": [{"run": run, "batch": batch} for run, batch in b.batches],
             "last_seen": round(self.last_seen, 1),
-            "sandbox": self.sandbox,
-            "refuses_programs": self.refuses_programs,
+            "sandbox": b.sandbox,
+            "refuses_programs": b.refuses_programs,
             "refusals": self.refusals,
             "quarantined": list(self.quarantined),
         }
@@ -116,13 +111,13 @@ class Fleet:
     @property
     def cores(self) -> int:
         """Batches the listed workers say they play at once, in all."""
-        return sum(w.cores for w in self.workers)
+        return sum(w.beat.cores for w in self.workers)
 
     def playing(self) -> dict[int, int]:
         """Batches being played now, by run id (as the workers say: for display, never counting)."""
         counts: dict[int, int] = {}
         for w in self.workers:
-            for run, _ in w.batches:
+            for run, _ in w.beat.batches:
                 counts[run] = counts.get(run, 0) + 1
         return counts
 
@@ -170,23 +165,8 @@ def merge(seen: Sequence[Seen], standing: Mapping[str, WorkerStanding] | None) -
     rows = []
     for s in sorted(seen, key=lambda s: s.beat.name):
         held = None if standing is None else standing.get(s.beat.name, WorkerStanding(0, ()))
-        rows.append(
-            OnlineWorker(
-                name=s.beat.name,
-                cores=s.beat.cores,
-                nps=s.beat.nps,
-                engine=s.beat.engine,
-                host=s.beat.host,
-                started=s.beat.started,
-                batches=s.beat.batches,
-                last_seen=s.last_seen,
-                sandbox=s.beat.sandbox,
-                refuses_programs=s.beat.refuses_programs,
-                refusals=None if held is None else held.refusals,
-                quarantined=() if held is None else held.quarantined,
-                proof=s.proof,
-            )
-        )
+        refusals, quarantined = (None, ()) if held is None else (held.refusals, held.quarantined)
+        rows.append(OnlineWorker(s.beat, s.last_seen, s.proof, refusals, quarantined))
     return tuple(rows)
 
 

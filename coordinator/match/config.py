@@ -10,53 +10,52 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
 
-import engine
-from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS, TOURNAMENT_PAIRS
+from coordinator.defaults import TOURNAMENT_PAIRS
 from coordinator.sprt.config import TwoSidedConfig
-from wire.programs import EngineProgram
+
+
+class FixedPairs:
+    """What the configurations that play every batch of their plan (a match's, a tournament's)
+    do alike: ``pairs`` game pairs for each pairing of sides, in batches of ``batch_pairs``, and
+    no SPRT. A base of frozen dataclasses that have these two fields."""
+
+    pairs: int
+    batch_pairs: int
+
+    def check_pairs(self) -> None:
+        """Reject a plan without game pairs."""
+        if self.pairs < 1 or self.batch_pairs < 1:
+            raise ValueError("pairs and batch_pairs: expected positive numbers of game pairs")
+
+    @property
+    def sprt_params(self) -> None:
+        """No SPRT: every batch of the plan is played."""
+        return None
+
+    @property
+    def rounds(self) -> int:
+        """Batches each pairing plays (the last one cut at ``pairs``)."""
+        return math.ceil(self.pairs / self.batch_pairs)
 
 
 @dataclass(frozen=True)
-class MatchConfig(TwoSidedConfig):
-    """Everything that defines a match (JSON round-trips through :meth:`to_json`)."""
+class MatchConfig(TwoSidedConfig, FixedPairs):
+    """Everything that defines a match (JSON round-trips through :meth:`to_json`): the shared
+    settings of :class:`TwoSidedConfig` and the game pairs it plays."""
 
-    game: str
-    candidate: dict[str, int]
-    baseline: dict[str, int]
-    openings: list[str]
-    engine_version: str
     pairs: int = TOURNAMENT_PAIRS
-    limits: engine.Limits = SPRT_LIMITS
-    adjudication: engine.Adjudication = ADJUDICATION
-    batch_pairs: int = SPRT_BATCH_PAIRS
-    seed: int = 0
-    book: str = ""
-    candidate_source: str = ""
-    baseline_source: str = "default"
-    candidate_program: EngineProgram | None = None
-    baseline_program: EngineProgram | None = None
-    scale_time: bool = False
-    candidate_commit: dict[str, Any] | None = None
-    baseline_commit: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         """Reject settings no match could use."""
-        if self.pairs < 1 or self.batch_pairs < 1:
-            raise ValueError("pairs and batch_pairs: expected positive numbers of game pairs")
+        self.check_pairs()
         if not self.openings:
             raise ValueError("openings: the match needs at least one opening")
 
     @property
-    def sprt_params(self) -> None:
-        """A match has no SPRT: it plays every batch of its plan."""
-        return None
-
-    @property
     def max_batches(self) -> int:
-        """Every batch of the plan."""
-        return math.ceil(self.pairs / self.batch_pairs)
+        """Every batch of the plan: one pairing's rounds."""
+        return self.rounds
 
     @property
     def max_games(self) -> int:

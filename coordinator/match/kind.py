@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from coordinator.match.config import MatchConfig
-from coordinator.registry import LiveItem, elo_text
+from coordinator.registry import LiveItem, elo_text, planned_games_item, planned_outcome
 from coordinator.runs import RunKind, RunState
 from coordinator.sprt.kind import TwoSidesKind
 
@@ -104,37 +104,22 @@ class MatchKind(TwoSidesKind["FixedGamesReport"]):
 
     def row(self, store: Store, run: Run) -> dict[str, Any]:
         """Sides, games of the plan's, Elo."""
-        from coordinator.reports.engines import side_of
+        from coordinator.reports.engines import names_of, sides_row
         from coordinator.reports.match.gather import statistics
 
         config = run.settings_as(MatchConfig)
         totals = store.totals(run.id, run.counted_batches)
         s = statistics(totals.pentanomial)
-        return {
-            "candidate": side_of(config, "candidate").name,
-            "baseline": side_of(config, "baseline").name,
-            "games": totals.games,
-            "planned_games": config.max_games,
-            "pentanomial": totals.pentanomial,
-            "wdl": totals.wdl,
-            "elo": s.elo if s else None,
-            "elo95": s.elo95 if s else None,
-        }
+        elo = (s.elo, s.elo95) if s else None
+        return sides_row(names_of(config), totals, elo) | {"planned_games": config.max_games}
 
     def report_row(self, data: FixedGamesReport) -> dict[str, Any]:
         """Sides, games of the plan's, Elo of the match summary."""
+        from coordinator.reports.engines import sides_row
+
         t, s = data.totals, data.stats
-        sides = data.engines.sides
-        return {
-            "candidate": sides["candidate"].name,
-            "baseline": sides["baseline"].name,
-            "games": t.games,
-            "planned_games": t.planned_games,
-            "pentanomial": t.pentanomial,
-            "wdl": t.wdl,
-            "elo": s.elo if s else None,
-            "elo95": s.elo95 if s else None,
-        }
+        elo = (s.elo, s.elo95) if s else None
+        return sides_row(data.engines.names, t, elo) | {"planned_games": t.planned_games}
 
     def versus(self, row: dict[str, Any]) -> str:
         """Candidate vs baseline."""
@@ -142,14 +127,11 @@ class MatchKind(TwoSidesKind["FixedGamesReport"]):
 
     def outcome(self, row: dict[str, Any]) -> str:
         """Complete, or the games played of the plan's."""
-        return "complete" if row["state"] == "finished" else f"{row['games']} of {row['planned_games']} games"
+        return planned_outcome(row)
 
     def live(self, row: dict[str, Any]) -> list[LiveItem]:
         """Games of the plan's, and Elo."""
-        return [
-            LiveItem("games", row["games"], "games", f" of {row['planned_games']}"),
-            LiveItem("Elo", elo_text(row), bold=False),
-        ]
+        return [planned_games_item(row), LiveItem("Elo", elo_text(row), bold=False)]
 
 
 #: The match kind of the registry.

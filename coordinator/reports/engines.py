@@ -212,6 +212,11 @@ class Engines(JsonData):
     workers: list[WorkerEngines]
     move_times: dict[str, SideTimes] | None = None
 
+    @property
+    def names(self) -> tuple[str, str]:
+        """The candidate's and the baseline's names."""
+        return self.sides["candidate"].name, self.sides["baseline"].name
+
     def to_json(self) -> dict[str, Any]:
         """The engines as JSON data (``move_times`` only when read)."""
         data = super().to_json()
@@ -244,6 +249,45 @@ def side_of(config: TwoSides, side: str) -> Side:
         options=dict(program.options),
         commit=commit,
     )
+
+
+class Counted(Protocol):
+    """The counted games of a run, as the store's totals and a report's have them."""
+
+    @property
+    def games(self) -> int:
+        """Games counted."""
+        ...
+
+    @property
+    def pentanomial(self) -> list[int]:
+        """Game pairs LL, LD, DD/WL, WD, WW from the candidate's view."""
+        ...
+
+    @property
+    def wdl(self) -> list[int]:
+        """The candidate's wins, draws, losses."""
+        ...
+
+
+def sides_row(names: tuple[str, str], counted: Counted, elo: tuple[float, float] | None) -> dict[str, Any]:
+    """The dashboard columns every run of two fixed sides (an SPRT, a match) has: the candidate's
+    and the baseline's names, the counted games, pentanomial and W/D/L, and Elo with its 95%
+    half-width (None while it has none)."""
+    return {
+        "candidate": names[0],
+        "baseline": names[1],
+        "games": counted.games,
+        "pentanomial": counted.pentanomial,
+        "wdl": counted.wdl,
+        "elo": None if elo is None else elo[0],
+        "elo95": None if elo is None else elo[1],
+    }
+
+
+def names_of(config: TwoSides) -> tuple[str, str]:
+    """The candidate's and the baseline's names, as the configuration has them."""
+    return side_of(config, "candidate").name, side_of(config, "baseline").name
 
 
 def repos_of(config: HasPrograms) -> list[str]:

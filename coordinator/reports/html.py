@@ -7,7 +7,6 @@ the very same sections inside a page of its own."""
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Iterable, Sequence
 from html import escape
 from typing import Any
@@ -39,22 +38,20 @@ class Markup(str):
     """Text that is HTML already (a link, say): :func:`esc` leaves it as it is."""
 
 
+class Section(str):
+    """A section's HTML that also keeps its key and how the table of contents names it."""
+
+    key: str
+    label: str
+
+
 class ReportPage(str):
     """A report's whole HTML document that also keeps its parts: its heading, its table of
     contents as (section key, title) pairs, and its sections' HTML in order."""
 
     heading: str
     contents: tuple[tuple[str, str], ...]
-    sections: tuple[str, ...]
-
-
-_SECTION_KEY = re.compile(r'<section id="([^"]*)">')
-
-
-def section_key(html: str) -> str | None:
-    """The key of a section made by :func:`section`, or None for other HTML."""
-    found = _SECTION_KEY.match(html)
-    return found.group(1) if found else None
+    sections: tuple[Section, ...]
 
 
 def esc(value: Any) -> str:
@@ -96,9 +93,13 @@ def figure(svg: str, caption: str) -> str:
     return f'<figure class="plot-figure">{svg}<figcaption>{escape(caption)}</figcaption></figure>'
 
 
-def section(key: str, title: str, *parts: str) -> str:
-    """A titled section with an anchor."""
-    return f'<section id="{key}"><h2>{escape(title)}</h2>{"".join(parts)}</section>'
+def section(key: str, title: str, *parts: str, label: str | None = None) -> Section:
+    """A titled section with an anchor; the table of contents names it ``label`` (default: its
+    title)."""
+    made = Section(f'<section id="{key}"><h2>{escape(title)}</h2>{"".join(parts)}</section>')
+    made.key = key
+    made.label = title if label is None else label
+    return made
 
 
 def contents_nav(nav: Sequence[tuple[str, str]]) -> str:
@@ -111,8 +112,10 @@ def unverifiable_html(note: str | None) -> str:
     return f'<p class="big" id="unverifiable">{esc(note)}</p>' if note else ""
 
 
-def page(title: str, nav: Sequence[tuple[str, str]], *sections: str, note: str = "") -> ReportPage:
-    """The whole document (which keeps its parts); ``note`` goes under the title."""
+def page(title: str, *sections: Section, note: str = "") -> ReportPage:
+    """The whole document (which keeps its parts): the table of contents names its sections in
+    order; ``note`` goes under the title."""
+    nav = tuple((s.key, s.label) for s in sections)
     document = ReportPage(
         '<!DOCTYPE html>\n<html lang="en"><head><meta charset="utf-8">'
         '<meta name="viewport" content="width=device-width, initial-scale=1">'
@@ -122,7 +125,7 @@ def page(title: str, nav: Sequence[tuple[str, str]], *sections: str, note: str =
         "read it.</p></body></html>\n"
     )
     document.heading = title
-    document.contents = tuple(nav)
+    document.contents = nav
     document.sections = sections
     return document
 
@@ -165,7 +168,7 @@ def config_html(config: dict[str, Any]) -> str:
     return pairs_table(items)
 
 
-def reproduction(command: str, notes: Sequence[str], config: dict[str, Any]) -> str:
+def reproduction(command: str, notes: Sequence[str], config: dict[str, Any]) -> Section:
     """The section of the command that reproduces the run and its stored configuration."""
     return section(
         "config",
@@ -174,6 +177,7 @@ def reproduction(command: str, notes: Sequence[str], config: dict[str, Any]) -> 
         command_html(command, notes),
         "<h3>Stored configuration</h3>",
         config_html(config),
+        label="Configuration",
     )
 
 
@@ -243,7 +247,5 @@ def noted(document: str, unverifiable: str | None) -> ReportPage:
     if not isinstance(document, ReportPage):
         raise TypeError("a report page must be made by html.page()")
     if unverifiable:
-        return page(
-            document.heading, document.contents, *document.sections, note=unverifiable_html(unverifiable)
-        )
+        return page(document.heading, *document.sections, note=unverifiable_html(unverifiable))
     return document

@@ -3,7 +3,7 @@ who submitted it, its priority and throughput, its share of the fleet and its ga
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import asdict, dataclass
 from datetime import timedelta
 from typing import Any
 
@@ -26,13 +26,8 @@ class Serving:
     games_per_second: float
 
     def to_json(self) -> dict[str, Any]:
-        return {
-            "owner": self.owner,
-            "priority": self.priority,
-            "throughput": self.throughput,
-            "share": self.share,
-            "games_per_second": self.games_per_second,
-        }
+        """Every field, as JSON."""
+        return asdict(self)
 
     @property
     def text(self) -> str:

@@ -13,7 +13,7 @@ import hmac
 import secrets
 from collections.abc import Awaitable, Callable, MutableMapping
 from html import escape
-from typing import Any
+from typing import Any, Literal
 from urllib.parse import quote
 
 from starlette.concurrency import run_in_threadpool
@@ -159,19 +159,32 @@ FORM_COOKIE = "arbiter_form"
 FORM_SECONDS = 3600
 
 
+def set_cookie(
+    request: Request,
+    response: Response,
+    name: str,
+    value: str,
+    seconds: int,
+    samesite: Literal["lax", "strict"],
+) -> None:
+    """Set one of the server's cookies: for the whole site, out of scripts' reach, sent only over
+    HTTPS when ``request`` came over it."""
+    response.set_cookie(
+        name,
+        value,
+        max_age=seconds,
+        path="/",
+        httponly=True,
+        samesite=samesite,
+        secure=request.url.scheme == "https",
+    )
+
+
 def with_form_token(request: Request, title: str, body: Any, status: int = 200) -> Response:
     """The page of a pre-session form: ``body(token)`` with a fresh token, set in the cookie too."""
     token = secrets.token_urlsafe(24)
     response = html_response(title, body(token), status)
-    response.set_cookie(
-        FORM_COOKIE,
-        token,
-        max_age=FORM_SECONDS,
-        path="/",
-        httponly=True,
-        samesite="strict",
-        secure=request.url.scheme == "https",
-    )
+    set_cookie(request, response, FORM_COOKIE, token, FORM_SECONDS, "strict")
     return response
 
 
@@ -224,15 +237,7 @@ async def login_page(request: Request) -> Response:
         )
     cookie, _csrf = store.new_session(account.id, SESSION_SECONDS)
     response = RedirectResponse(target, 303)
-    response.set_cookie(
-        SESSION_COOKIE,
-        cookie,
-        max_age=SESSION_SECONDS,
-        path="/",
-        httponly=True,
-        samesite="lax",
-        secure=request.url.scheme == "https",
-    )
+    set_cookie(request, response, SESSION_COOKIE, cookie, SESSION_SECONDS, "lax")
     store.record(account.name, "login", None)
     return response
 

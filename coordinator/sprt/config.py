@@ -13,10 +13,10 @@ import json
 import math
 import random
 from abc import ABC, abstractmethod
-from dataclasses import Field, dataclass, fields
+from dataclasses import dataclass, fields
 from functools import cached_property
 from pathlib import PurePath
-from typing import Any, ClassVar, Protocol, Self
+from typing import Any, Protocol, Self
 
 import engine
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS
@@ -57,23 +57,33 @@ def fingerprint(config: dict[str, Any]) -> str:
     return hashlib.sha256(json.dumps(unprobed, sort_keys=True).encode()).hexdigest()
 
 
+@dataclass(frozen=True)
 class TwoSidedConfig:
-    """What the configurations of a run of two fixed sides (an SPRT's, a match's) do alike: their
-    JSON, their programs, their batch plan and their fingerprint. A base of frozen dataclasses."""
+    """What the configurations of a run of two fixed sides (an SPRT's, a match's) have and do
+    alike: their shared settings, their JSON, their programs, their batch plan and their
+    fingerprint. The base of their frozen dataclasses (each adds its own settings after these)."""
 
-    __dataclass_fields__: ClassVar[dict[str, Field[Any]]]
     game: str
     candidate: dict[str, int]
     baseline: dict[str, int]
     openings: list[str]
     engine_version: str
-    limits: engine.Limits
-    adjudication: engine.Adjudication
-    batch_pairs: int
-    seed: int
-    candidate_program: EngineProgram | None
-    baseline_program: EngineProgram | None
-    scale_time: bool
+    limits: engine.Limits = SPRT_LIMITS
+    adjudication: engine.Adjudication = ADJUDICATION
+    batch_pairs: int = SPRT_BATCH_PAIRS
+    seed: int = 0
+    book: str = ""
+    candidate_source: str = ""
+    baseline_source: str = "default"
+    #: Engine programs that play a side instead of the built-in engine (its weights then unused).
+    candidate_program: EngineProgram | None = None
+    baseline_program: EngineProgram | None = None
+    #: Whether workers scale time limits by their speed (timed runs; never nodes or depth).
+    scale_time: bool = False
+    #: A side that is a commit: the ref it was named by, its SHA, subject, commit time and depth
+    #: (``refs.Commit.record``), kept so that tested commits can be put in history order.
+    candidate_commit: dict[str, Any] | None = None
+    baseline_commit: dict[str, Any] | None = None
 
     @property
     @abstractmethod
@@ -121,35 +131,15 @@ class TwoSidedConfig:
 
 @dataclass(frozen=True)
 class SprtConfig(TwoSidedConfig):
-    """Everything that defines an SPRT run (JSON round-trips through :meth:`to_json`)."""
+    """Everything that defines an SPRT run (JSON round-trips through :meth:`to_json`): the shared
+    settings of :class:`TwoSidedConfig`, the hypotheses, error rates and game budget."""
 
-    game: str
-    candidate: dict[str, int]
-    baseline: dict[str, int]
-    openings: list[str]
-    engine_version: str
     elo0: float = 0.0
     elo1: float = 5.0
     elo_model: str = "normalized"
     alpha: float = 0.05
     beta: float = 0.05
-    limits: engine.Limits = SPRT_LIMITS
-    adjudication: engine.Adjudication = ADJUDICATION
-    batch_pairs: int = SPRT_BATCH_PAIRS
     max_games: int | None = None
-    seed: int = 0
-    book: str = ""
-    candidate_source: str = ""
-    baseline_source: str = "default"
-    #: Engine programs that play a side instead of the built-in engine (its weights then unused).
-    candidate_program: EngineProgram | None = None
-    baseline_program: EngineProgram | None = None
-    #: Whether workers scale time limits by their speed (timed runs; never nodes or depth).
-    scale_time: bool = False
-    #: A side that is a commit: the ref it was named by, its SHA, subject, commit time and depth
-    #: (``refs.Commit.record``), kept so that tested commits can be put in history order.
-    candidate_commit: dict[str, Any] | None = None
-    baseline_commit: dict[str, Any] | None = None
 
     def __post_init__(self) -> None:
         """Reject settings no run could use (the SPRT settings are checked by ``SprtParams``)."""

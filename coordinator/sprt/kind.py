@@ -116,16 +116,11 @@ class MatchRunKind(TwoSidesKind["MatchReport"]):
 
     def report_row(self, data: MatchReport) -> dict[str, Any]:
         """Sides, games, Elo and LLR of the match report."""
+        from coordinator.reports.engines import sides_row
+
         t, h, stats = data.totals, data.hypothesis, data.stats
-        sides = data.engines.sides
-        return {
-            "candidate": sides["candidate"].name,
-            "baseline": sides["baseline"].name,
-            "games": t.games,
-            "pentanomial": t.pentanomial,
-            "wdl": t.wdl,
-            "elo": stats["elo"] if stats else None,
-            "elo95": stats["elo95"] if stats else None,
+        elo = (stats["elo"], stats["elo95"]) if stats else None
+        return sides_row(data.engines.names, t, elo) | {
             "llr": t.llr,
             "lower_bound": h.lower_bound,
             "upper_bound": h.upper_bound,

@@ -10,6 +10,7 @@ import math
 import textwrap
 from typing import Any
 
+from coordinator.console.progress import PROGRESS_WIDTH
 from coordinator.runs import Decision, decision_label
 from coordinator.sprt.config import SprtConfig, side_name
 from coordinator.sprt.runner import Progress
@@ -55,10 +56,6 @@ def games_text(p: Progress) -> str:
     return f"{p.games} games" + (f" +{p.playing} playing" if p.playing else "")
 
 
-#: The columns a progress line fits in (an 80-column terminal, its last column left free).
-PROGRESS_WIDTH = 79
-
-
 def fit_line(parts: list[tuple[int, str]], width: int = PROGRESS_WIDTH) -> str:
     """The ``parts`` (rank, text) of a progress line joined by two spaces, in their order, the
     least important (highest rank) left out first until the line fits ``width`` columns; the
@@ -71,8 +68,8 @@ def fit_line(parts: list[tuple[int, str]], width: int = PROGRESS_WIDTH) -> str:
     return "  ".join(text for _, text in kept)[:width]
 
 
-def progress_line(p: Progress) -> str:
-    """One line of at most 80 columns: games (counted, and still playing), the refusals when every
+def progress_line(p: Progress, width: int = PROGRESS_WIDTH) -> str:
+    """One line of at most ``width`` columns: games (counted, and still playing), the refusals when every
     answer is refused, LLR [bounds], Elo +- 95%, ETA, games/s, batches in flight (before any game
     is counted or told: right after the LLR), the pentanomial counts (the last ones left out first
     when they do not fit)."""
@@ -89,7 +86,8 @@ def progress_line(p: Progress) -> str:
             # what moves before any game counts, until the games playing do
             (1 if p.games == p.playing == 0 else 4, f"{p.in_flight} in flight"),
             (5, f"penta {p.pentanomial}"),
-        ]
+        ],
+        width,
     )
 
 

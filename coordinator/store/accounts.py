@@ -16,7 +16,7 @@ from sqlalchemy import delete, insert, select, update
 from sqlalchemy.exc import IntegrityError
 
 from coordinator.store.connection import Database
-from coordinator.store.rows import Account, AuditEntry, TokenRow, now
+from coordinator.store.rows import Account, AuditEntry, TokenRow, given, now
 from coordinator.store.schema import accounts, api_tokens, audit_log, web_sessions
 
 #: What every token starts with (so that a leaked one is recognised by secret scanners).
@@ -80,9 +80,7 @@ class AccountStore(Database):
     ) -> bool:
         """Change an account; False when there is none of that name. A disabled account's
         sessions end at once."""
-        values = {
-            k: v for k, v in {"role": role, "state": state, "password_hash": password_hash}.items() if v
-        }
+        values = given(role=role, state=state, password_hash=password_hash)
         with self.transaction() as c:
             found = c.execute(select(accounts.c.id).where(accounts.c.name == name)).first()
             if found is None:

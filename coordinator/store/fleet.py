@@ -159,7 +159,7 @@ class FleetStore(Database):
                 batches.c.updated_at,
                 (results.c.wins + results.c.draws + results.c.losses).label("games"),
                 results.c.cpu_seconds,
-                results.c.created_at,
+                results.c.created_at.label("stored_at"),
             )
             .select_from(joined)
             .where(or_(batches.c.worker == worker, results.c.worker == worker))
@@ -168,20 +168,7 @@ class FleetStore(Database):
             .limit(limit)
         )
         with self.engine.connect() as c:
-            return [
-                WorkerBatch(
-                    run_id=r.run_id,
-                    batch_index=r.batch_index,
-                    state=r.state,
-                    attempts=r.attempts,
-                    refusal=r.refusal,
-                    updated_at=r.updated_at,
-                    games=None if r.games is None else int(r.games),
-                    cpu_seconds=r.cpu_seconds,
-                    stored_at=r.created_at,
-                )
-                for r in c.execute(query)
-            ]
+            return [WorkerBatch(**r._mapping) for r in c.execute(query)]  # columns named as its fields
 
     def row_counts(self) -> dict[str, int]:
         """Rows per table (for checks that a failed command left the store unchanged)."""

@@ -20,6 +20,11 @@ def now() -> datetime:
     return datetime.now(UTC).replace(tzinfo=None)
 
 
+def given(**values: Any) -> dict[str, Any]:
+    """The columns an update sets: those of ``values`` given (None leaves a column as it is)."""
+    return {column: value for column, value in values.items() if value is not None}
+
+
 @dataclass(frozen=True)
 class Run:
     """One row of ``runs``: its configuration as stored (``config``, JSON) and as its kind reads it

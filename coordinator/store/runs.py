@@ -14,7 +14,7 @@ from sqlalchemy.engine import Connection
 
 from coordinator.runs import UNFINISHED, BatchState, RunKind, RunState
 from coordinator.store.connection import Database
-from coordinator.store.rows import Refusal, Run, now, run_from_row
+from coordinator.store.rows import Refusal, Run, given, now, run_from_row
 from coordinator.store.schema import batches, refusal_log, runs
 
 #: Longest worker name stored (``String(255)``: PostgreSQL refuses longer strings, SQLite does not).
@@ -163,17 +163,15 @@ class RunStore(Database):
     ) -> None:
         """Change a run's state / counted prefix / decision in one transaction; ``finished``: the
         run ends here (``finished_at`` set, unless it is set already)."""
-        values: dict[str, Any] = {"updated_at": now()}
-        if state is not None:
-            if state not in set(RunState):
-                raise ValueError(f"state: unknown run state {state!r}")
-            values["state"] = RunState(state)
-        if counted_batches is not None:
-            values["counted_batches"] = counted_batches
-        if decision is not None:
-            values["decision"] = decision
-        if error is not None:
-            values["error"] = error
+        if state is not None and state not in set(RunState):
+            raise ValueError(f"state: unknown run state {state!r}")
+        values = given(
+            updated_at=now(),
+            state=None if state is None else RunState(state),
+            counted_batches=counted_batches,
+            decision=decision,
+            error=error,
+        )
         # A run finished already keeps its time (showing it again re-finishes it); any other
         # change (a resumption) clears it.
         values["finished_at"] = func.coalesce(runs.c.finished_at, values["updated_at"]) if finished else None

@@ -19,7 +19,7 @@ from sqlalchemy import and_, insert, or_, select, update
 from sqlalchemy.engine import Connection
 
 from coordinator.runs import RunKind, RunState
-from coordinator.store.rows import ServiceRow, now
+from coordinator.store.rows import ServiceRow, given, now
 from coordinator.store.runs import RunStore, clip_worker
 from coordinator.store.schema import run_service
 
@@ -124,15 +124,7 @@ class ServiceStore(RunStore):
         deleted: bool | None = None,
     ) -> None:
         """Change what is given (the row is made first when the run has none)."""
-        values: dict[str, Any] = {}
-        if priority is not None:
-            values["priority"] = priority
-        if throughput is not None:
-            values["throughput"] = throughput
-        if held is not None:
-            values["held"] = held
-        if deleted is not None:
-            values["deleted"] = deleted
+        values = given(priority=priority, throughput=throughput, held=held, deleted=deleted)
         with self.transaction() as c:
             self._enroll(c, run_id)
             if values:

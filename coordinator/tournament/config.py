@@ -9,12 +9,12 @@ comparison across the field); each opening is a game pair, colours reversed.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 from typing import Any
 
 import engine
 from coordinator.defaults import ADJUDICATION, SPRT_BATCH_PAIRS, SPRT_LIMITS, TOURNAMENT_PAIRS
+from coordinator.match.config import FixedPairs
 from coordinator.sprt.config import OpeningWalk, PairsPlan, PlayedSide, derive_seed, fingerprint
 from wire.programs import EngineProgram
 
@@ -75,7 +75,7 @@ def stored_sides(config: dict[str, Any], batch_index: int) -> tuple[tuple[str, s
 
 
 @dataclass(frozen=True)
-class TournamentConfig:
+class TournamentConfig(FixedPairs):
     """Everything that defines a tournament (JSON round-trips through :meth:`to_json`)."""
 
     game: str
@@ -114,21 +114,10 @@ class TournamentConfig:
             )
         if not 0 <= self.vs < len(names):
             raise ValueError(f"vs: expected an engine of the tournament, got number {self.vs}")
-        if self.pairs < 1 or self.batch_pairs < 1:
-            raise ValueError("pairs and batch_pairs: expected positive numbers of game pairs")
+        self.check_pairs()
         if not self.openings:
             raise ValueError("openings: the tournament needs at least one opening")
         object.__setattr__(self, "pairings", tuple(pairings_of(self.format, len(names), self.vs)))
-
-    @property
-    def sprt_params(self) -> None:
-        """A tournament has no SPRT: it plays every batch of its plan."""
-        return None
-
-    @property
-    def rounds(self) -> int:
-        """Batches each pairing plays."""
-        return math.ceil(self.pairs / self.batch_pairs)
 
     @property
     def max_batches(self) -> int:

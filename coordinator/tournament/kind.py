@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from coordinator.registry import Kind, LiveItem
+from coordinator.registry import Kind, LiveItem, planned_games_item, planned_outcome
 from coordinator.runs import RunKind, RunState
 from coordinator.tournament.config import TournamentConfig, stored_sides
 
@@ -114,14 +114,11 @@ class TournamentKind(Kind["TournamentReport"]):
 
     def outcome(self, row: dict[str, Any]) -> str:
         """Complete, or the games played of the plan's."""
-        return "complete" if row["state"] == "finished" else f"{row['games']} of {row['planned_games']} games"
+        return planned_outcome(row)
 
     def live(self, row: dict[str, Any]) -> list[LiveItem]:
         """Engines, and games of the plan's."""
-        return [
-            LiveItem("engines", len(row["engines"])),
-            LiveItem("games", row["games"], "games", f" of {row['planned_games']}"),
-        ]
+        return [LiveItem("engines", len(row["engines"])), planned_games_item(row)]
 
 
 #: The tournament kind of the registry.

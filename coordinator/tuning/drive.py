@@ -38,7 +38,7 @@ def make_driver(
             run.id,
             config,
             executor,
-            on_progress=lambda p: printer.show(spsa_progress_line(p)),
+            on_progress=lambda p: printer.show(spsa_progress_line(p, printer.width)),
             stop_requested=stop,
         )
     from coordinator.tuning.tuner import Tuner
@@ -48,7 +48,7 @@ def make_driver(
         run.id,
         config,
         executor,
-        on_progress=lambda p: printer.show(progress_line(p, config.max_trials)),
+        on_progress=lambda p: printer.show(progress_line(p, config.max_trials, printer.width)),
         stop_requested=stop,
     )
 

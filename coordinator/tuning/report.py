@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 import engine
+from coordinator.console.progress import PROGRESS_WIDTH
 from coordinator.sprt.report import duration, fit_line
 from coordinator.tuning.acceptance import AcceptanceProgress
 from coordinator.tuning.progress import TuneProgress, elo_vs_start
@@ -12,20 +13,23 @@ from coordinator.tuning.records import AcceptanceRow, Champion, IterationRow, Tr
 from coordinator.tuning.spsa_tuner import SpsaProgress
 
 
-def _accepting(a: AcceptanceProgress | None, what: str) -> str:
-    """The acceptance SPRT under way, as a part of a progress line."""
+def _accepting(a: AcceptanceProgress | None, trial: bool) -> str:
+    """The acceptance SPRT under way, as a part of a progress line: with the trial it tests (an
+    Optuna run's SPRTs test one trial each; SPSA's test its theta of the moment)."""
     if a is None:
         return ""
-    return f"SPRT {what} {a.candidate}: LLR {a.llr:.2f} [{a.lower_bound:.2f},{a.upper_bound:.2f}]"
+    tested = f" trial {a.candidate}:" if trial else ""
+    return f"SPRT{tested} LLR {a.llr:.2f} [{a.lower_bound:.2f},{a.upper_bound:.2f}]"
 
 
-def _played(p: TuneProgress | SpsaProgress, accepting: str) -> list[tuple[int, str]]:
+def _played(p: TuneProgress | SpsaProgress, trial: bool) -> list[tuple[int, str]]:
     """The parts of a progress line both methods show after their own count: games, refusals, the
-    acceptance SPRT under way (``accepting`` names what it tests), the champion and its Elo, ETA."""
+    acceptance SPRT under way (``trial``: naming the trial it tests), the champion and its Elo,
+    ETA."""
     return [
         (0, f"games {p.games}"),
         (0, p.refused or ""),
-        (1, _accepting(p.accepting, accepting)),
+        (1, _accepting(p.accepting, trial)),
         (2, f"champion #{p.champion} {p.champion_elo:+.0f}+-{p.champion_elo95:.0f}"),
         (3, f"ETA {duration(p.eta)}"),
     ]
@@ -36,22 +40,26 @@ def _pace(p: TuneProgress | SpsaProgress) -> list[tuple[int, str]]:
     return [(5, f"{p.games_per_second:.1f} games/s"), (6, duration(p.elapsed))]
 
 
-def progress_line(p: TuneProgress, max_trials: int | None) -> str:
-    """One line of at most 80 columns: trials, games, an SPRT under way, the champion and its Elo,
+def progress_line(p: TuneProgress, max_trials: int | None, width: int = PROGRESS_WIDTH) -> str:
+    """One line of at most ``width`` columns: trials, games, an SPRT under way, the champion and its Elo,
     ETA, the best trial (its Elo against the start), speed, time (the last ones left out first
     when they do not fit)."""
     trials = f"{p.trials}/{max_trials}" if max_trials else str(p.trials)
     best = f"best trial {p.best_trial} ({p.best_value:+.0f})" if p.best_trial is not None else ""
     return fit_line(
-        [(0, f"trials {trials} ({p.running_trials} running)"), *_played(p, "trial"), (4, best), *_pace(p)]
+        [(0, f"trials {trials} ({p.running_trials} running)"), *_played(p, True), (4, best), *_pace(p)],
+        width,
     )
 
 
-def spsa_progress_line(p: SpsaProgress) -> str:
-    """One line of at most 80 columns: iterations applied, games, an SPRT under way, the champion
-    and its Elo, ETA, speed, time (the last ones left out first when they do not fit)."""
-    iterations = f"iterations {p.applied}/{p.iterations} ({p.in_flight} in flight)"
-    return fit_line([(0, iterations), *_played(p, "after iteration"), *_pace(p)])
+def spsa_progress_line(p: SpsaProgress, width: int = PROGRESS_WIDTH) -> str:
+    """One line of at most ``width`` columns: iterations applied (and in flight, while any are),
+    games, an SPRT under way, the champion and its Elo, ETA, speed, time (the last ones left out
+    first when they do not fit)."""
+    in_flight = f" ({p.in_flight} in flight)" if p.in_flight else ""
+    return fit_line(
+        [(0, f"iterations {p.applied}/{p.iterations}{in_flight}"), *_played(p, False), *_pace(p)], width
+    )
 
 
 def champions_table(records: TuningRecords, run_id: int, champions: list[Champion]) -> str:

@@ -19,7 +19,7 @@ from typing import Any
 
 from coordinator.reports import build, html_page, json_safe
 from coordinator.reports.data import ReportData
-from coordinator.reports.html import ReportPage, section_key
+from coordinator.reports.html import ReportPage
 from coordinator.store import Run, Store
 
 #: Shortest time between two builds of a running run's report (seconds).
@@ -56,10 +56,8 @@ class Rendered:
 
 
 def cut(page: ReportPage) -> tuple[Part, ...]:
-    """The sections of a report page as parts (a section without a key is keyed by its place)."""
-    return tuple(
-        Part(section_key(html) or f"part-{n}", digest(html), html) for n, html in enumerate(page.sections)
-    )
+    """The sections of a report page as parts, by their keys."""
+    return tuple(Part(s.key, digest(s), s) for s in page.sections)
 
 
 class ReportCache:

@@ -539,22 +539,23 @@ def _online_part(request: Request, known: set[str]) -> str:
         return f'<h2>Online now</h2><p class="muted">{esc(NO_BROKER)}</p>'
     rows, classes = [], []
     for w in fleet.workers:
+        b = w.beat
         playing = Markup(
-            ", ".join(f'<a href="/runs/{run}">{run}</a>/{batch}' for run, batch in w.batches) or "idle"
+            ", ".join(f'<a href="/runs/{run}">{run}</a>/{batch}' for run, batch in b.batches) or "idle"
         )
         rows.append(
             [
-                link(worker_url(w.name), w.name) if w.name in known else w.name,
+                link(worker_url(b.name), b.name) if b.name in known else b.name,
                 "yes" if w.proved else w.proof,
-                w.cores,
+                b.cores,
                 "?" if w.speed_factor is None else f"{w.speed_factor:.2f}x",
-                w.engine,
+                b.engine,
                 playing,
                 f"{age_text(w.last_seen)} ago",
                 "" if w.refusals is None else w.refusals,
                 Markup(", ".join(str(link(f"/runs/{run}", run)) for run in w.quarantined)),
-                "refused" if w.refuses_programs else w.sandbox,
-                w.host,
+                "refused" if b.refuses_programs else b.sandbox,
+                b.host,
             ]
         )
         classes.append("" if w.proved else "yellow" if w.proof != BAD_SEAL else "flag")

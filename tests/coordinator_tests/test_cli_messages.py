@@ -110,6 +110,26 @@ def test_every_progress_line_fits_80_columns() -> None:
     assert first.startswith("run 12345: 0 games  LLR -2.50 [-2.94,2.94]") and "128 in flight" in first
 
 
+def test_a_campaign_round_shows_its_last_acceptance_sprt_within_80_columns() -> None:
+    """A round's tuning line is the SPSA line after the round's prefix: at the end of a long
+    round (every iteration applied, the acceptance SPRT playing) the SPRT's LLR still shows."""
+    from coordinator.campaign.drive import RoundPrinter
+
+    printer = RoundPrinter("round 2 tuning: ")
+    accepting = AcceptanceProgress(
+        candidate=4500, stage=1, nodes=2000, llr=1.23, lower_bound=-2.94, upper_bound=2.94
+    )
+    spsa = SpsaProgress(
+        applied=4500, iterations=4500, in_flight=0, games=36000, games_per_second=12.3, champion=0,
+        champion_elo=0.0, champion_elo95=0.0, accepting=accepting, elapsed=3600.0, eta=60.0,
+    )  # fmt: skip
+    line = printer.prefix + spsa_progress_line(spsa, printer.width)
+    assert line.startswith("round 2 tuning: iterations 4500/4500  games 36000  SPRT LLR 1.23 [-2.94,2.94]")
+    assert len(line) <= PROGRESS_WIDTH
+    running = spsa_progress_line(replace(spsa, applied=100, in_flight=3, accepting=None), printer.width)
+    assert running.startswith("iterations 100/4500 (3 in flight)  games 36000")
+
+
 def test_the_sprt_headline_says_decision_sides_elo_games_and_llr() -> None:
     line = headline("accepted", "cand.json", "default", 528, (12.3, 8.1), (2.89, -2.94, 2.94), "±")
     assert (

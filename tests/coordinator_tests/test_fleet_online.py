@@ -106,7 +106,7 @@ def test_a_heartbeat_copied_under_another_name_is_refused() -> None:
 def test_merge_adds_the_stores_standing_by_name() -> None:
     seen = [check(raw(beat(n), KEYS.worker_key(n)), KEYS, NOW) for n in ("w2@host", "w1@host")]
     rows = merge(seen, {"w2@host": WorkerStanding(3, (5, 9))})
-    assert [r.name for r in rows] == ["w1@host", "w2@host"]
+    assert [r.beat.name for r in rows] == ["w1@host", "w2@host"]
     assert (rows[0].refusals, rows[0].quarantined) == (0, ())
     assert (rows[1].refusals, rows[1].quarantined) == (3, (5, 9))
     assert rows[1].proved and rows[1].speed_factor == pytest.approx(0.5)
@@ -121,7 +121,7 @@ def test_the_fleet_keeps_what_did_not_read_apart() -> None:
         NOW,
         None,
     )
-    assert [w.name for w in fleet.workers] == ["w1@host"] and not fleet.workers[0].proved
+    assert [w.beat.name for w in fleet.workers] == ["w1@host"] and not fleet.workers[0].proved
     assert [node for node, _ in fleet.unreadable] == ["big@x", "junk@x"]
     assert str(MAX_BYTES) in fleet.unreadable[0][1]
     assert fleet.cores == 2 and fleet.playing() == {4: 1}

@@ -92,7 +92,8 @@ def test_a_live_worker_is_listed_proved_and_gone_once_killed(
         lambda: (f := listed(broker)).workers and f, APPEARS, "the worker's heartbeat", interval=0.1
     )
     [w1] = fleet.workers
-    assert (w1.name, w1.cores, w1.proof, w1.engine) == (node("w1"), 1, "proved", engine.ENGINE_VERSION)
+    beat = w1.beat
+    assert (beat.name, beat.cores, w1.proof, beat.engine) == (node("w1"), 1, "proved", engine.ENGINE_VERSION)
     assert 0 < client.pttl(heartbeat_key(node("w1"))) <= TTL_INTERVALS * INTERVAL * 1000
     # the bench speed comes with the second heartbeat
     wait_until(lambda: listed(broker).workers[0].speed_factor, APPEARS, "the worker's speed", interval=0.1)
@@ -148,14 +149,14 @@ def test_a_live_worker_is_listed_proved_and_gone_once_killed(
 
     worker.kill(signal.SIGKILL)  # no clean stop: its key stays until it expires
     wait_until(
-        lambda: node("w1") not in {w.name for w in listed(broker).workers},
+        lambda: node("w1") not in {w.beat.name for w in listed(broker).workers},
         GONE,
         "the killed worker's heartbeat to expire",
         interval=0.1,
     )
     # and a heartbeat forged in its name, now it is gone, is not taken for its own
     client.set(heartbeat_key(node("w1")), sealed(now, None), ex=60)
-    [ghost] = [w for w in listed(broker).workers if w.name == node("w1")]
+    [ghost] = [w for w in listed(broker).workers if w.beat.name == node("w1")]
     assert (ghost.proved, ghost.proof) == (False, "unsealed")
     broker.close()
 
@@ -196,7 +197,7 @@ def test_a_playing_worker_names_its_batch(redis_server: RedisDatabase, workers: 
     broker = Broker(redis_server.url)
 
     def playing() -> list[tuple[tuple[int, int], ...]]:
-        return [w.batches for w in listed(broker, None).workers]
+        return [w.beat.batches for w in listed(broker, None).workers]
 
     with CeleryExecutor(redis_server.url, concurrency=1) as executor:
         executor.submit(endless.batch_plan().payload(7, 3))

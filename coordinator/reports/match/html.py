@@ -31,7 +31,6 @@ def match_html(data: FixedGamesReport) -> ReportPage:
     config = [(key, value) for key, value in sorted(data.config.items()) if not isinstance(value, dict)]
     return page(
         f"Match {r.id}: {r.game}",
-        [("result", "Result"), ("engines", "Engines"), ("config", "Configuration")],
         section("result", "Result", pairs_table(result)),
         section("engines", "Engines", pairs_table(engines)),
         section("config", "Configuration", pairs_table(config)),

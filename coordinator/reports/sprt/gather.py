@@ -27,7 +27,8 @@ from coordinator.reports.engines import (
     engines_data,
     from_results,
     masked_config,
-    side_of,
+    names_of,
+    sides_row,
 )
 from coordinator.reports.sprt.data import (
     ColourWDL,
@@ -69,15 +70,8 @@ def match_columns(store: Store, run: Run, config: SprtConfig) -> dict[str, Any]:
     """Games and statistics of a match run's counted batches, as the store has them."""
     totals = store.totals(run.id, run.counted_batches)
     s = summary_of(config, totals.pentanomial, totals.wdl)
-    played = totals.games > 0
-    return {
-        "candidate": side_of(config, "candidate").name,
-        "baseline": side_of(config, "baseline").name,
-        "games": totals.games,
-        "pentanomial": totals.pentanomial,
-        "wdl": totals.wdl,
-        "elo": s["elo"] if played else None,
-        "elo95": s["elo95"] if played else None,
+    elo = (s["elo"], s["elo95"]) if totals.games > 0 else None
+    return sides_row(names_of(config), totals, elo) | {
         "llr": s["llr"],
         "lower_bound": s["lower_bound"],
         "upper_bound": s["upper_bound"],

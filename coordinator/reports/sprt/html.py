@@ -5,6 +5,7 @@ from __future__ import annotations
 from coordinator.escape import terminal
 from coordinator.reports.engines import Engines
 from coordinator.reports.html import (
+    Section,
     by_worker_table,
     esc,
     faults_table,
@@ -22,7 +23,7 @@ from coordinator.reports.html import (
 from coordinator.reports.sprt.data import MatchReport
 
 
-def engines_html(e: Engines, plots: dict[str, str]) -> str:
+def engines_html(e: Engines, plots: dict[str, str]) -> Section:
     """The engines section (``e``: the engines part of a report, with the time per move): each
     side's name, version, options and commit, the limits, the time per move, and the faults (per
     engine and per worker, the last with its stderr lines)."""
@@ -221,21 +222,8 @@ def match_html(data: MatchReport, plots: dict[str, str]) -> str:
         f"<p>{t.counted_batches} batches counted, {t.stored_batches} stored, "
         f"{t.cpu_seconds:.1f} s of worker CPU.</p>"
     )
-    title = f"arbiter report: run {r.id} ({r.kind} {r.game})"
-    nav = [
-        ("summary", "Summary"),
-        ("engines", "Engines"),
-        ("sprt", "LLR & Elo"),
-        ("outcomes", "Outcomes"),
-        ("endings", "Endings"),
-        ("openings", "Openings"),
-        ("workers", "Workers"),
-        ("throughput", "Throughput"),
-        ("config", "Configuration"),
-    ]
     return page(
-        title,
-        nav,
+        f"arbiter report: run {r.id} ({r.kind} {r.game})",
         section(
             "summary",
             "Summary",
@@ -259,12 +247,14 @@ def match_html(data: MatchReport, plots: dict[str, str]) -> str:
                 "Fixed-sample Elo and its 95% band after each batch; the diamond is the SPRT-aware "
                 "estimate at the end.",
             ),
+            label="LLR & Elo",
         ),
         section(
             "outcomes",
             "Pentanomial and W/D/L",
             figure(plots["outcomes"], "Game pairs and games, from the candidate's view."),
             counts,
+            label="Outcomes",
         ),
         section(
             "endings",
@@ -274,6 +264,7 @@ def match_html(data: MatchReport, plots: dict[str, str]) -> str:
             "<h3>Game length</h3>",
             figure(plots["length"], "Plies per game."),
             length,
+            label="Endings",
         ),
         section(
             "openings",

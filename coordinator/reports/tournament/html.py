@@ -112,19 +112,12 @@ def tournament_html(data: TournamentReport, plots: dict[str, str]) -> ReportPage
     )
     return page(
         f"arbiter tournament {r.id}: {r.game}",
-        [
-            ("ratings", "Rating list"),
-            ("los", "LOS matrix"),
-            ("over-games", "Ratings over games"),
-            ("head-to-head", "Head to head"),
-            ("engines", "Engines"),
-            ("settings", "Settings"),
-        ],
         section("ratings", "Rating list", headline, _rating_list(data), chain),
         section(
             "los",
             "Likelihood of superiority",
             figure(plots["los"], "The probability that the row's engine is stronger than the column's."),
+            label="LOS matrix",
         ),
         section(
             "over-games",

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from coordinator.reports.html import (
     ReportPage,
+    Section,
     esc,
     figure,
     fmt,
@@ -20,7 +21,7 @@ from coordinator.sprt.report import duration
 from coordinator.tuning.outcomes import tally_text
 
 
-def _champions(data: TuneReport, plots: dict[str, str]) -> str:
+def _champions(data: TuneReport, plots: dict[str, str]) -> Section:
     """The champion chain section (with each acceptance setting's view when there are several)."""
     reigns = {x.champion: x for x in data.reigns}
     what = "trial" if data.method == "optuna" else "after iteration"
@@ -77,10 +78,11 @@ def _champions(data: TuneReport, plots: dict[str, str]) -> str:
         ),
         champions,
         by_stage,
+        label="Champions",
     )
 
 
-def _acceptances(data: TuneReport, plots: dict[str, str]) -> str:
+def _acceptances(data: TuneReport, plots: dict[str, str]) -> Section:
     """The acceptance SPRTs section: one row per SPRT, with its setting."""
     what = "trial" if data.method == "optuna" else "iteration"
     accept = (
@@ -124,7 +126,7 @@ def _acceptances(data: TuneReport, plots: dict[str, str]) -> str:
     )
 
 
-def _weights(data: TuneReport, plots: dict[str, str]) -> str:
+def _weights(data: TuneReport, plots: dict[str, str]) -> Section:
     """The final weights section."""
     weights = table(
         ["weight", "meaning", "range", "default", "start", "final", "change", "tuned"],
@@ -151,10 +153,11 @@ def _weights(data: TuneReport, plots: dict[str, str]) -> str:
             "Each weight's engine default, start value and final champion value within its range.",
         ),
         weights,
+        label="Weights",
     )
 
 
-def _effort(data: TuneReport, plots: dict[str, str]) -> str:
+def _effort(data: TuneReport, plots: dict[str, str]) -> Section:
     """Games and time per champion."""
     effort = table(
         ["champion", "games", "time", "games/s"],
@@ -165,6 +168,7 @@ def _effort(data: TuneReport, plots: dict[str, str]) -> str:
         "Games and time per champion",
         figure(plots["reigns"], "Games played while each champion reigned, and their speed."),
         effort,
+        label="Effort",
     )
 
 
@@ -217,19 +221,8 @@ def spsa_html(data: TuneReport, v: SpsaView, plots: dict[str, str]) -> ReportPag
             for w in v.weights
         ],
     )
-    title = f"arbiter report: tuning run {r.id} ({r.game}, SPSA)"
-    nav = [
-        ("summary", "Summary"),
-        ("theta", "Path of theta"),
-        ("champions", "Champions"),
-        ("acceptance", "Acceptance SPRTs"),
-        ("weights", "Weights"),
-        ("effort", "Effort"),
-        ("config", "Configuration"),
-    ]
     return page(
-        title,
-        nav,
+        f"arbiter report: tuning run {r.id} ({r.game}, SPSA)",
         section(
             "summary",
             "Summary",
@@ -299,20 +292,8 @@ def tune_html(data: TuneReport, plots: dict[str, str]) -> ReportPage:
         )
         + (f'<p class="muted">{esc(view.error)}</p>' if view.error else "")
     )
-    title = f"arbiter report: tuning run {r.id} ({r.game})"
-    nav = [
-        ("summary", "Summary"),
-        ("champions", "Champions"),
-        ("trials", "Trials"),
-        ("acceptance", "Acceptance SPRTs"),
-        ("weights", "Weights"),
-        ("optimizer", "Optimizer"),
-        ("effort", "Effort"),
-        ("config", "Configuration"),
-    ]
     return page(
-        title,
-        nav,
+        f"arbiter report: tuning run {r.id} ({r.game})",
         section("summary", "Summary", _headline(t, f"{t.trials} trials"), run_table(r), summary),
         _champions(data, plots),
         section(
@@ -338,6 +319,7 @@ def tune_html(data: TuneReport, plots: dict[str, str]) -> ReportPage:
                 "Optuna's slice plot: each complete trial's objective against its value of a weight.",
             ),
             optimizer,
+            label="Optimizer",
         ),
         _effort(data, plots),
         reproduction(data.command, data.command_notes, data.config),

@@ -6,8 +6,9 @@
 //! version, and a coordinator whose version no worker shares sends nothing instead of blaming the
 //! fleet.
 
-use std::fs;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+include!("../core/build_hash.rs");
 
 /// The Python files on the path from a payload to `play_game`, from the workspace root.
 const PYTHON: &[&str] = &[
@@ -25,43 +26,17 @@ const PYTHON: &[&str] = &[
 /// Folders of Python files on that path (every file in them).
 const PYTHON_FOLDERS: &[&str] = &["worker/referee"];
 
-fn visit(dir: &Path, files: &mut Vec<PathBuf>) {
-    let Ok(entries) = fs::read_dir(dir) else { return };
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.is_dir() {
-            visit(&path, files);
-        } else if path.extension().is_some_and(|e| e == "rs" || e == "py") {
-            files.push(path);
-        }
-    }
-}
-
 fn main() {
     let root = Path::new("../../..");
     let mut files = Vec::new();
-    visit(Path::new("../core/src"), &mut files);
-    visit(Path::new("src"), &mut files);
-    visit(Path::new("../uci/src"), &mut files);
-    visit(Path::new("../referee/src"), &mut files);
+    for dir in ["../core/src", "src", "../uci/src", "../referee/src"] {
+        visit(Path::new(dir), &["rs", "py"], &mut files);
+        println!("cargo:rerun-if-changed={dir}");
+    }
     for folder in PYTHON_FOLDERS {
-        visit(&root.join(folder), &mut files);
+        visit(&root.join(folder), &["rs", "py"], &mut files);
     }
     files.sort();
     files.extend(PYTHON.iter().map(|p| root.join(p)));
-    // FNV-1a over every file's path and contents.
-    let mut hash: u64 = 0xcbf2_9ce4_8422_2325;
-    for file in &files {
-        println!("cargo:rerun-if-changed={}", file.display());
-        let name = file.to_string_lossy().replace('\\', "/");
-        for byte in name.bytes().chain(fs::read(file).unwrap_or_default()) {
-            hash ^= u64::from(byte);
-            hash = hash.wrapping_mul(0x0100_0000_01b3);
-        }
-    }
-    println!("cargo:rerun-if-changed=../core/src");
-    println!("cargo:rerun-if-changed=src");
-    println!("cargo:rerun-if-changed=../uci/src");
-    println!("cargo:rerun-if-changed=../referee/src");
-    println!("cargo:rustc-env=ARBITER_BUILD_HASH={:08x}", hash >> 32);
+    println!("cargo:rustc-env=ARBITER_BUILD_HASH={}", source_hash(&files));
 }
