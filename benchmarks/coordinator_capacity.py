@@ -206,7 +206,7 @@ TIMED_PHASES: tuple[tuple[str, str], ...] = (
     ("receive a result", "SprtRunner.receive"),
     ("  parse, check, replay and tally it", "SprtRunner._checked"),
     ("    parse and type-check all but the records", "ResultReport.from_json"),
-    ("    the records: shape, pairs, counts, replay (engine.check_batch)", "check_batch"),
+    ("    the records: shape, pairs, counts, replay (engine.check_records)", "check_records"),
     ("  store result and records", "Store.record_result"),
     ("send batches", "SprtRunner.fill"),
     ("  mark each batch sent", "Store.start_batch"),
@@ -243,7 +243,7 @@ def time_phases(executor: Executor) -> dict[str, float]:
     executor_class.submit = timed("submit", executor_class.submit)
     parse = ResultReport.from_json.__func__  # type: ignore[attr-defined]
     ResultReport.from_json = classmethod(timed("ResultReport.from_json", parse))  # type: ignore[assignment,method-assign]
-    engine.check_batch = timed("check_batch", engine.check_batch)  # as check_answer calls it
+    engine.check_records = timed("check_records", engine.check_records)  # as check_answer calls it
     return spent
 
 

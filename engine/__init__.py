@@ -127,7 +127,7 @@ def replay_game(
     return _engine.replay_game(game, opening, list(moves), adjudication)
 
 
-def check_batch(
+def check_records(
     game: str,
     games: list[Any],
     openings: Sequence[str],
@@ -146,7 +146,7 @@ def check_batch(
     ``limits`` and ``programs`` (a side played by an engine program). Returns the pentanomial,
     the W/D/L and the records in the store's form (a JSON array of arrays); ValueError naming
     the first bad record (``games[i]: ...``) or fault (``faults[i]: ...``)."""
-    return _engine.check_batch(
+    return _engine.check_records(
         game,
         games,
         list(openings),
@@ -189,7 +189,7 @@ __all__ = [
     "TimeControl",
     "WeightSpec",
     "bench",
-    "check_batch",
+    "check_records",
     "moves_for_budgets",
     "play_game",
     "read_weights_file",

@@ -217,7 +217,7 @@ def bench(game: str, depth: int | None = None) -> tuple[int, float]: ...
 def replay_game(
     game: str, opening: str, moves: list[str], adjudication: Adjudication | None = None
 ) -> ReplayedEnd: ...
-def check_batch(
+def check_records(
     game: str,
     games: list[Any],
     openings: list[str],

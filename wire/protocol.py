@@ -325,7 +325,7 @@ MAX_ENGINE_ID = 128
 class ResultReport:
     """What a worker's result reports, every field type-checked but the game records, which are
     kept as sent (``games``, a list): the coordinator checks them with everything that depends on
-    its payload in one call (``engine.check_batch``, in ``coordinator/trust/answers.py``), without a
+    its payload in one call (``engine.check_records``, in ``coordinator/trust/answers.py``), without a
     Python object made per record; :meth:`BatchResult.from_json` makes :class:`GameRecord` of them."""
 
     run_id: int

@@ -14,7 +14,7 @@ except a program failing before the first move. Each fault a result reports must
 game that its side lost by a fault's reason, and every such game of a batch with programs must
 have its fault.
 
-All of it about the records is one call to the rules core (``engine.check_batch``), which reads the
+All of it about the records is one call to the rules core (``engine.check_records``), which reads the
 records as the worker sent them, replays each distinct game once, and returns the counts and the
 records in the store's form: the coordinator checks tens of thousands of records a second.
 """
@@ -54,7 +54,7 @@ def check_answer(report: ResultReport, payload: BatchPayload) -> CheckedResult:
         raise ValueError(f"wdl: counts add up to {sum(report.wdl)}, expected {2 * pairs}")
     if not payload.has_programs and (report.faults or report.engines):
         raise ValueError("faults, engines: reported for a batch that no engine program plays")
-    pentanomial, wdl, records = engine.check_batch(
+    pentanomial, wdl, records = engine.check_records(
         payload.game,
         report.games,
         payload.openings,

@@ -84,7 +84,7 @@ def test_a_batch_of_pairs_gives_records_the_coordinator_accepts() -> None:
     assert [r.opening for r in records] == [openings[0]] * 2 + [openings[1]] * 2
     pentanomial, wdl = tally(records)
     games_json = [r.to_json() for r in records]
-    engine.check_batch(
+    engine.check_records(
         game, games_json, openings, pentanomial, wdl, [], ADJUDICATION, engine.Limits(nodes=600), True
     )
     assert records[0].moves == games[0].game.moves_text and records[0].plies == len(games[0].game.moves)

@@ -221,7 +221,7 @@ pub fn ply_count(moves: &str) -> usize {
 
 /// Checks `records` against the batch's `openings` (one pair each), the `claimed` counts and the
 /// reported `faults`, then replays every distinct game under `rules`; the counts of the records.
-pub fn check_batch<P: Evaluate>(
+pub fn check_records<P: Evaluate>(
     records: &[Record<'_>],
     openings: &[&str],
     claimed: &Tally,
@@ -458,7 +458,7 @@ mod tests {
         faults: &[Fault],
         rules: &BatchRules,
     ) -> Result<Tally, CheckError> {
-        check_batch::<congo::Position>(records, &[START], &claimed, faults, rules)
+        check_records::<congo::Position>(records, &[START], &claimed, faults, rules)
     }
 
     #[test]

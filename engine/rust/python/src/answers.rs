@@ -5,7 +5,7 @@
 
 use arbiter_core::ending::GameResult;
 use arbiter_core::verdict::{
-    check_batch as core_check_batch, numbers_badly, ply_count, spaced_badly, stored_json, BatchRules, CheckError,
+    check_records as core_check_records, numbers_badly, ply_count, spaced_badly, stored_json, BatchRules, CheckError,
     Fault, Record, Tally,
 };
 use arbiter_core::{congo, congress, GameKind};
@@ -129,7 +129,7 @@ fn check_record<'a>(i: usize, v: &'a [Bound<'_, PyAny>; 7]) -> PyResult<Record<'
 #[pyfunction]
 #[pyo3(signature = (game, games, openings, pentanomial, wdl, faults, adjudication, limits, programs))]
 #[allow(clippy::too_many_arguments)]
-pub fn check_batch(
+pub fn check_records(
     game: &str,
     games: &Bound<'_, PyList>,
     openings: Vec<String>,
@@ -149,8 +149,8 @@ pub fn check_batch(
     let rules = BatchRules::new(adjudication.core, &limits.core, programs);
     let claimed = Tally { pentanomial, wdl };
     let counted = match kind {
-        GameKind::Congo => core_check_batch::<congo::Position>(&records, &openings, &claimed, &faults, &rules),
-        GameKind::Congress => core_check_batch::<congress::Position>(&records, &openings, &claimed, &faults, &rules),
+        GameKind::Congo => core_check_records::<congo::Position>(&records, &openings, &claimed, &faults, &rules),
+        GameKind::Congress => core_check_records::<congress::Position>(&records, &openings, &claimed, &faults, &rules),
     };
     match counted {
         Ok(counts) => Ok((counts.pentanomial.to_vec(), counts.wdl.to_vec(), stored_json(&records))),

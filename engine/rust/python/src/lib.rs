@@ -53,7 +53,7 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(play::moves_for_budgets, m)?)?;
     m.add_function(wrap_pyfunction!(play::bench, m)?)?;
     m.add_function(wrap_pyfunction!(play::replay_game, m)?)?;
-    m.add_function(wrap_pyfunction!(answers::check_batch, m)?)?;
+    m.add_function(wrap_pyfunction!(answers::check_records, m)?)?;
     m.add("BENCH_DEPTH", arbiter_core::bench::DEPTH)?;
     // A search score of MATE_SCORE - n (or -(MATE_SCORE - n)) is a win (loss) in n plies; every
     // score beyond MATE_BOUND is such a forced result.
