@@ -291,3 +291,14 @@ def test_the_checked_records_are_stored_as_the_wire_writes_them(
             made.records,
         )
         assert json.loads(checked.records)[0][:5] == [*list(answer["games"][0].values())[:5]]
+
+
+@pytest.mark.parametrize("field", ["moves", "reason", "result"])
+def test_a_string_that_is_not_unicode_is_refused_with_a_message(
+    batch: tuple[BatchPayload, dict[str, Any]], field: str
+) -> None:
+    sent, result = batch
+    fake = forged(result)
+    fake["games"][1][field] = "d2d3\ud800"  # a lone surrogate: what json (not orjson) can decode
+    with pytest.raises(ValueError, match=r"games\[1\]: "):
+        validate_result(fake, sent)
