@@ -242,7 +242,7 @@ def draw(arrows: dict[tuple[str, str], list[Import]], out: Path) -> None:
     from PIL import Image
 
     with Image.open(out) as drawn:  # a few colours: a palette image is a fraction of the size
-        drawn.convert("RGB").quantize(64).save(out, optimize=True)
+        drawn.convert("RGB").quantize(32).save(out, optimize=True)
 
 
 def main() -> None:
