@@ -41,17 +41,33 @@ PLAIN = [f"plain{sorted(HOSTILE).index(name)}" for name in HOSTILE]
 CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f\u202a-\u202e\u2066-\u2069]")
 
 
+#: Plots of wall-clock times: their axes (so their ticks, and their tags) follow how fast the
+#: machine played each run, not the strings shown.
+TIMED_PLOTS = {"throughput", "move-times"}
+
+
 class Tags(HTMLParser):
-    """The sequence of start and end tags of a page (its shape, whatever its text)."""
+    """The sequence of start and end tags of a page (its shape, whatever its text); of a plot of
+    wall-clock times, only its ``<svg>`` element."""
 
     def __init__(self) -> None:
         super().__init__()
         self.tags: list[str] = []
+        self.timed_depth = 0  # > 0 inside a plot of wall-clock times
 
     def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
+        if self.timed_depth:
+            self.timed_depth += 1
+            return
         self.tags.append(f"<{tag} {' '.join(sorted(name for name, _ in attrs))}>")
+        if tag == "svg" and dict(attrs).get("data-plot") in TIMED_PLOTS:
+            self.timed_depth = 1
 
     def handle_endtag(self, tag: str) -> None:
+        if self.timed_depth:
+            self.timed_depth -= 1
+            if self.timed_depth:
+                return
         self.tags.append(f"</{tag}>")
 
 
