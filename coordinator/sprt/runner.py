@@ -194,8 +194,8 @@ class SprtRunner:
 
         ``check`` decides whether a well-formed result answers its payload with true games (by
         default: every record replayed through the rules core); it raises ValueError naming what
-        is wrong. ``stop`` may
-        end the run early after any counted batch (see :class:`PrefixCounter`).
+        is wrong. ``stop`` may end the run early after any counted batch (see
+        :class:`PrefixCounter`).
         """
         self.store = store
         self.run_id = run_id

@@ -97,8 +97,9 @@ def plausible(payload: BatchPayload, result: Any) -> BatchResult | None:
     """``result`` parsed, if it passes the checks every result must pass (no check is spent on the
     others: the runner refuses them with the reason)."""
     try:
-        check_answer(ResultReport.from_json(result), payload)
-        checked = BatchResult.from_json(result)  # its records as objects, for their budgets
+        report = ResultReport.from_json(result)
+        check_answer(report, payload)
+        checked = BatchResult.from_report(report)  # its records as objects, for their budgets
         check_budgets(payload, checked)
     except ValueError:
         return None
