@@ -13,9 +13,11 @@ use serde::de::{self, DeserializeSeed, Deserializer, MapAccess, SeqAccess, Visit
 
 use crate::answers::FIELDS;
 
-/// One field's value of a record read from JSON: a string kept here, any other value as the
-/// Python object JSON makes of it (only a bad record has one).
+/// One field's value of a record read from JSON: a string, as it stands in the answer's text
+/// (where it has no escape: the bytes `start..end` of [`Records::text`]) or decoded, or any other
+/// value as the Python object JSON makes of it (only a bad record has one).
 pub enum Stored {
+    Span(usize, usize),
     Text(String),
     Other(Py<PyAny>),
 }
@@ -33,23 +35,36 @@ pub enum RawRecord {
 /// in Python (a spot check, a fault's reason).
 #[pyclass(module = "engine._engine", frozen)]
 pub struct Records {
+    /// The answer's text, which the records' strings are read from in place.
+    pub text: Py<PyString>,
     pub records: Vec<RawRecord>,
 }
 
-fn stored_object<'py>(py: Python<'py>, value: &Stored) -> Bound<'py, PyAny> {
-    match value {
-        Stored::Text(s) => PyString::new(py, s).into_any(),
-        Stored::Other(v) => v.bind(py).clone(),
+impl Records {
+    /// A stored string value: in place in the answer's text, or decoded; None for another value.
+    pub fn text_of<'a>(text: &'a str, value: &'a Stored) -> Option<&'a str> {
+        match value {
+            Stored::Span(start, end) => text.get(*start..*end),
+            Stored::Text(s) => Some(s),
+            Stored::Other(_) => None,
+        }
     }
 }
 
-fn record_object<'py>(py: Python<'py>, record: &RawRecord) -> PyResult<Bound<'py, PyAny>> {
+fn stored_object<'py>(py: Python<'py>, text: &str, value: &Stored) -> Bound<'py, PyAny> {
+    match (value, Records::text_of(text, value)) {
+        (Stored::Other(v), _) => v.bind(py).clone(),
+        (_, s) => PyString::new(py, s.unwrap_or_default()).into_any(),
+    }
+}
+
+fn record_object<'py>(py: Python<'py>, text: &str, record: &RawRecord) -> PyResult<Bound<'py, PyAny>> {
     match record {
         RawRecord::Object { fields, unknown } => {
             let d = PyDict::new(py);
             for (name, value) in FIELDS.iter().zip(fields) {
                 if let Some(value) = value {
-                    d.set_item(name, stored_object(py, value))?;
+                    d.set_item(name, stored_object(py, text, value))?;
                 }
             }
             for (name, value) in unknown {
@@ -74,12 +89,13 @@ impl Records {
         if i < 0 || i >= n {
             return Err(PyIndexError::new_err("record index out of range"));
         }
-        record_object(py, &self.records[i as usize])
+        record_object(py, self.text.bind(py).to_str()?, &self.records[i as usize])
     }
 
     /// The records as dicts, one after the other.
     fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        let all = self.records.iter().map(|r| record_object(py, r)).collect::<PyResult<Vec<_>>>()?;
+        let text = self.text.bind(py).to_str()?;
+        let all = self.records.iter().map(|r| record_object(py, text, r)).collect::<PyResult<Vec<_>>>()?;
         Ok(PyList::new(py, all)?.try_iter()?.into_any())
     }
 }
@@ -95,18 +111,26 @@ enum Mode {
     Games,
 }
 
-/// Reads one JSON value into a Python object.
+/// Reads one JSON value of `text` into a Python object.
 #[derive(Clone, Copy)]
-struct Value<'py> {
+struct Value<'a, 'py> {
     py: Python<'py>,
+    text: &'a Bound<'py, PyString>,
+    base: usize,
     mode: Mode,
+}
+
+impl<'a, 'py> Value<'a, 'py> {
+    fn with(self, mode: Mode) -> Self {
+        Value { mode, ..self }
+    }
 }
 
 fn python_error<E: de::Error>(error: PyErr) -> E {
     E::custom(error)
 }
 
-impl<'de, 'py> DeserializeSeed<'de> for Value<'py> {
+impl<'de, 'py> DeserializeSeed<'de> for Value<'_, 'py> {
     type Value = Bound<'py, PyAny>;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
@@ -114,7 +138,7 @@ impl<'de, 'py> DeserializeSeed<'de> for Value<'py> {
     }
 }
 
-impl<'de, 'py> Visitor<'de> for Value<'py> {
+impl<'de, 'py> Visitor<'de> for Value<'_, 'py> {
     type Value = Bound<'py, PyAny>;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -150,13 +174,14 @@ impl<'de, 'py> Visitor<'de> for Value<'py> {
     fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
         if self.mode == Mode::Games {
             let mut records = Vec::with_capacity(seq.size_hint().unwrap_or(0));
-            while let Some(record) = seq.next_element_seed(Record(self.py))? {
+            while let Some(record) = seq.next_element_seed(Record(self.with(Mode::Plain)))? {
                 records.push(record);
             }
-            return Ok(Bound::new(self.py, Records { records }).map_err(python_error)?.into_any());
+            let text = self.text.clone().unbind();
+            return Ok(Bound::new(self.py, Records { text, records }).map_err(python_error)?.into_any());
         }
         let list = PyList::empty(self.py);
-        let plain = Value { py: self.py, mode: Mode::Plain };
+        let plain = self.with(Mode::Plain);
         while let Some(item) = seq.next_element_seed(plain)? {
             list.append(item).map_err(python_error)?;
         }
@@ -167,7 +192,7 @@ impl<'de, 'py> Visitor<'de> for Value<'py> {
         let d = PyDict::new(self.py);
         while let Some(key) = map.next_key::<String>()? {
             let mode = if self.mode == Mode::Answer && key == "games" { Mode::Games } else { Mode::Plain };
-            let value = map.next_value_seed(Value { py: self.py, mode })?;
+            let value = map.next_value_seed(self.with(mode))?;
             d.set_item(key, value).map_err(python_error)?;
         }
         Ok(d.into_any())
@@ -175,7 +200,7 @@ impl<'de, 'py> Visitor<'de> for Value<'py> {
 }
 
 /// Reads one element of `games` into a [`RawRecord`].
-struct Record<'py>(Python<'py>);
+struct Record<'a, 'py>(Value<'a, 'py>);
 
 /// Delegates a visit of a value that is not a JSON object to [`Value`] (as Python makes it).
 macro_rules! other_values {
@@ -201,13 +226,13 @@ macro_rules! other_values {
     };
 }
 
-impl<'py> Record<'py> {
-    fn plain(&self) -> Value<'py> {
-        Value { py: self.0, mode: Mode::Plain }
+impl<'a, 'py> Record<'a, 'py> {
+    fn plain(&self) -> Value<'a, 'py> {
+        self.0
     }
 }
 
-impl<'de, 'py> DeserializeSeed<'de> for Record<'py> {
+impl<'de> DeserializeSeed<'de> for Record<'_, '_> {
     type Value = RawRecord;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
@@ -215,7 +240,7 @@ impl<'de, 'py> DeserializeSeed<'de> for Record<'py> {
     }
 }
 
-impl<'de, 'py> Visitor<'de> for Record<'py> {
+impl<'de> Visitor<'de> for Record<'_, '_> {
     type Value = RawRecord;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -268,16 +293,17 @@ impl<'de> Visitor<'de> for Key {
     }
 }
 
-/// A record field's value: a string kept as it is, anything else as Python makes it.
-struct Field<'py>(Python<'py>);
+/// A record field's value: a string kept where it stands in the text (or decoded, when it has an
+/// escape), anything else as Python makes it.
+struct Field<'a, 'py>(Value<'a, 'py>);
 
-impl<'py> Field<'py> {
-    fn plain(&self) -> Value<'py> {
-        Value { py: self.0, mode: Mode::Plain }
+impl<'a, 'py> Field<'a, 'py> {
+    fn plain(&self) -> Value<'a, 'py> {
+        self.0
     }
 }
 
-impl<'de, 'py> DeserializeSeed<'de> for Field<'py> {
+impl<'de> DeserializeSeed<'de> for Field<'_, '_> {
     type Value = Stored;
 
     fn deserialize<D: Deserializer<'de>>(self, deserializer: D) -> Result<Self::Value, D::Error> {
@@ -285,7 +311,7 @@ impl<'de, 'py> DeserializeSeed<'de> for Field<'py> {
     }
 }
 
-impl<'de, 'py> Visitor<'de> for Field<'py> {
+impl<'de> Visitor<'de> for Field<'_, '_> {
     type Value = Stored;
 
     fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
@@ -293,6 +319,11 @@ impl<'de, 'py> Visitor<'de> for Field<'py> {
     }
 
     other_values!(|v: Bound<'_, PyAny>| Stored::Other(v.unbind()));
+
+    fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+        let start = v.as_ptr() as usize - self.0.base; // a slice of the text being read
+        Ok(Stored::Span(start, start + v.len()))
+    }
 
     fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
         Ok(Stored::Text(v.to_owned()))
@@ -311,9 +342,11 @@ impl<'de, 'py> Visitor<'de> for Field<'py> {
 /// makes of it, except that a top-level object's `games` array is an [`Records`]. ValueError for
 /// text that is not one JSON value.
 #[pyfunction]
-pub fn read_answer<'py>(py: Python<'py>, text: &str) -> PyResult<Bound<'py, PyAny>> {
-    let mut reader = serde_json::Deserializer::from_str(text);
-    let value = Value { py, mode: Mode::Answer }
+pub fn read_answer<'py>(text: &Bound<'py, PyString>) -> PyResult<Bound<'py, PyAny>> {
+    let py = text.py();
+    let utf8 = text.to_str()?; // the string's own UTF-8, which lives as long as it does
+    let mut reader = serde_json::Deserializer::from_str(utf8);
+    let value = Value { py, text, base: utf8.as_ptr() as usize, mode: Mode::Answer }
         .deserialize(&mut reader)
         .and_then(|value| reader.end().map(|()| value))
         .map_err(|e| PyValueError::new_err(format!("not JSON: {e}")))?;

@@ -120,7 +120,12 @@ fn fields<'py>(
 
 /// The values of record `i` read from JSON in [`FIELDS`] order; ValueError unless it is an
 /// object with exactly those keys (the messages of [`fields`]).
-fn stored_fields<'a, 'py>(py: Python<'py>, i: usize, record: &'a RawRecord) -> PyResult<[FieldValue<'a, 'py>; 7]>
+fn stored_fields<'a, 'py>(
+    py: Python<'py>,
+    text: &'a str,
+    i: usize,
+    record: &'a RawRecord,
+) -> PyResult<[FieldValue<'a, 'py>; 7]>
 where
     'py: 'a,
 {
@@ -140,8 +145,8 @@ where
         return Err(bad(format!("games[{i}]: unknown field(s) {}", names.join(", "))));
     }
     Ok(std::array::from_fn(|k| match &fields[k] {
-        Some(Stored::Text(s)) => FieldValue::Text(s),
         Some(Stored::Other(v)) => FieldValue::Other(v.bind(py)),
+        Some(value) => FieldValue::Text(Records::text_of(text, value).unwrap_or_default()),
         None => unreachable!("a missing field was refused above"),
     }))
 }
@@ -213,6 +218,7 @@ pub fn check_records(
     let py = games.py();
     let kind = game_kind(game)?;
     let read = games.cast::<Records>().ok().map(|r| r.get());
+    let read_text = read.map(|r| r.text.bind(py).clone());
     let python_values = if read.is_some() {
         Vec::new()
     } else {
@@ -223,7 +229,8 @@ pub fn check_records(
     };
     let values: Vec<[FieldValue; 7]> = match read {
         Some(records) => {
-            records.records.iter().enumerate().map(|(i, r)| stored_fields(py, i, r)).collect::<PyResult<_>>()?
+            let text = read_text.as_ref().map(|t| t.to_str()).transpose()?.unwrap_or_default();
+            records.records.iter().enumerate().map(|(i, r)| stored_fields(py, text, i, r)).collect::<PyResult<_>>()?
         }
         None => python_values.iter().map(python_fields).collect(),
     };
