@@ -18,6 +18,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import Any, NamedTuple
 
 import orjson
@@ -147,8 +148,10 @@ class BatchPayload:
             "scale_time": self.scale_time,
         }
 
-    def to_text(self) -> str:
-        """The payload's JSON text, as it is sent, signed, and digested in the answer."""
+    @cached_property
+    def text(self) -> str:
+        """The payload's JSON text, as it is sent, signed, and digested in the answer (made once:
+        a coordinator reads it to mark the batch sent, to send it, and to check its answer)."""
         return orjson.dumps(self.to_json()).decode()
 
     @classmethod

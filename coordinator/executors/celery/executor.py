@@ -206,7 +206,7 @@ class _Job:
     def load(self, payload: BatchPayload) -> None:
         """Make ``payload`` the one this job sends."""
         self.payload = payload
-        self.text = payload.to_text()
+        self.text = payload.text
         self.played = digest(self.text)
 
     @property
