@@ -38,7 +38,8 @@ class Verification:
 @dataclass(frozen=True)
 class Round:
     """One round: its start, its tuning run, the champion that run crowned (None while it tunes
-    or when it crowned none) and the verification SPRTs played so far."""
+    or when it crowned none), the verification SPRTs played so far, and, when the round crowned
+    none, the last acceptance SPRT its tuning played (None if it played none)."""
 
     number: int
     start: dict[str, int]
@@ -48,6 +49,7 @@ class Round:
     champion: dict[str, int] | None
     verifications: list[Verification]
     verdict: str
+    last_acceptance: Verification | None = None
 
 
 @dataclass(frozen=True)
@@ -84,10 +86,26 @@ def ending_text(rounds: list[Round], planned: int, finished: bool) -> str | None
         return None
     last = rounds[-1]
     if last.verdict == NO_CHAMPION:
-        return f"round {last.number + 1}'s tuning crowned no champion: nothing left to find"
+        return no_champion_text(last.number, last.last_acceptance)
     if last.verdict == FAILED:
         return f"round {last.number + 1}'s champion failed verification: its start stays the best"
     return f"all {planned} rounds passed"
+
+
+def no_champion_text(number: int, acceptance: Verification | None) -> str:
+    """Why a round that crowned no champion ends the campaign, and how sure that is: an acceptance
+    SPRT that stopped at its game cap with a gain in sight is not "nothing left"."""
+    head = f"round {number + 1}'s tuning crowned no champion"
+    if acceptance is None:
+        return f"{head}: no candidate reached an acceptance SPRT"
+    if acceptance.decision == Decision.BUDGET and acceptance.elo is not None and acceptance.elo > 0:
+        a = acceptance
+        return (
+            f"{head}: its last acceptance SPRT (run {a.run_id}, {a.setting}) stopped undecided at its "
+            f"cap of {a.games} games, {a.elo:+.1f} +- {a.elo95:.1f} Elo, LLR {a.llr:.2f}: a gain this "
+            "small needs more games (--accept-max-games) to prove"
+        )
+    return f"{head}: nothing left to find at these settings"
 
 
 def _verification(store: Store, run_id: int) -> Verification:
@@ -138,8 +156,12 @@ def read_chain(store: Store, campaign_run_id: int, config: CampaignConfig) -> Ch
         if verdict == PASSED:
             best = dict(champions[-1].weights)
         champion = dict(champions[-1].weights) if crowned else None
+        last = None
+        if verdict == NO_CHAMPION:
+            played = [a.run_id for a in tuning.acceptances(run.id) if a.run_id is not None]
+            last = _verification(store, played[-1]) if played else None
         rounds.append(
-            Round(number, start, run.id, str(run.state), tune_games, champion, verifications, verdict)
+            Round(number, start, run.id, str(run.state), tune_games, champion, verifications, verdict, last)
         )
         if verdict != PASSED:
             break

@@ -96,6 +96,7 @@ def campaign_data(store: Store, run: Run) -> CampaignReport:
 def campaign_text(data: CampaignReport) -> str:
     """The campaign for people: its settings, the chain and the final values that changed."""
     from coordinator.campaign.chain import chain_table
+    from coordinator.reports.text import fit
 
     c, t, run = data.config, data.totals, data.run
     table = chain_table(data.chain)
@@ -110,7 +111,7 @@ def campaign_text(data: CampaignReport) -> str:
     if t.ending:
         lines.append(t.ending)
     lines.append(f"final values: {changed or 'the start values (nothing changed)'}")
-    return "\n".join(lines)
+    return "\n".join(line if line is table else fit(line) for line in lines)
 
 
 def campaign_html(data: CampaignReport) -> ReportPage:

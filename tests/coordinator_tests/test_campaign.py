@@ -8,7 +8,15 @@ import pytest
 from sprt_testkit import book_positions
 
 import engine
-from coordinator.campaign.chain import FAILED, NO_CHAMPION, PASSED, PLAYING, round_verdict
+from coordinator.campaign.chain import (
+    FAILED,
+    NO_CHAMPION,
+    PASSED,
+    PLAYING,
+    Verification,
+    no_champion_text,
+    round_verdict,
+)
 from coordinator.campaign.config import CampaignConfig, default_verify_limits, split_book
 from coordinator.tuning.config import TuneConfig
 
@@ -89,6 +97,19 @@ def test_a_round_passes_only_when_every_verification_accepts() -> None:
     assert round_verdict(True, True, ["accepted", "accepted"], 2) == PASSED
     assert round_verdict(True, True, ["accepted", "budget"], 2) == FAILED
     assert round_verdict(True, True, ["rejected"], 2) == FAILED
+
+
+def test_a_round_without_a_champion_says_how_sure_its_ending_is() -> None:
+    def acceptance(decision: str, elo: float) -> Verification:
+        return Verification(9, "2000 nodes", "finished", decision, 4000, elo, 7.6, 2.07)
+
+    capped = no_champion_text(0, acceptance("budget", 10.7))
+    assert capped.startswith("round 1's tuning crowned no champion: its last acceptance SPRT (run 9")
+    assert "+10.7 +- 7.6 Elo, LLR 2.07" in capped and "--accept-max-games" in capped
+    assert "nothing left" not in capped
+    assert no_champion_text(1, acceptance("rejected", 1.0)).endswith("nothing left to find at these settings")
+    assert no_champion_text(0, acceptance("budget", -4.5)).endswith("nothing left to find at these settings")
+    assert no_champion_text(0, None).endswith("no candidate reached an acceptance SPRT")
 
 
 def test_spsa_keeps_room_for_every_acceptance_sprt_in_its_budget() -> None:
