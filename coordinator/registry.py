@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import importlib
 from abc import ABC, abstractmethod
+from collections.abc import Container
 from dataclasses import dataclass
 from functools import cache
 from typing import TYPE_CHECKING, Any, Generic, Protocol, Self, TypeVar
@@ -237,6 +238,16 @@ def kind_of(name: str) -> Kind[Any]:
     found = getattr(importlib.import_module(module), attribute)
     assert isinstance(found, Kind), where
     return found
+
+
+def orphan_or_new(store: Store, kind: RunKind, game: str, config: Any, taken: Container[int] = ()) -> int:
+    """The run of a step of a longer run (a tuning run's match, a campaign's round or
+    verification): the one a kill left between creating it and recording it (the latest unfinished
+    run of ``kind`` with ``config``'s fingerprint, unless ``taken`` holds it), else a new one."""
+    orphan = store.find_unfinished(kind, config.fingerprint())
+    if orphan is not None and orphan.id not in taken:
+        return orphan.id
+    return store.create_run(kind, game, kind_of(kind).encode(config), config.fingerprint())
 
 
 def elo_text(row: dict[str, Any]) -> str:

@@ -24,7 +24,7 @@ from coordinator.console.hints import resume_command
 from coordinator.console.progress import ProgressPrinter
 from coordinator.console.signals import graceful_stop
 from coordinator.files import write_atomically
-from coordinator.registry import kind_of
+from coordinator.registry import orphan_or_new
 from coordinator.runs import Decision, RunKind, RunState
 
 if TYPE_CHECKING:
@@ -68,13 +68,8 @@ class CampaignDriver:
 
         recorded = self.records.steps(self.run.id).get((round_number, step))
         if recorded is None:
-            orphan = self.store.find_unfinished(kind, config.fingerprint())
-            if orphan is not None and orphan.id not in TuningRecords(self.store).parents():
-                recorded = orphan.id
-            else:
-                recorded = self.store.create_run(
-                    kind, self.config.game, kind_of(kind).encode(config), config.fingerprint()
-                )
+            held = TuningRecords(self.store).parents()  # a tuning run's own matches are not orphans
+            recorded = orphan_or_new(self.store, kind, self.config.game, config, held)
             self.records.add_step(self.run.id, round_number, step, recorded)
         run = self.store.get_run(recorded)
         assert run is not None

@@ -5,7 +5,7 @@ to on each crowning, read by everyone)."""
 from __future__ import annotations
 
 from coordinator.executors.base import Executor
-from coordinator.registry import kind_of
+from coordinator.registry import orphan_or_new
 from coordinator.runs import RunKind
 from coordinator.sprt.config import SprtConfig
 from coordinator.store import Store
@@ -39,9 +39,4 @@ class TuningContext:
         """The store run of a new match of this tuning run (a trial, an SPSA iteration, an
         acceptance SPRT): the one a kill left behind between creating it and recording it (the
         same configuration, so the same fingerprint), or a new one."""
-        orphan = self.store.find_unfinished(kind, config.fingerprint())
-        if orphan is not None:
-            return orphan.id
-        return self.store.create_run(
-            kind, self.config.game, kind_of(kind).encode(config), config.fingerprint()
-        )
+        return orphan_or_new(self.store, kind, self.config.game, config)
