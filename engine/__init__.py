@@ -17,6 +17,11 @@ from engine._engine import (
     LIMIT_BOUNDS,
     MATE_BOUND,
     MATE_SCORE,
+    MAX_MOVES_TEXT,
+    MAX_NUMBERS_TEXT,
+    MAX_OPENING,
+    MAX_REASON,
+    RECORD_FIELDS,
     Adjudication,
     EnginePipe,
     EnginePipeFault,
@@ -28,8 +33,10 @@ from engine._engine import (
     Limits,
     Outcome,
     Position,
+    Records,
     TimeControl,
     WeightSpec,
+    read_answer,
     resignation_score,
 )
 from engine.results import GameRecord, Iteration, ReplayedEnd, SearchResult
@@ -129,7 +136,7 @@ def replay_game(
 
 def check_records(
     game: str,
-    games: list[Any],
+    games: list[Any] | Records,
     openings: Sequence[str],
     pentanomial: Sequence[int],
     wdl: Sequence[int],
@@ -138,7 +145,8 @@ def check_records(
     limits: Limits,
     programs: bool,
 ) -> tuple[list[int], list[int], str]:
-    """A batch's game records, as a worker sent them (``games``, JSON objects), checked in one call
+    """A batch's game records, as a worker sent them (``games``: JSON objects, or the
+    :class:`Records` that :func:`read_answer` keeps of them), checked in one call
     to the rules core: each record's shape, one record per game in pair order (candidate white
     then black) from the ``openings`` sent, the claimed ``pentanomial`` and ``wdl`` equal to the
     records' counts, each of the ``faults`` (game, whether the candidate's) on a game its side lost
@@ -171,6 +179,11 @@ __all__ = [
     "LIMIT_BOUNDS",
     "MATE_BOUND",
     "MATE_SCORE",
+    "MAX_MOVES_TEXT",
+    "MAX_NUMBERS_TEXT",
+    "MAX_OPENING",
+    "MAX_REASON",
+    "RECORD_FIELDS",
     "Adjudication",
     "EnginePipe",
     "EnginePipeFault",
@@ -184,6 +197,7 @@ __all__ = [
     "Limits",
     "Outcome",
     "Position",
+    "Records",
     "ReplayedEnd",
     "SearchResult",
     "TimeControl",
@@ -192,6 +206,7 @@ __all__ = [
     "check_records",
     "moves_for_budgets",
     "play_game",
+    "read_answer",
     "read_weights_file",
     "replay_game",
     "resignation_score",

@@ -1,6 +1,6 @@
 """Type stubs for the Rust extension engine._engine."""
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
 from engine.results import GameRecord, ReplayedEnd, SearchResult
@@ -147,6 +147,26 @@ class GameJudge:
         (side, kind, text) of the fault that ended it)."""
 
 BENCH_DEPTH: int
+# A game record's fields, in the order the store keeps them, and the longest strings it may hold
+# (characters): an opening, an end reason, the moves, the per-move numbers.
+RECORD_FIELDS: tuple[str, ...]
+MAX_OPENING: int
+MAX_REASON: int
+MAX_MOVES_TEXT: int
+MAX_NUMBERS_TEXT: int
+
+class Records:
+    """The records of an answer's ``games`` array as read_answer keeps them (in Rust, read in
+    place by check_records); each record as a dict (a fresh one) when read from Python."""
+
+    def __len__(self) -> int: ...
+    def __getitem__(self, index: int) -> Any: ...
+    def __iter__(self) -> Iterator[Any]: ...
+
+def read_answer(text: str) -> Any:
+    """A worker's answer from its JSON text: what JSON makes of it, but a top-level object's
+    ``games`` array is a Records; ValueError for text that is not one JSON value."""
+
 # A search score of MATE_SCORE - n is a forced win in n plies (its negation a loss in n plies).
 MATE_SCORE: int
 # Scores beyond +-MATE_BOUND are forced wins or losses.
@@ -219,7 +239,7 @@ def replay_game(
 ) -> ReplayedEnd: ...
 def check_records(
     game: str,
-    games: list[Any],
+    games: list[Any] | Records,
     openings: list[str],
     pentanomial: list[int],
     wdl: list[int],

@@ -15,8 +15,10 @@ payload asks for) is decided by the coordinator, which replays every record; see
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from enum import StrEnum
+from functools import cached_property
 from typing import Any, NamedTuple
 
 import orjson
@@ -41,17 +43,16 @@ RESULTS = ("1-0", "0-1", "1/2-1/2")
 
 #: The longest worker name stored (a ``host:pid`` or a Celery node name).
 MAX_WORKER_NAME = 255
-#: The longest moves string of one record (far beyond any ply limit a run allows).
-MAX_MOVES_TEXT = 1_000_000
-#: The longest opening (a position string) and end reason a record may state.
-MAX_OPENING = 256
-MAX_REASON = 32
-#: The fields of a game record.
-RECORD_FIELDS = ("opening", "moves", "result", "reason", "candidate_color", "budgets", "times")
+#: A record's shape, as the rules core checks it (engine.check_records): the longest moves string
+#: (far beyond any ply limit a run allows), opening (a position string), end reason and per-move
+#: numbers (budgets, times) a record may state, in characters, and its fields.
+MAX_MOVES_TEXT = engine.MAX_MOVES_TEXT
+MAX_OPENING = engine.MAX_OPENING
+MAX_REASON = engine.MAX_REASON
+MAX_NUMBERS_TEXT = engine.MAX_NUMBERS_TEXT
+RECORD_FIELDS = engine.RECORD_FIELDS
 #: The fields that two plays of the same batch must agree on (a move's time is the machine's).
 COMPARED_FIELDS = RECORD_FIELDS[:5]
-#: The longest list of per-move numbers of one record (budgets, times).
-MAX_NUMBERS_TEXT = 2_000_000
 _NUMBERS = re.compile(r"(?:0|[1-9][0-9]{0,17})(?: (?:0|[1-9][0-9]{0,17}))*")
 
 
@@ -147,8 +148,10 @@ class BatchPayload:
             "scale_time": self.scale_time,
         }
 
-    def to_text(self) -> str:
-        """The payload's JSON text, as it is sent, signed, and digested in the answer."""
+    @cached_property
+    def text(self) -> str:
+        """The payload's JSON text, as it is sent, signed, and digested in the answer (made once:
+        a coordinator reads it to mark the batch sent, to send it, and to check its answer)."""
         return orjson.dumps(self.to_json()).decode()
 
     @classmethod
@@ -296,7 +299,7 @@ class GameRecord(NamedTuple):
         return cls(opening, moves, result, reason, color, budgets, times)
 
 
-def records_from_json(games: list[Any]) -> list[GameRecord]:
+def records_from_json(games: Iterable[Any]) -> list[GameRecord]:
     """:meth:`GameRecord.from_json` of every record of a result, ``games[i]`` naming a bad one."""
     return [GameRecord.from_json(data, f"games[{i}]") for i, data in enumerate(games)]
 
@@ -326,14 +329,16 @@ class ResultReport:
     """What a worker's result reports, every field type-checked but the game records, which are
     kept as sent (``games``, a list): the coordinator checks them with everything that depends on
     its payload in one call (``engine.check_records``, in ``coordinator/trust/answers.py``), without a
-    Python object made per record; :meth:`BatchResult.from_json` makes :class:`GameRecord` of them."""
+    Python object made per record; :meth:`BatchResult.from_json` makes :class:`GameRecord` of them.
+    An answer read from its text (``engine.read_answer``, as the Celery executor reads them) keeps
+    its records in the rules core: ``games`` is then an ``engine.Records``."""
 
     run_id: int
     batch_index: int
     engine_version: str
     pentanomial: list[int]
     wdl: list[int]
-    games: list[Any]
+    games: list[Any] | engine.Records
     nodes: dict[str, int]
     cpu_seconds: float
     worker: str | None
@@ -346,7 +351,7 @@ class ResultReport:
         """A result from its JSON object, every field but the records' type-checked; ValueError
         naming the first bad one (``result: ...``)."""
         d = check_object(data, "result", RESULT_FIELDS, RESULT_OPTIONAL)
-        games = check_list(d["games"], "games")
+        games = d["games"] if isinstance(d["games"], engine.Records) else check_list(d["games"], "games")
         nodes = check_object(d.get("nodes", {}), "nodes", (), ("candidate", "baseline"))
         worker = d.get("worker")
         low, high = TIME_FACTOR_RANGE

@@ -473,7 +473,7 @@ class CheckingExecutor(Executor):
         if held.worker in self.quarantined:
             return self._release(key, self._refused(held.outcome, held.worker))
         from_peer = check.worker == held.peer and (check.authenticated or not self.answers_sealed)
-        of_payload = check.played is None or check.played == digest(held.payload.to_text())
+        of_payload = check.played is None or check.played == digest(held.payload.text)
         games = games_of(check.result) if check.error is None and from_peer and of_payload else None
         trusted = held.peer in self.trusted(check.run_id)
         if games is not None and trusted and games == games_of(held.outcome.result):

@@ -310,7 +310,7 @@ class SprtRunner:
                 return
             index, again = chosen
             payload = self.payload(index)
-            self.store.start_batch(self.run_id, index, digest(payload.to_text()), payload.seed)
+            self.store.start_batch(self.run_id, index, digest(payload.text), payload.seed)
             self.in_flight[index] = payload
             if again:
                 self.executor.retry(payload, self.avoid.pop(index, None))
@@ -335,7 +335,7 @@ class SprtRunner:
             report = ResultReport.from_json(outcome.result)
             if outcome.worker is not None and report.worker != outcome.worker:
                 raise ValueError(f"worker: the result names {report.worker!r}, its answer {outcome.worker!r}")
-            if outcome.played is not None and outcome.played != digest(payload.to_text()):
+            if outcome.played is not None and outcome.played != digest(payload.text):
                 raise ValueError("the answer is for another payload than the one sent")
             checked = self.check(report, payload)
         except ValueError as e:

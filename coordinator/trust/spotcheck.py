@@ -27,6 +27,7 @@ import hmac
 from collections.abc import Sequence
 from typing import Any
 
+import engine
 from coordinator.trust.answers import check_answer
 from wire.protocol import COMPARED_FIELDS, BatchPayload, BatchResult, ResultReport, move_list
 
@@ -62,9 +63,9 @@ def peer_for_check(key: bytes, payload: BatchPayload, trusted: Sequence[str]) ->
 
 def games_of(result: Any) -> list[dict[str, Any]] | None:
     """The games of a JSON result as compared move for move (None if it has none)."""
-    if not isinstance(result, dict) or not isinstance(result.get("games"), list):
+    if not isinstance(result, dict) or not isinstance(result.get("games"), list | engine.Records):
         return None
-    games = result["games"]
+    games = list(result["games"])
     if not all(isinstance(g, dict) for g in games):
         return None
     return [{k: g.get(k) for k in COMPARED_FIELDS} for g in games]

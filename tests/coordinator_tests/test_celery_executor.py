@@ -79,7 +79,8 @@ class FakeConf(dict[str, Any]):
 
 
 class FakeApp:
-    """Records sent tasks; ``down`` makes publishing fail like an unreachable broker."""
+    """Records sent tasks (through :class:`FakePublisher`); ``down`` makes publishing fail like an
+    unreachable broker."""
 
     def __init__(self) -> None:
         self.conf = FakeConf(broker_url="redis://:pw@fake:6379/0", result_backend="redis://fake:6379/0")
@@ -89,13 +90,23 @@ class FakeApp:
         self.down = False
         self.closed = False
 
-    def send_task(self, name: str, args: list[Any], **options: Any) -> None:
-        if self.down:
-            raise OperationalError("broker down")
-        self.sent.append({"name": name, "payload": args[0], **options})
-
     def close(self) -> None:
         self.closed = True
+
+
+class FakePublisher:
+    """The executor's publisher (``TaskPublisher``) on a :class:`FakeApp`: records what it sends."""
+
+    def __init__(self, app: FakeApp) -> None:
+        self.app = app
+
+    def publish(self, name: str, args: list[Any], **options: Any) -> None:
+        if self.app.down:
+            raise OperationalError("broker down")
+        self.app.sent.append({"name": name, "payload": args[0], **options})
+
+    def close(self) -> None:
+        pass
 
 
 @pytest.fixture
@@ -108,7 +119,9 @@ def clock(monkeypatch: pytest.MonkeyPatch) -> FakeClock:
 
 def executor(lease: float | None = 10.0, concurrency: int | None = 2) -> tuple[CeleryExecutor, FakeApp]:
     app = FakeApp()
-    return CeleryExecutor(app=app, concurrency=concurrency, lease_seconds=lease), app  # type: ignore[arg-type]
+    ex = CeleryExecutor(app=app, concurrency=concurrency, lease_seconds=lease)  # type: ignore[arg-type]
+    ex.publisher = FakePublisher(app)  # type: ignore[assignment]
+    return ex, app
 
 
 def payload(index: int, **overrides: Any) -> BatchPayload:
@@ -145,7 +158,7 @@ def test_sends_json_tasks_by_name_to_the_queue(clock: FakeClock) -> None:
     assert sent["priority"] == 9  # --priority 0: Redis's last level
     # What workers log: not the whole payload.
     assert sent["argsrepr"] == f"(run 1, batch 0, {payload(0).pairs} pairs)"
-    assert sent["payload"] == {"payload": payload(0).to_text(), "signature": None}  # no fleet secret
+    assert sent["payload"] == {"payload": payload(0).text, "signature": None}  # no fleet secret
     assert sent["expires"] == ce.EXPIRY_LEASES * 10.0
     assert ex.in_flight() == 1
     assert app.conf.result_backend.endswith("PolledRedisBackend+redis://fake:6379/0")

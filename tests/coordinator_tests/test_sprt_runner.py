@@ -176,7 +176,7 @@ def test_budget_stops_at_the_same_batch(tmp_path: Path, openings: list[str]) -> 
     with store.engine.connect() as c:
         rows = c.execute(select(batches.c.batch_index, batches.c.payload_digest, batches.c.openings)).all()
     assert len(rows) >= 3
-    assert all(d == digest(plan.payload(run_id, i).to_text()) and o is None for i, d, o in rows)
+    assert all(d == digest(plan.payload(run_id, i).text) and o is None for i, d, o in rows)
 
 
 def test_interrupted_then_resumed_run_equals_an_uninterrupted_one(

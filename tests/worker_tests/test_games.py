@@ -7,6 +7,7 @@ import dataclasses
 import json
 from typing import Any
 
+import orjson
 import pytest
 from sprt_testkit import book_positions
 
@@ -38,9 +39,30 @@ def payload(openings: list[str], **overrides: Any) -> BatchPayload:
     return BatchPayload(**(base | overrides))
 
 
+def as_read(result: Any) -> list[Any]:
+    """``result`` in each form the coordinator reads: as Python objects (a local pool's), and read
+    from its JSON text with its records kept in the rules core (a Celery answer's,
+    ``engine.read_answer``) when it can be written as JSON."""
+    try:
+        text = orjson.dumps(result).decode()
+    except TypeError:  # a string that is not Unicode: no JSON text holds it
+        return [result]
+    return [result, engine.read_answer(text)]
+
+
 def validate_result(result: Any, sent: BatchPayload) -> None:
-    """What the coordinator does with a result: parse it, match it to the payload, replay it."""
-    check_answer(ResultReport.from_json(result), sent)
+    """What the coordinator does with a result: parse it, match it to the payload, replay it;
+    in each form it reads a result, with the same outcome and message."""
+    errors = []
+    for answer in as_read(result):
+        try:
+            check_answer(ResultReport.from_json(answer), sent)
+            errors.append("")
+        except ValueError as e:
+            errors.append(str(e))
+    assert len(set(errors)) == 1, errors
+    if errors[0]:
+        raise ValueError(errors[0])
 
 
 @pytest.fixture(scope="module")
@@ -282,9 +304,9 @@ def test_the_checked_records_are_stored_as_the_wire_writes_them(
         "budgets": "10 20",
         "times": " ".join(["7"] * (timed["games"][0]["moves"].count(" ") + 1)),
     }
-    for answer in (result, timed):
-        checked = check_answer(ResultReport.from_json(answer), sent)
-        made = CheckedResult.tallied(BatchResult.from_json(answer))
+    for answer, read in [(a, r) for a in (result, timed) for r in as_read(a)]:
+        checked = check_answer(ResultReport.from_json(read), sent)
+        made = CheckedResult.tallied(BatchResult.from_json(read))
         assert (checked.pentanomial, checked.wdl, checked.records) == (
             made.pentanomial,
             made.wdl,

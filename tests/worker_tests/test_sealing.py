@@ -9,6 +9,7 @@ from typing import Any
 
 import pytest
 
+import engine
 from wire.sealing import (
     FleetKeys,
     digest,
@@ -135,3 +136,27 @@ def test_node_names_a_key_can_be_made_for() -> None:
             keys.credential(bad)
     assert keys.worker_key("w1@a") != keys.worker_key("w1@b")
     assert FleetKeys(MASTER).worker_key(NODE) == keys.worker_key(NODE)  # derived, not random
+
+
+def test_an_answer_body_is_read_with_its_records_kept_in_the_rules_core() -> None:
+    """A result's body reads as JSON does, but its ``games`` stay in Rust (``engine.Records``):
+    a sequence of the records as dicts, for the rare readers in Python."""
+    record = {"opening": "o w", "moves": "a1a2 é", "result": "1-0", "reason": "r", "extra": [1, None]}
+    body = {"games": [record, 3, "x"], "wdl": [1, 0, 0], "nested": {"games": [1]}, "f": 1.5, "t": True}
+    opened = unseal(seal(body, "task-1", NODE, "", None), "task-1", None).body
+    games = opened.pop("games")
+    assert opened == {k: v for k, v in body.items() if k != "games"}  # "games" kept only at the top
+    assert isinstance(games, engine.Records) and len(games) == 3
+    assert list(games) == body["games"] and games[-3] == record and games[2] == "x"
+    with pytest.raises(IndexError):
+        games[3]
+    assert unseal(seal([1, {"games": [2]}], "t", NODE, "", None), "t", None).body == [1, {"games": [2]}]
+
+
+@pytest.mark.parametrize(
+    "text", ['{"games": [}', '{"a": 1} {}', "[" * 100_000 + "]" * 100_000, '"\\ud800"', ""]
+)
+def test_a_body_that_is_not_json_is_one_clear_error(text: str) -> None:
+    sealed = {"worker": NODE, "payload": "", "body": text, "mac": None}
+    with pytest.raises(ValueError, match=r"^sealed answer: the body is not JSON$"):
+        unseal(sealed, "task-1", None)

@@ -72,6 +72,7 @@ from coordinator.executors.celery.backend import (
     value_sizes,
 )
 from coordinator.executors.celery.leases import LeasePolicy, lease_from_env
+from coordinator.executors.celery.publish import TaskPublisher
 from coordinator.sizing import game_seconds
 from wire.celeryconfig import (
     CONNECT_TIMEOUT,
@@ -205,7 +206,7 @@ class _Job:
     def load(self, payload: BatchPayload) -> None:
         """Make ``payload`` the one this job sends."""
         self.payload = payload
-        self.text = payload.to_text()
+        self.text = payload.text
         self.played = digest(self.text)
 
     @property
@@ -254,6 +255,7 @@ class CeleryExecutor(Executor):
         self.queue = queue or queue_names()[0]
         self.priority = message_priority(priority)
         self.keys = fleet_keys()
+        self.publisher = TaskPublisher(self.app)
         self.answers_sealed = self.keys is not None
         self.concurrency = concurrency
         self.leases = LeasePolicy(lease_seconds if lease_seconds is not None else lease_from_env())
@@ -418,20 +420,18 @@ class CeleryExecutor(Executor):
         attempt = _Attempt(task_id=task_id, sent_at=now, deadline=now + job.lease, expires_at=now + expires)
         node, job.prefer = job.node or job.prefer, None  # a preference holds for one attempt
         try:
-            self.app.send_task(
+            self.publisher.publish(
                 TASK_NAME,
-                args=[task_message(job.text, self.keys, task_id)],
+                [task_message(job.text, self.keys, task_id)],
                 task_id=task_id,
                 queue=worker_direct(node)
                 if node
                 else versioned_queue(self.queue, job.payload.engine_version),
                 priority=self.priority,
                 expires=expires,
-                retry=True,
                 retry_policy=PUBLISH_RETRY,
                 # What workers log for the task; Celery would otherwise repr the whole payload.
                 argsrepr=f"(run {run_id}, batch {index}, {job.payload.pairs} pairs)",
-                kwargsrepr="{}",
             )
         except CONNECTION_ERRORS as e:
             self._note_outage(e)
@@ -650,6 +650,7 @@ class CeleryExecutor(Executor):
             return
         self.cancel()
         self._closed = True
+        self.publisher.close()
         self.app.close()
 
     # outages ----------------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 //! engine._engine: the thin Python binding of arbiter-core. Python-facing names and errors only;
 //! every rule lives in the core crate.
 
+mod answer_json;
 mod answers;
 mod clock;
 mod judge;
@@ -54,6 +55,15 @@ fn _engine(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(play::bench, m)?)?;
     m.add_function(wrap_pyfunction!(play::replay_game, m)?)?;
     m.add_function(wrap_pyfunction!(answers::check_records, m)?)?;
+    m.add_function(wrap_pyfunction!(answer_json::read_answer, m)?)?;
+    m.add_class::<answer_json::Records>()?;
+    // The shape of a game record (wire.protocol reads it from here): its fields, in the order the
+    // store keeps them, and the longest strings it may hold, in characters.
+    m.add("RECORD_FIELDS", pyo3::types::PyTuple::new(py, answers::FIELDS)?)?;
+    m.add("MAX_OPENING", answers::MAX_OPENING)?;
+    m.add("MAX_REASON", answers::MAX_REASON)?;
+    m.add("MAX_MOVES_TEXT", answers::MAX_MOVES_TEXT)?;
+    m.add("MAX_NUMBERS_TEXT", answers::MAX_NUMBERS_TEXT)?;
     m.add("BENCH_DEPTH", arbiter_core::bench::DEPTH)?;
     // A search score of MATE_SCORE - n (or -(MATE_SCORE - n)) is a win (loss) in n plies; every
     // score beyond MATE_BOUND is such a forced result.
