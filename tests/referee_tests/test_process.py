@@ -189,6 +189,23 @@ def test_limits_are_set_in_the_child(processes: list[EngineProcess]) -> None:
     assert table["Max core file size"][:2] == ["0", "0"]
 
 
+@pytest.mark.skipif(not os.path.exists("/proc/self/autogroup"), reason="no autogroup scheduling here")
+def test_a_nice_worker_starts_engines_as_nice_as_itself() -> None:
+    # An engine's session is a scheduling group of its own; it must not escape `nice arbiter worker`.
+    code = (
+        "import os, sys\n"
+        "from worker.referee.process import EngineProcess, ResourceLimits\n"
+        "os.nice(19)\n"
+        "argv = [sys.executable, '-c', 'input()']\n"
+        "p = EngineProcess.start(argv, env=dict(os.environ), limits=ResourceLimits())\n"
+        "print(open(f'/proc/{p.program_pid}/autogroup').read().split()[-1])\n"
+        "p.kill()\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["19"]
+
+
 def test_an_engine_cannot_write_files(processes: list[EngineProcess]) -> None:
     # In its scratch folder (the one place it may create files) the file-size limit holds.
     code = (

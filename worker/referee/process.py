@@ -148,6 +148,21 @@ def _child_setup(rlimits: list[tuple[int, int, int]]) -> Callable[[], None]:
     return setup
 
 
+def _share_niceness(pid: int) -> None:
+    """Give the engine ``pid`` this process's niceness where Linux schedules by session.
+
+    An engine starts in a session of its own, and with autogroup scheduling (most desktop
+    kernels) a new session is a group that gets a full share of the CPU against every other
+    session, whatever the niceness of its processes: ``nice arbiter worker`` would leave its
+    engines competing with the desktop as equals. The group of the engine's session is given
+    the worker's niceness; where there is no autogroup, or it cannot be set, nothing changes."""
+    niceness = os.getpriority(os.PRIO_PROCESS, 0)
+    if niceness <= 0:
+        return
+    with contextlib.suppress(OSError), open(f"/proc/{pid}/autogroup", "w") as group:
+        group.write(str(niceness))
+
+
 def _program_path(program: str, cwd: str | None, env: Mapping[str, str]) -> str:
     """The absolute path ``program`` names (relative to ``cwd``, else found on the PATH)."""
     if "/" in program:
@@ -266,6 +281,7 @@ class EngineProcess:
                 program_pid = launch.program_pid()
                 if program_pid is None:  # bwrap failed: its exit and stderr tell
                     program_pid = popen.pid
+        _share_niceness(program_pid or popen.pid)
         return cls(popen, name or os.path.basename(argv[0]), log, program_pid)
 
     # -- reading and writing -------------------------------------------------------------------
