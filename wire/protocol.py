@@ -163,7 +163,7 @@ class BatchPayload:
         if not openings:
             raise ValueError("batch payload: openings must be a non-empty list of position strings")
         for i, opening in enumerate(openings):
-            check_str(opening, f"batch payload: openings[{i}]", max_length=256)
+            check_str(opening, f"batch payload: openings[{i}]", max_length=MAX_OPENING)
         return cls(
             run_id=check_int(d["run_id"], "batch payload: run_id"),
             batch_index=check_int(d["batch_index"], "batch payload: batch_index"),
