@@ -101,17 +101,15 @@ def campaign_text(data: CampaignReport) -> str:
     c, t, run = data.config, data.totals, data.run
     table = chain_table(data.chain)
     changed = ", ".join(f"{k} {data.chain.rounds[0].start.get(k)} -> {v}" for k, v in t.changed.items())
-    lines = [
+    head = [
         f"campaign {run.id} ({run.game}, {c.method}): {run.state}, {t.rounds} of "
         f"{c.rounds} round(s), {t.passed} passed, {t.games} games",
         f"tuning at {c.tuning}, verified at {' and '.join(c.verify)}; budget {c.max_games} games "
         f"({c.round_games} a round: {c.tune_games} to tune, 2 x {c.verify_max_games} to verify)",
-        table,
     ]
-    if t.ending:
-        lines.append(t.ending)
-    lines.append(f"final values: {changed or 'the start values (nothing changed)'}")
-    return "\n".join(line if line is table else fit(line) for line in lines)
+    final = f"final values: {changed or 'the start values (nothing changed)'}"
+    tail = [t.ending, final] if t.ending else [final]
+    return "\n".join([*map(fit, head), table, *map(fit, tail)])  # the table is laid out to fit
 
 
 def campaign_html(data: CampaignReport) -> ReportPage:
