@@ -26,6 +26,8 @@ import time
 from pathlib import Path
 from typing import Any
 
+from local_redis import redis_command, wait_for, wait_for_redis
+
 import engine
 from coordinator.defaults import ADJUDICATION
 from coordinator.executors.base import Executor
@@ -36,7 +38,6 @@ from coordinator.sprt.config import BatchPlan, SprtConfig
 from wire.protocol import BatchPayload
 
 REPO = Path(__file__).resolve().parents[1]
-START_TIMEOUT = 60.0
 
 
 def payloads(game: str, batches: int, pairs: int, nodes: int, seed: int) -> list[BatchPayload]:
@@ -71,44 +72,16 @@ def drive(executor: Executor, work: list[BatchPayload]) -> tuple[float, int]:
     return time.perf_counter() - started, games
 
 
-def wait_for(predicate: Any, what: str) -> None:
-    """Poll ``predicate`` until true, at most :data:`START_TIMEOUT` seconds."""
-    deadline = time.monotonic() + START_TIMEOUT
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise SystemExit(f"celery_throughput: timed out waiting for {what}")
-        time.sleep(0.1)
-
-
 class Cluster:
     """A redis-server and Celery workers, all killed by :meth:`stop`."""
 
     def __init__(self, folder: Path) -> None:
         """Start redis-server on a free loopback port."""
-        import socket
-
-        import redis
-
-        server = shutil.which("redis-server")
-        if server is None:
-            raise SystemExit("celery_throughput: redis-server is not installed (scripts/ensure-redis.sh)")
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            self.port = s.getsockname()[1]
-        self.url = f"redis://127.0.0.1:{self.port}/0"
+        server, self.url = redis_command(folder)
         self.folder = folder
         self.processes: list[subprocess.Popen[bytes]] = []
-        argv = [server, "--port", str(self.port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"]
-        self._spawn([*argv, "--dir", str(folder)], "redis")
-        client = redis.Redis(host="127.0.0.1", port=self.port, socket_connect_timeout=0.5)
-
-        def answers() -> bool:
-            try:
-                return bool(client.ping())
-            except redis.exceptions.RedisError:
-                return False
-
-        wait_for(answers, "redis-server")
+        self._spawn(server, "redis")
+        wait_for_redis(self.url)
 
     def _spawn(self, argv: list[str], name: str) -> subprocess.Popen[bytes]:
         env = {**os.environ, "ARBITER_BROKER": self.url}

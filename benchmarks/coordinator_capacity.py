@@ -74,9 +74,9 @@ from wire.protocol import ResultReport
 
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from cached_worker import CACHE_ENV, answer, payload_key
+from local_redis import START_TIMEOUT, redis_command, wait_for, wait_for_redis
 
 REPO = Path(__file__).resolve().parents[1]
-START_TIMEOUT = 60.0
 #: The longest the measured runs may take together (seconds).
 RUN_TIMEOUT = 1800.0
 #: The phases of the coordinator's loop, with the function whose cumulative time is the phase's;
@@ -331,44 +331,17 @@ def run_processes(
     return row
 
 
-def wait_for(predicate: Callable[[], Any], what: str) -> None:
-    """Poll ``predicate`` until true, at most :data:`START_TIMEOUT` seconds."""
-    deadline = time.monotonic() + START_TIMEOUT
-    while not predicate():
-        if time.monotonic() > deadline:
-            raise SystemExit(f"coordinator_capacity: timed out waiting for {what}")
-        time.sleep(0.1)
-
-
 class Fleet:
     """A redis-server on a free loopback port and cached Celery workers of one process each."""
 
     def __init__(self, folder: Path, workers: int, cache: Path) -> None:
         """Start redis-server and ``workers`` workers answering from ``cache``."""
         self.cache = cache
-        import socket
-
-        import redis
-
-        server = shutil.which("redis-server")
-        if server is None:
-            raise SystemExit("coordinator_capacity: redis-server is missing (scripts/ensure-redis.sh)")
-        with socket.socket() as s:
-            s.bind(("127.0.0.1", 0))
-            port = s.getsockname()[1]
-        self.url = f"redis://127.0.0.1:{port}/0"
+        server, self.url = redis_command(folder)
         self.folder = folder
         self.processes: list[subprocess.Popen[bytes]] = []
-        self._spawn([server, "--port", str(port), "--bind", "127.0.0.1", "--save", "", "--appendonly", "no"])
-        client = redis.Redis(host="127.0.0.1", port=port, socket_connect_timeout=0.5)
-
-        def answers() -> bool:
-            try:
-                return bool(client.ping())
-            except redis.exceptions.RedisError:
-                return False
-
-        wait_for(answers, "redis-server")
+        self._spawn(server)
+        wait_for_redis(self.url)
         for i in range(workers):
             argv = [sys.executable, "-m", "celery", "-A", "benchmarks.cached_worker", "worker"]
             argv += ["--hostname", f"w{i}@capacity", "--concurrency", "1", "--loglevel", "WARNING"]
