@@ -300,6 +300,16 @@ class TuneConfig:
             **sprt,
         )
 
+    def _acceptance_sprt(self) -> dict[str, Any]:
+        """The acceptance SPRTs' hypotheses (normalized Elo) and error rates."""
+        return {
+            "elo0": self.accept_elo0,
+            "elo1": self.accept_elo1,
+            "elo_model": "normalized",
+            "alpha": self.accept_alpha,
+            "beta": self.accept_beta,
+        }
+
     def match_config(
         self,
         seed: int,
@@ -317,12 +327,8 @@ class TuneConfig:
             baseline,
             sources,
             limits,
-            elo0=self.accept_elo0,
-            elo1=self.accept_elo1,
-            elo_model="normalized",
-            alpha=self.accept_alpha,
-            beta=self.accept_beta,
             max_games=max_games,
+            **self._acceptance_sprt(),
         )
 
     def trial_config(
@@ -357,12 +363,8 @@ class TuneConfig:
             champion,
             (f"{tag} {what} {number}", f"{tag} champion"),
             self.stage_limits(stage),
-            elo0=self.accept_elo0,
-            elo1=self.accept_elo1,
-            elo_model="normalized",
-            alpha=self.accept_alpha,
-            beta=self.accept_beta,
             max_games=self.accept_max_games,
+            **self._acceptance_sprt(),
         )
 
     def iteration_config(
