@@ -125,17 +125,31 @@ async def signup(request: Request) -> Response:
     return json_response({"account": store.account(name).to_json()}, 201)  # type: ignore[union-attr]
 
 
+def token_made(store: Store, account: Account, label: Any) -> str:
+    """A new token of ``account`` named ``label`` (1 to 64 characters, else a 400), recorded;
+    its value (shown once)."""
+    if not isinstance(label, str) or not 1 <= len(label) <= 64:
+        raise HTTPException(400, "label: expected 1 to 64 characters")
+    token = store.new_token(account.id, label)
+    store.record(account.name, "token", None, {"label": label})
+    return token
+
+
+def token_revoked(store: Store, account: Account | None, token_id: int) -> None:
+    """Token ``token_id`` of ``account`` revoked, and recorded; a 404 when it is not one of the
+    account's live tokens (or there is no account)."""
+    if account is None or not store.revoke_token(account.id, token_id):
+        raise HTTPException(404, f"token {token_id}: none of yours, or revoked already")
+    store.record(account.name, "revoke token", None, {"token": token_id})
+
+
 async def new_token(request: Request) -> Response:
     """``POST /api/v1/tokens`` ``{"name", "password", "label"?}``: a token of the account for the
     CLI and scripts (``arbiter login``), shown once."""
     body = object_body(await json_body(request), {"name", "password", "label"})
     store = server_store(request)
     account = check_login(request, store, body.get("name"), body.get("password"))
-    label = body.get("label", "cli")
-    if not isinstance(label, str) or not 1 <= len(label) <= 64:
-        raise HTTPException(400, "label: expected 1 to 64 characters")
-    token = store.new_token(account.id, label)
-    store.record(account.name, "token", None, {"label": label})
+    token = token_made(store, account, body.get("label", "cli"))
     return json_response({"token": token, "name": account.name, "role": account.role}, 201)
 
 
@@ -156,12 +170,9 @@ def list_tokens(request: Request) -> Response:
 
 def revoke_token(request: Request) -> Response:
     """``DELETE /api/v1/tokens/ID``: revoke one of the caller's tokens."""
-    who, account = caller_account(request)
+    _, account = caller_account(request)
     token_id = int(request.path_params["token_id"])
-    store = server_store(request)
-    if not store.revoke_token(account.id, token_id):
-        raise HTTPException(404, f"token {token_id}: none of yours, or revoked already")
-    store.record(who.name, "revoke token", None, {"token": token_id})
+    token_revoked(server_store(request), account, token_id)
     return json_response({"revoked": token_id})
 
 

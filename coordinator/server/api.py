@@ -49,6 +49,7 @@ from coordinator.server.submissions import (
 )
 from coordinator.server.supervisor import PLAYED_KINDS
 from coordinator.store import Run, ServiceRow, Store
+from coordinator.store.rows import AuditEntry
 from coordinator.store.service import MAX_PRIORITY, MAX_THROUGHPUT
 from coordinator.web.api import workers_api
 from coordinator.web.responses import json_response
@@ -442,13 +443,20 @@ def workers(request: Request) -> Response:
     return workers_api(request)
 
 
-def audit(request: Request) -> Response:
-    """``GET /api/v1/audit[?run=N]``: who did what, newest first."""
-    readable(request)
+def audit_of(request: Request) -> tuple[int | None, list[AuditEntry]]:
+    """The run the ``run`` query names (None: every run; a 400 for anything but a run's number),
+    and who did what to it, newest first."""
     run = request.query_params.get("run")
     if run is not None and not run.isdigit():
         raise HTTPException(400, f"run: expected a run's number, got {run!r}")
-    entries = server_store(request).audit(int(run) if run else None)
+    number = int(run) if run is not None else None
+    return number, server_store(request).audit(number)
+
+
+def audit(request: Request) -> Response:
+    """``GET /api/v1/audit[?run=N]``: who did what, newest first."""
+    readable(request)
+    _, entries = audit_of(request)
     return json_response({"audit": [e.to_json() for e in entries]})
 
 

@@ -18,16 +18,18 @@ from starlette.responses import RedirectResponse, Response
 from coordinator.accounts.rules import (
     AccountState,
     Approval,
+    Identity,
     Role,
     change_unapproves,
     may_act_on,
     may_approve,
 )
 from coordinator.reports.html import Markup, table
-from coordinator.server.accounts_api import account_changed
-from coordinator.server.api import approved, changed, rerun_of, resumed, server_store, stopped
+from coordinator.server.accounts_api import account_changed, token_made, token_revoked
+from coordinator.server.api import approved, audit_of, changed, rerun_of, resumed, server_store, stopped
 from coordinator.server.web_auth import caller, checked, csrf_input, form_of, post_button
-from coordinator.store import Run
+from coordinator.store import Run, Store
+from coordinator.store.rows import Account
 from coordinator.web.responses import html_response
 from coordinator.web.state import path_number
 
@@ -129,6 +131,14 @@ def mine_page(request: Request) -> Response:
     return RedirectResponse(f"/?owner={quote(who.identity.name)}", 303)
 
 
+def _own_account(store: Store, me: Identity) -> Account:
+    """The logged-in reader's account (a 404 if it is gone)."""
+    account = store.account(me.name)
+    if account is None:
+        raise HTTPException(404, f"no account {me.name!r}")
+    return account
+
+
 def account_page(request: Request, created: str | None = None) -> Response:
     """``/account``: who is logged in, their tokens (never their values, but once at creation),
     a new token, revoking one, logging out."""
@@ -137,9 +147,7 @@ def account_page(request: Request, created: str | None = None) -> Response:
         return RedirectResponse("/login?next=/account", 303)
     me = who.identity
     store = server_store(request)
-    account = store.account(me.name)
-    if account is None:
-        raise HTTPException(404, f"no account {me.name!r}")
+    account = _own_account(store, me)
     shown = (
         '<p class="notice">Your new token (shown this once; keep it): '
         f'<code id="new-token">{escape(created)}</code></p>'
@@ -176,15 +184,8 @@ async def new_token_page(request: Request) -> Response:
     """``POST /account/tokens`` (label): a new token, shown once on the account page."""
     form = await form_of(request)
     _who, me = checked(request, form)
-    label = form.get("label")
-    if not isinstance(label, str) or not 1 <= len(label) <= 64:
-        raise HTTPException(400, "label: expected 1 to 64 characters")
     store = server_store(request)
-    account = store.account(me.name)
-    if account is None:
-        raise HTTPException(404, f"no account {me.name!r}")
-    token = store.new_token(account.id, label)
-    store.record(me.name, "token", None, {"label": label})
+    token = token_made(store, _own_account(store, me), form.get("label"))
     return account_page(request, created=token)
 
 
@@ -194,10 +195,7 @@ async def revoke_token_page(request: Request) -> Response:
     _who, me = checked(request, form)
     token_id = path_number(request, "token_id")
     store = server_store(request)
-    account = store.account(me.name)
-    if account is None or not store.revoke_token(account.id, token_id):
-        raise HTTPException(404, f"token {token_id}: none of yours, or revoked already")
-    store.record(me.name, "revoke token", None, {"token": token_id})
+    token_revoked(store, store.account(me.name), token_id)
     return RedirectResponse("/account", 303)
 
 
@@ -259,16 +257,13 @@ async def change_account_page(request: Request) -> Response:
 
 def audit_page(request: Request) -> Response:
     """``/audit[?run=N]``: who did what, newest first (of one run with ``run``)."""
-    run = request.query_params.get("run")
-    if run is not None and not run.isdigit():
-        raise HTTPException(400, f"run: expected a run's number, got {run!r}")
-    entries = server_store(request).audit(int(run) if run else None)
-    title = f"Who did what to run {run}" if run else "Who did what"
+    run, entries = audit_of(request)
+    title = f"Who did what to run {run}" if run is not None else "Who did what"
     rows = _audit_rows(entries)
     shown = (
         table(("at", "who", "what", "run", "detail"), rows, left=(1, 2, 4)) if rows else "<p>Nothing yet.</p>"
     )
-    back = f'<p><a href="/runs/{run}">run {run}</a></p>' if run else ""
+    back = f'<p><a href="/runs/{run}">run {run}</a></p>' if run is not None else ""
     return html_response(title, f"<main><h1>{escape(title)}</h1>{back}{shown}</main>")
 
 

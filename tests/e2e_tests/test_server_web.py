@@ -182,6 +182,14 @@ def test_every_changing_form_needs_the_csrf_token(server: ServerProcess) -> None
     status, _, text, _ = web.open("/account")
     assert "laptop" in text and shown[1] not in text
     assert Store(server.store).audit()[0].action == "token"
+    # revoked from the account page once, recorded; a second time it is none of hers
+    revoke = re.search(r'action="(/account/tokens/(\d+)/revoke)"', text)
+    assert revoke
+    assert web.open(revoke[1], {"csrf": token})[0] == 303
+    entry = Store(server.store).audit()[0]
+    assert (entry.actor, entry.action, entry.detail) == ("alice", "revoke token", {"token": int(revoke[2])})
+    status, _, text, _ = web.open(revoke[1], {"csrf": token})
+    assert status == 404 and "none of yours, or revoked already" in text
 
 
 def test_signup_waits_for_an_approver_who_enables_it_on_the_web(server: ServerProcess) -> None:
