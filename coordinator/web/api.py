@@ -27,12 +27,12 @@ from coordinator.web.pages import (
     run_filter,
     runs_part,
     runs_rows,
+    shown_run,
     state_broker,
 )
 from coordinator.web.query import Query
 from coordinator.web.responses import json_response
 from coordinator.web.state import dashboard, find_run
-from coordinator.web.summaries import is_final, report_row, run_version
 
 LIVE = ("since", "html")
 
@@ -53,17 +53,14 @@ def runs_api(request: Request) -> Response:
 def run_api(request: Request) -> Response:
     """``/api/runs/N``: where the run stands and its report data."""
     query = Query(request.query_params, LIVE)
-    state = dashboard(request)
-    run = find_run(request)
-    version = run_version(state.store, run)
-    rendered = state.reports.get(state.store, run, version)
-    row = report_row(run, rendered.report)
+    shown = shown_run(request)
+    rendered, row = shown.rendered, shown.row
     changed = query.text("since") != rendered.version
     answer: dict[str, Any] = {
         "run": row,
         "version": rendered.version,
         "changed": changed,
-        "final": is_final(run) and rendered.version == version,
+        "final": shown.final,
     }
     if changed:
         answer["report"] = rendered.data

@@ -4,6 +4,7 @@ helpers (``coordinator.reports.html``); a run page's sections are those of the r
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, urlencode
 
@@ -24,7 +25,7 @@ from coordinator.sprt.report import duration
 from coordinator.store import Run, Store
 from coordinator.web.board import game_svg, legend
 from coordinator.web.games import PER_PAGE, find_game, game_url, games_page, moves_of, outcome
-from coordinator.web.live import Part, digest
+from coordinator.web.live import Part, Rendered, digest
 from coordinator.web.query import Query, bad_request
 from coordinator.web.replay import numbered, replay
 from coordinator.web.responses import html_response, text_response
@@ -289,15 +290,35 @@ def _run_links(run: Run, data: ReportData) -> str:
     return f'<p class="links">{"".join(links)}</p>'
 
 
-def run_page(request: Request) -> Response:
-    """``/runs/N``: the run's full report (the sections of its HTML file), updating itself."""
-    Query(request.query_params, ())
+@dataclass(frozen=True)
+class ShownRun:
+    """A run as its page and its JSON show it now: its report at the run's version (or a recent
+    build of it), the live row read from that report, and whether nothing will change any more
+    (the run ended and the report is of its last version)."""
+
+    run: Run
+    rendered: Rendered
+    row: dict[str, Any]
+    final: bool
+
+
+def shown_run(request: Request) -> ShownRun:
+    """The run the path names (a 404 answer for none), as shown now."""
     state = dashboard(request)
     run = find_run(request)
     version = run_version(state.store, run)
     rendered = state.reports.get(state.store, run, version)
-    row = report_row(run, rendered.report)
-    final = " data-final" if is_final(run) and rendered.version == version else ""
+    final = is_final(run) and rendered.version == version
+    return ShownRun(run, rendered, report_row(run, rendered.report), final)
+
+
+def run_page(request: Request) -> Response:
+    """``/runs/N``: the run's full report (the sections of its HTML file), updating itself."""
+    Query(request.query_params, ())
+    shown = shown_run(request)
+    run, rendered, row = shown.run, shown.rendered, shown.row
+    state = dashboard(request)
+    final = " data-final" if shown.final else ""
     title = f"Run {run.id}: {run.kind} {run.game}"
     body = (
         f'<main data-live="/api/runs/{run.id}" data-version="{rendered.version}" '
@@ -317,10 +338,8 @@ def run_page(request: Request) -> Response:
 def report_file(request: Request) -> Response:
     """``/runs/N/report.html``: the self-contained report file, as ``arbiter report`` writes it."""
     Query(request.query_params, ())
-    state = dashboard(request)
-    run = find_run(request)
-    rendered = state.reports.get(state.store, run, run_version(state.store, run))
-    return text_response(rendered.page, "text/html; charset=utf-8", f"{run.id}-report.html")
+    shown = shown_run(request)
+    return text_response(shown.rendered.page, "text/html; charset=utf-8", f"{shown.run.id}-report.html")
 
 
 # --- a run's games --------------------------------------------------------------------------------
