@@ -125,15 +125,7 @@ class RunStore(Database):
 
     def find_unfinished(self, kind: RunKind, fingerprint: str) -> Run | None:
         """The latest running or interrupted run with this configuration fingerprint, if any."""
-        query = (
-            select(runs)
-            .where(runs.c.kind == kind, runs.c.fingerprint == fingerprint)
-            .where(runs.c.state.in_(sorted(UNFINISHED)))
-            .order_by(runs.c.id.desc())
-        )
-        with self.engine.connect() as c:
-            row = c.execute(query).first()
-        return run_from_row(row) if row is not None else None
+        return self._latest(kind, fingerprint, sorted(UNFINISHED))
 
     def find_same(self, kind: RunKind, fingerprint: str, finished_too: bool = False) -> Run | None:
         """The run a command or a submission with this configuration fingerprint takes up: the
@@ -142,9 +134,13 @@ class RunStore(Database):
         found = self.find_unfinished(kind, fingerprint)
         if found is not None or not finished_too:
             return found
+        return self._latest(kind, fingerprint, [RunState.FINISHED])
+
+    def _latest(self, kind: RunKind, fingerprint: str, states: Sequence[RunState]) -> Run | None:
+        """The latest run of ``kind`` with this configuration fingerprint in one of ``states``."""
         query = (
             select(runs)
-            .where(runs.c.kind == kind, runs.c.fingerprint == fingerprint, runs.c.state == RunState.FINISHED)
+            .where(runs.c.kind == kind, runs.c.fingerprint == fingerprint, runs.c.state.in_(list(states)))
             .order_by(runs.c.id.desc())
         )
         with self.engine.connect() as c:

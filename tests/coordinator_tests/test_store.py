@@ -159,6 +159,9 @@ def test_runs_round_trip_and_unfinished_lookup(store: Store) -> None:
     assert store.find_unfinished("sprt", "a" * 64) is None
     finished = store.get_run(run_id)
     assert finished is not None and finished.finished_at is not None and finished.decision == "accepted"
+    assert store.find_same("sprt", "a" * 64) is None
+    assert store.find_same("sprt", "a" * 64, finished_too=True) == finished
+    assert store.find_same("tune", "a" * 64, finished_too=True) is None  # of its kind only
     with pytest.raises(ValueError, match="unknown run state"):
         store.update_run(run_id, state="exploded")
     assert [r.id for r in store.list_runs()] == [run_id]
