@@ -51,8 +51,9 @@ from coordinator.sprt.report import ending_text, match_headline, summary_of
 from coordinator.sprt.runner import PrefixCounter
 from coordinator.stats import fixed_elo
 from coordinator.stats.residuals import worker_chi2
-from coordinator.store import Run, Store, StoredResult
-from coordinator.store.schema import PENTANOMIAL_COLUMNS, WDL_COLUMNS, batches, results
+from coordinator.store import Run, Store
+from coordinator.store.rows import result_from_row
+from coordinator.store.schema import PENTANOMIAL_COLUMNS, batches, results
 from coordinator.trust.verifiable import unverifiable_note
 from wire.protocol import ply_count
 from wire.tally import candidate_score
@@ -111,12 +112,7 @@ def series(config: SprtConfig, rows: list[Any]) -> Series:
     counter = PrefixCounter(config)
     out = Series(games=[], llr=[], elo=[], elo95=[], time=[])
     for row in rows:
-        stored = StoredResult(
-            batch_index=row.batch_index,
-            pentanomial=[getattr(row, col) for col in PENTANOMIAL_COLUMNS],
-            wdl=[getattr(row, col) for col in WDL_COLUMNS],
-            cpu_seconds=row.cpu_seconds,
-        )
+        stored = result_from_row(row)
         before = counter.batches
         counter.advance({row.batch_index: stored})
         if counter.batches == before:
