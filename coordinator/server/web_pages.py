@@ -18,7 +18,6 @@ from starlette.responses import RedirectResponse, Response
 from coordinator.accounts.rules import (
     AccountState,
     Approval,
-    Identity,
     Role,
     change_unapproves,
     may_act_on,
@@ -131,11 +130,11 @@ def mine_page(request: Request) -> Response:
     return RedirectResponse(f"/?owner={quote(who.identity.name)}", 303)
 
 
-def _own_account(store: Store, me: Identity) -> Account:
-    """The logged-in reader's account (a 404 if it is gone)."""
-    account = store.account(me.name)
+def _own_account(store: Store, name: str) -> Account:
+    """The logged-in reader's account, by their ``name`` (a 404 if it is gone)."""
+    account = store.account(name)
     if account is None:
-        raise HTTPException(404, f"no account {me.name!r}")
+        raise HTTPException(404, f"no account {name!r}")
     return account
 
 
@@ -147,7 +146,7 @@ def account_page(request: Request, created: str | None = None) -> Response:
         return RedirectResponse("/login?next=/account", 303)
     me = who.identity
     store = server_store(request)
-    account = _own_account(store, me)
+    account = _own_account(store, me.name)
     shown = (
         '<p class="notice">Your new token (shown this once; keep it): '
         f'<code id="new-token">{escape(created)}</code></p>'
@@ -185,7 +184,7 @@ async def new_token_page(request: Request) -> Response:
     form = await form_of(request)
     _who, me = checked(request, form)
     store = server_store(request)
-    token = token_made(store, _own_account(store, me), form.get("label"))
+    token = token_made(store, _own_account(store, me.name), form.get("label"))
     return account_page(request, created=token)
 
 
