@@ -31,6 +31,7 @@ from contextlib import contextmanager
 from pathlib import Path
 
 from wire.programs import BUILD_TIMEOUT, BuildSpec
+from worker.caches import cache_folder
 
 #: Where a machine keeps its builds (default: ~/.cache/arbiter/builds), and how large the cache may
 #: grow (MiB) before the least recently used builds go.
@@ -83,10 +84,8 @@ def toolchain() -> str:
 
 
 def default_build_root() -> Path:
-    configured = os.environ.get(BUILD_CACHE_ENV)
-    if configured:
-        return Path(configured)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "arbiter" / "builds"
+    """Where this machine keeps builds."""
+    return cache_folder(BUILD_CACHE_ENV, "builds")
 
 
 def _run(argv: list[str], cwd: Path, timeout: float, what: str, env: dict[str, str] | None = None) -> str:

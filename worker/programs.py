@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from wire.programs import MAX_PROGRAM_BYTES, ProgramError, files_digest, program_files, program_key, unpack
+from worker.caches import cache_folder
 
 #: Where workers keep programs (default: ~/.cache/arbiter/programs).
 CACHE_ENV = "ARBITER_PROGRAM_CACHE"
@@ -19,10 +20,7 @@ CACHE_ENV = "ARBITER_PROGRAM_CACHE"
 
 def default_cache_root() -> Path:
     """Where this machine keeps programs."""
-    configured = os.environ.get(CACHE_ENV)
-    if configured:
-        return Path(configured)
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "arbiter" / "programs"
+    return cache_folder(CACHE_ENV, "programs")
 
 
 class ProgramCache:
