@@ -22,7 +22,8 @@ from worker.builds import BINARY, BUILD_PROFILE_ENV, BuildCache, agreed_bench
 
 ROOT = Path(__file__).resolve().parents[1]
 PARAMS = Path("engine/rust/core/src/params.rs")
-CHANGE = ('futility_margin = (0, 0, 2000, "', 'futility_margin = (100, 0, 2000, "')
+#: Commit B's one change: the futility margin (the row's columns: default, min, max).
+CHANGE = ('futility_margin = (74, 0, 2000, "', 'futility_margin = (100, 0, 2000, "')
 PROFILES = ("release", "refbuild")
 
 
@@ -46,6 +47,8 @@ def repository(work: Path) -> tuple[str, str]:
     git(work, "init", "-q")
     first = commit(work, "A")
     text = (work / PARAMS).read_text()
+    if CHANGE[0] not in text:
+        raise SystemExit(f"{PARAMS} no longer has {CHANGE[0]!r}: update CHANGE")
     (work / PARAMS).write_text(text.replace(*CHANGE, 1))
     return first, commit(work, "B")
 
