@@ -52,6 +52,7 @@ from coordinator.store import Run, ServiceRow, Store
 from coordinator.store.rows import AuditEntry
 from coordinator.store.service import MAX_PRIORITY, MAX_THROUGHPUT
 from coordinator.web.api import workers_api
+from coordinator.web.query import whole_number
 from coordinator.web.responses import json_response
 from coordinator.web.state import path_number
 
@@ -447,9 +448,9 @@ def audit_of(request: Request) -> tuple[int | None, list[AuditEntry]]:
     """The run the ``run`` query names (None: every run; a 400 for anything but a run's number),
     and who did what to it, newest first."""
     run = request.query_params.get("run")
-    if run is not None and not run.isdigit():
+    number = whole_number(run) if run is not None else None
+    if run is not None and number is None:
         raise HTTPException(400, f"run: expected a run's number, got {run!r}")
-    number = int(run) if run is not None else None
     return number, server_store(request).audit(number)
 
 

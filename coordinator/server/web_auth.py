@@ -28,6 +28,7 @@ from coordinator.accounts.rules import AccountState, Identity, Role
 from coordinator.server.accounts_api import check_login, name_field, password_field
 from coordinator.server.api import MAX_BODY_BYTES, server_store
 from coordinator.web.layout import ACCOUNT_BAR
+from coordinator.web.query import MAX_DIGITS
 from coordinator.web.responses import error_response, html_response
 
 #: How long a web session lasts (seconds).
@@ -119,7 +120,7 @@ class PeopleMiddleware:
 async def form_of(request: Request) -> FormData:
     """The request's form (a 413 beyond the API's bound on a body)."""
     size = request.headers.get("content-length", "")
-    if size.isdigit() and int(size) > MAX_BODY_BYTES:
+    if size.isascii() and size.isdigit() and (len(size) > MAX_DIGITS or int(size) > MAX_BODY_BYTES):
         raise HTTPException(413, f"body: larger than {MAX_BODY_BYTES >> 20} MiB")
     return await request.form(max_files=8, max_fields=100, max_part_size=MAX_BODY_BYTES)
 

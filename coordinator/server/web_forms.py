@@ -38,6 +38,7 @@ from coordinator.server.api import server_store, submitted
 from coordinator.server.submissions import BadSubmission
 from coordinator.server.web_auth import caller, checked, csrf_input, form_of
 from coordinator.store import Store
+from coordinator.web.query import whole_number
 from coordinator.web.responses import html_response
 
 
@@ -427,7 +428,7 @@ def built_body(
     from coordinator.cli.remote import built_run
 
     throughput = values.get("throughput") or "100"
-    if not throughput.isdigit() or not 1 <= int(throughput) <= 1000:
+    if not 1 <= (whole_number(throughput) or 0) <= 1000:
         raise FieldError("throughput", f"expected a whole number from 1 to 1000, got {throughput!r}")
     with tempfile.TemporaryDirectory(prefix="arbiter-form-") as folder:
         argv = options_of(form, values, uploads, Path(folder))

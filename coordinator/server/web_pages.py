@@ -29,6 +29,7 @@ from coordinator.server.api import approved, audit_of, changed, rerun_of, resume
 from coordinator.server.web_auth import caller, checked, csrf_input, form_of, post_button
 from coordinator.store import Run, Store
 from coordinator.store.rows import Account
+from coordinator.web.query import whole_number
 from coordinator.web.responses import html_response
 from coordinator.web.state import path_number
 
@@ -91,9 +92,10 @@ def change_body(form: Any) -> dict[str, int]:
     for name in ("priority", "throughput"):
         value = form.get(name)
         if isinstance(value, str) and value.strip():
-            if not value.strip().isdigit():
+            number = whole_number(value.strip())
+            if number is None:
                 raise HTTPException(400, f"{name}: expected a whole number, got {value!r}")
-            body[name] = int(value)
+            body[name] = number
     return body
 
 

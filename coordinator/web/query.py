@@ -10,6 +10,17 @@ from starlette.exceptions import HTTPException
 
 #: Longest value any text parameter may have.
 MAX_TEXT = 255
+#: Most digits a whole number from a request may have (every number the store holds fits).
+MAX_DIGITS = 18
+
+
+def whole_number(text: str) -> int | None:
+    """``text`` as a whole number when it is ASCII digits only, at most :data:`MAX_DIGITS` of them;
+    else None. (``str.isdigit`` alone also takes "²" and other digits that ``int`` refuses, and
+    ``int`` refuses more than 4,300 digits: both were tracebacks.)"""
+    if text.isascii() and text.isdigit() and len(text) <= MAX_DIGITS:
+        return int(text)
+    return None
 
 
 def bad_request(message: str) -> HTTPException:
@@ -52,9 +63,9 @@ class Query:
         value = self.text(name)
         if value is None:
             return None
-        if not value.isascii() or not value.isdigit():
+        number = whole_number(value)
+        if number is None:
             raise bad_request(f"{name}: expected a whole number, got {value!r}")
-        number = int(value)
         if not low <= number <= high:
             raise bad_request(f"{name}: expected a number from {low} to {high}, got {number}")
         return number

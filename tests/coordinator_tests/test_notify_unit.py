@@ -181,6 +181,7 @@ def test_retry_after_in_seconds_or_as_a_date() -> None:
     assert retry_after(format_datetime(now - timedelta(seconds=30), usegmt=True), now) == 0.0
     assert retry_after(None, now) is None
     assert retry_after("soon", now) is None
+    assert retry_after("²", now) is None  # a digit to str.isdigit, not to float()
     assert retry_after("-5", now) is None
 
 

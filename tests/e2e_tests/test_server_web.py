@@ -232,6 +232,7 @@ def test_a_bad_field_names_it_and_stores_nothing_a_good_form_waits_for_approval(
         ({"candidate": ""}, {"candidate_file": ("w.json", b"{not json")}, "candidate"),
         ({"candidate": ""}, {"candidate_file": ("p.tar.gz", b"not an archive")}, "candidate_file"),
         ({"throughput": "0"}, None, "throughput"),
+        ({"throughput": "²"}, None, "throughput"),  # a digit to str.isdigit, not to int()
         ({"webhook": "ftp://example.com/hook"}, None, "webhook"),
     ):
         status, _, text, _ = web.open("/submit/sprt", base | fields, files if files else {})
@@ -261,10 +262,14 @@ def test_a_bad_field_names_it_and_stores_nothing_a_good_form_waits_for_approval(
     assert status == 303 and server.run(run_id)["approval"] == "approved"
     # the submitter's change of throughput sends the run back to the approvers; a bad one is a 400
     token = web.csrf(f"/runs/{run_id}")
-    status, _, text, _ = web.open(f"/runs/{run_id}/change", {"csrf": token, "throughput": "lots"})
-    assert status == 400 and "throughput: expected a whole number" in text
+    for bad in ("lots", "²", "9" * 5000):
+        status, _, text, _ = web.open(f"/runs/{run_id}/change", {"csrf": token, "throughput": bad})
+        assert status == 400 and "throughput: expected a whole number" in text, (bad[:9], status)
     status, _, _, _ = web.open(f"/runs/{run_id}/change", {"csrf": token, "priority": "0", "throughput": "50"})
     assert status == 303 and server.run(run_id)["approval"] == "pending"
+    for bad in ("%C2%B2", "9" * 5000, "-1"):
+        status, _, text, _ = web.open(f"/audit?run={bad}")
+        assert status == 400 and "run: expected a run" in text, (bad[:9], status)
     status, _, text, _ = web.open(f"/audit?run={run_id}")
     assert status == 200 and "approve" in text and "ann" in text and "submit" in text and "change" in text
     status, headers, _, _ = web.open("/mine")
