@@ -227,7 +227,7 @@ ROUTES = (
     ("/api/v1/signup", signup, ["POST"]),
     ("/api/v1/tokens", new_token, ["POST"]),
     ("/api/v1/tokens", list_tokens, ["GET"]),
-    ("/api/v1/tokens/{token_id:int}", revoke_token, ["DELETE"]),
+    ("/api/v1/tokens/{token_id:number}", revoke_token, ["DELETE"]),
     ("/api/v1/me", me, ["GET"]),
     ("/api/v1/accounts", list_accounts, ["GET"]),
     ("/api/v1/accounts/{name}", change_account, ["PATCH"]),

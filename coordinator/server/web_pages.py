@@ -270,11 +270,11 @@ def audit_page(request: Request) -> Response:
 
 #: The pages of this module: path, handler, methods.
 ROUTES = (
-    ("/runs/{run_id:int}/{action:str}", run_action, ["POST"]),
+    ("/runs/{run_id:number}/{action:str}", run_action, ["POST"]),
     ("/mine", mine_page, ["GET"]),
     ("/account", account_page, ["GET"]),
     ("/account/tokens", new_token_page, ["POST"]),
-    ("/account/tokens/{token_id:int}/revoke", revoke_token_page, ["POST"]),
+    ("/account/tokens/{token_id:number}/revoke", revoke_token_page, ["POST"]),
     ("/accounts", accounts_page, ["GET"]),
     ("/accounts/{name}", change_account_page, ["POST"]),
     ("/audit", audit_page, ["GET"]),

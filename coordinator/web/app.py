@@ -23,6 +23,7 @@ from starlette.routing import Route
 
 from coordinator.store import Store, read_only_connections
 from coordinator.web import api, pages, regressions
+from coordinator.web.query import MAX_DIGITS, MAX_TEXT, whole_number
 from coordinator.web.responses import error_response
 from coordinator.web.state import Dashboard, dashboard
 from coordinator.web.throttle import DEFAULT_EXPENSIVE_AT_ONCE, Throttle
@@ -56,17 +57,17 @@ def reading(handler: Handler, expensive: bool) -> Handler:
 #: or reads many game records).
 ROUTES = (
     ("/", pages.runs_page, False),
-    ("/runs/{run_id:int}", pages.run_page, True),
-    ("/runs/{run_id:int}/report.html", pages.report_file, True),
-    ("/runs/{run_id:int}/games", pages.games_list_page, True),
-    ("/runs/{run_id:int}/games/{batch:int}/{game:int}.pgn", pages.game_pgn, True),
-    ("/runs/{run_id:int}/games/{batch:int}/{game:int}", pages.game_page, True),
+    ("/runs/{run_id:number}", pages.run_page, True),
+    ("/runs/{run_id:number}/report.html", pages.report_file, True),
+    ("/runs/{run_id:number}/games", pages.games_list_page, True),
+    ("/runs/{run_id:number}/games/{batch:number}/{game:number}.pgn", pages.game_pgn, True),
+    ("/runs/{run_id:number}/games/{batch:number}/{game:number}", pages.game_page, True),
     ("/workers", pages.workers_page, False),
     ("/regressions", regressions.regressions_page, True),
     ("/workers/{name:path}", pages.worker_page, False),
     ("/api/runs", api.runs_api, False),
-    ("/api/runs/{run_id:int}", api.run_api, True),
-    ("/api/runs/{run_id:int}/games", api.games_api, True),
+    ("/api/runs/{run_id:number}", api.run_api, True),
+    ("/api/runs/{run_id:number}/games", api.games_api, True),
     ("/api/workers", api.workers_api, False),
     ("/healthz", api.health, False),
 )
@@ -82,8 +83,11 @@ def not_found(path: str) -> str:
     api = parts[:1] == ["api"]
     if api:
         parts = parts[1:]
-    if parts[:1] == ["runs"] and len(parts) >= 2 and not parts[1].isdigit():
-        return f"no run {parts[1]!r}: runs are numbered (/runs/1, /runs/2, ...)"
+    if parts[:1] == ["runs"] and len(parts) >= 2 and whole_number(parts[1]) is None:
+        shown = parts[1] if len(parts[1]) <= MAX_TEXT else parts[1][:MAX_TEXT] + "..."
+        if parts[1].isascii() and parts[1].isdigit():
+            return f"no run {shown}: run numbers have at most {MAX_DIGITS} digits"
+        return f"no run {shown!r}: runs are numbered (/runs/1, /runs/2, ...)"
     if parts[:1] == ["runs"] and len(parts) >= 3 and parts[2] == "games" and len(parts) > 3:
         return (
             f"no game {'/'.join(parts[3:])!r} of run {parts[1]}: a game is named by its batch and "

@@ -304,7 +304,10 @@ def test_worker_pages(site: Site) -> None:
     ("path", "says"),
     [
         ("/runs/999999", "no run 999999 in this store"), ("/runs/0", "no run 0 in this store"),
-        ("/runs/99999999999999999999999", "no run id 99999999999999999999999"),
+        ("/runs/99999999999999999999999", "no run 99999999999999999999999: run numbers have at most 18"),
+        ("/runs/" + "9" * 5000, "no run 9999999999"),
+        ("/api/runs/" + "9" * 5000, "run numbers have at most 18"),
+        ("/runs/{sprt}/games/" + "9" * 5000 + "/0", "no game '9999999999"),
         ("/runs/999999/games", "no run 999999"), ("/nothing", "no page /nothing: the dashboard has /, "),
         ("/runs/abc", "no run 'abc': runs are numbered"),
         ("/api/runs/abc", "no run 'abc': runs are numbered"),

@@ -378,7 +378,7 @@ def test_every_endpoint_that_changes_something_for_every_role(
             dict.fromkeys(ROLES, 201),  # a name and a password are the credential here
             lambda who: ("/api/v1/tokens", {"name": "adm", "password": PASSWORD}, None),
         ),
-        ("DELETE", "/api/v1/tokens/{token_id:int}"): (
+        ("DELETE", "/api/v1/tokens/{token_id:number}"): (
             {None: 401, "ann": 200, "bob": 200, "appr": 200, "adm": 200, "operator": 403},
             lambda who: (f"/api/v1/tokens/{_own_token_id(server, tokens, who)}", None, None),
         ),
@@ -391,7 +391,7 @@ def test_every_endpoint_that_changes_something_for_every_role(
         expected = {
             who: (OK[action] if MATRIX[who][action] is True else MATRIX[who][action]) for who in ROLES
         }
-        table[(method, path.replace("{id}", "{run_id:int}"))] = (
+        table[(method, path.replace("{id}", "{run_id:number}"))] = (
             expected,
             lambda who, path=path, body=body: (path.format(id=submitted(server, tokens, config)), body, None),
         )
