@@ -124,8 +124,8 @@ async def json_body(request: Request) -> Any:
         return {}
     try:
         return json.loads(raw)
-    except (ValueError, UnicodeDecodeError) as e:
-        raise HTTPException(400, f"body: expected JSON ({e})") from None
+    except (ValueError, RecursionError) as e:  # RecursionError: nested deeper than Python recurses
+        raise HTTPException(400, f"body: expected JSON ({str(e)[:200]})") from None
 
 
 def refused(e: BadSubmission) -> HTTPException:

@@ -222,8 +222,9 @@ def test_bad_submissions_are_4xx_naming_the_field_and_store_nothing(
         status, answer = server.request("POST", "/api/v1/runs", body)
         assert status == 400, (body, answer)
         assert answer["error"].startswith(f"{field}:"), (field, answer)
-    status, answer = server.request("POST", "/api/v1/runs", data=b"{not json")
-    assert status == 400 and answer["error"].startswith("body:")
+    for raw in (b"{not json", b"[" * 100_000, b'{"priority": ' + b"9" * 5000 + b"}"):  # nested, a huge int
+        status, answer = server.request("POST", "/api/v1/runs", data=raw)
+        assert status == 400 and answer["error"].startswith("body: expected JSON"), (raw[:20], status, answer)
     status, answer = server.request("POST", "/api/v1/programs", data=b"not an archive")
     assert status == 400 and "archive" in answer["error"]
     status, answer = server.request("PATCH", "/api/v1/runs/1", {"priority": 3})
