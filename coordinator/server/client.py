@@ -82,8 +82,8 @@ class ServerClient:
         except urllib.error.HTTPError as e:
             failure = Unreachable if e.code >= 500 else ServerError  # a 5xx: a server in trouble, for now
             raise failure(f"server {mask_url(self.url)}: {reason(e)}") from None
-        except (urllib.error.URLError, OSError, ValueError) as e:
-            why = getattr(e, "reason", None) or e
+        except (urllib.error.URLError, OSError, ValueError, RecursionError) as e:  # RecursionError: JSON
+            why = getattr(e, "reason", None) or e  # nested deeper than Python recurses
             raise Unreachable(f"server {mask_url(self.url)}: cannot be reached ({why})") from None
 
     def upload_program(self, name: str, archive: bytes) -> str:
@@ -129,7 +129,7 @@ def reason(e: urllib.error.HTTPError) -> str:
     """The one-line reason of an error answer."""
     try:
         return str(json.loads(e.read())["error"])
-    except (ValueError, KeyError, TypeError, OSError):
+    except (ValueError, KeyError, TypeError, OSError, RecursionError):
         return f"HTTP {e.code} {e.reason}"
 
 
