@@ -103,7 +103,7 @@ def parse_presets(text: str, source: str) -> dict[str, dict[str, Preset]]:
     """The presets of the TOML ``text``, by game and by name; ``source`` names it in errors."""
     try:
         data = tomllib.loads(text)
-    except tomllib.TOMLDecodeError as e:
+    except (tomllib.TOMLDecodeError, RecursionError) as e:  # RecursionError: nested too deeply
         raise ValueError(f"{source}: not valid TOML: {e}") from None
     presets: dict[str, dict[str, Preset]] = {game: {} for game in engine.GAMES}
     for game, table in data.items():

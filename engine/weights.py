@@ -29,6 +29,10 @@ def read_weights_file(path: str | Path) -> dict[str, float]:
             f"weights file {str(path)!r} is not JSON (line {e.lineno}, column {e.colno}): "
             'expected an object like {"pawn": 100}'
         ) from None
+    except RecursionError:  # nested deeper than Python's parser recurses
+        raise ValueError(
+            f'weights file {str(path)!r} is nested too deeply: expected an object like {{"pawn": 100}}'
+        ) from None
     if not isinstance(data, dict):
         raise ValueError(f'weights file {str(path)!r} must hold a JSON object like {{"pawn": 100}}')
     return data

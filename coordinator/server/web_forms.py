@@ -304,7 +304,7 @@ def _is_engine_file(path: Path) -> bool:
     """An engine file names a command (an option file holds only ``[options]``)."""
     try:
         return "command" in tomllib.loads(path.read_text())
-    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError):
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError, OSError, RecursionError):
         return False
 
 

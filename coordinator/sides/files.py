@@ -136,7 +136,7 @@ def _included(data: dict[str, Any], path: Path) -> dict[str, OptionValue]:
         included = path.parent / name
         try:
             options = tomllib.loads(included.read_text())
-        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as e:
+        except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError, RecursionError) as e:
             raise _fail(path, "include", f"option files that read as TOML; {name}: {e}") from None
         if set(options) - {"options"}:
             raise _fail(path, "include", f"option files holding only an [options] table; {name} holds more")
@@ -164,7 +164,7 @@ def load_engine_file(source: str | Path) -> EngineFile:
         raise ValueError(f"{path}: no such engine file") from None
     except (OSError, UnicodeDecodeError) as e:
         raise ValueError(f"{path}: cannot be read ({e})") from None
-    except tomllib.TOMLDecodeError as e:
+    except (tomllib.TOMLDecodeError, RecursionError) as e:  # RecursionError: nested too deeply
         raise ValueError(f"{path}: not TOML ({e})") from None
     unknown = sorted(set(data) - set(KEYS))
     if unknown:

@@ -186,6 +186,7 @@ def test_spsa_tunes_a_programs_spin_options(tmp_path: Path) -> None:
         ('command = ["./arbiter-engine"]\ncolour = "red"\n', "unknown key 'colour'"),
         ('command = ["./arbiter-engine"]\nhash = "12"\n', "hash: expected the 64 hex digits"),
         ('command = ["./arbiter-engine"\n', "not TOML"),
+        ('command = ["./arbiter-engine"]\nx = ' + "[" * 100_000 + "\n", "not TOML"),  # too deep to parse
         ('command = ["./arbiter-engine"]\n[options]\nUCI_Variant = "congo"\n', "no UCI_Variant"),
     ],
 )

@@ -256,12 +256,15 @@ def bad_input_cases(files: dict[str, Path], tmp_path: Path) -> dict[str, list[st
     out_of_range = write_weights(tmp_path / "range.json", {"pawn": 10**9})
     not_json = tmp_path / "not.json"
     not_json.write_text("{pawn: 1")
+    too_deep = tmp_path / "deep.json"
+    too_deep.write_text("[" * 100_000)  # nested deeper than Python's parser recurses
     broken_book = tmp_path / "broken.txt"
     broken_book.write_text(files["book"].read_text() + "this is not a position\n")
     return {
         "unknown weight": [*sprt_args(files, files["db"]), "--candidate", str(unknown)],
         "out of range weight": [*sprt_args(files, files["db"]), "--candidate", str(out_of_range)],
         "weights not json": [*sprt_args(files, files["db"]), "--baseline", str(not_json)],
+        "weights nested too deeply": [*sprt_args(files, files["db"]), "--baseline", str(too_deep)],
         "missing weights": [*sprt_args(files, files["db"]), "--candidate", str(tmp_path / "nope.json")],
         "malformed book": [*sprt_args(files, files["db"]), "--book", str(broken_book)],
         "missing book": [*sprt_args(files, files["db"]), "--book", str(tmp_path / "nope.txt")],
