@@ -80,7 +80,7 @@ def parse_node_list(values: tuple[str, ...], hint: str = "'--accept-nodes'") -> 
     (``hint``: the option named in errors)."""
     counts = []
     for part in (p.strip() for value in values for p in value.split(",")):
-        if not re.fullmatch(r"-?\d+", part):
+        if not re.fullmatch(r"-?[0-9]{1,18}", part):  # int() refuses over 4,300 digits
             raise click.BadParameter(f"{part!r} is not a node count", param_hint=hint)
         count = int(part)
         if not 1 <= count <= MAX_NODES:

@@ -174,6 +174,7 @@ def test_the_campaign_over_two_celery_workers_chains_as_on_the_local_pool(
         (("--verify-nodes", "100,200"), "--verify-nodes is an option of a campaign: add --rounds N"),
         (("--rounds", "2", "--method", "optuna"), "--rounds: a campaign tunes with --method spsa"),
         (("--rounds", "2", "--verify-nodes", "100"), "--verify-nodes: expected two node counts, got 1"),
+        (("--rounds", "2", "--verify-nodes", "9" * 5000 + ",2"), "--verify-nodes: '99999"),
         (("--rounds", "2", "--verify-tc", "10+0.1"), "--verify-tc: expected two time controls"),
         (("--rounds", "2", "--depth", "3"), "with --verify-nodes or --verify-tc"),
         (("--rounds", "2", "--time-limit", "5m"), "drop --time-limit"),
