@@ -22,6 +22,7 @@ from __future__ import annotations
 import base64
 import hashlib
 import hmac
+import os
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -143,7 +144,7 @@ class WorkerKeys:
 def fleet_keys(environ: Mapping[str, str] | None = None) -> FleetKeys | None:
     """The coordinator's keys from ``$ARBITER_SECRET``, or None without one."""
     text = key_environment(environ).get(SECRET_ENV, "")
-    return FleetKeys(text.encode()) if text else None
+    return FleetKeys(os.fsencode(text)) if text else None  # the variable's own bytes, UTF-8 or not
 
 
 def worker_keys(environ: Mapping[str, str] | None = None) -> WorkerKeys | None:

@@ -11,8 +11,10 @@ import pytest
 
 import engine
 from wire.sealing import (
+    SECRET_ENV,
     FleetKeys,
     digest,
+    fleet_keys,
     read_credential,
     refusal_reason,
     seal,
@@ -160,3 +162,12 @@ def test_a_body_that_is_not_json_is_one_clear_error(text: str) -> None:
     sealed = {"worker": NODE, "payload": "", "body": text, "mac": None}
     with pytest.raises(ValueError, match=r"^sealed answer: the body is not JSON$"):
         unseal(sealed, "task-1", None)
+
+
+def test_a_master_secret_that_is_not_utf8_is_taken_as_its_bytes() -> None:
+    """``$ARBITER_SECRET`` is the variable's bytes (Python holds undecodable ones as surrogates,
+    which ``str.encode`` refused: ``arbiter worker-key`` ended in a codec error)."""
+    keys = fleet_keys({SECRET_ENV: b"\xff\xfesecret".decode("utf-8", "surrogateescape")})
+    assert keys is not None
+    assert keys.credential("w@h") == FleetKeys(b"\xff\xfesecret").credential("w@h")
+    assert fleet_keys({SECRET_ENV: "plain"}) is not None and fleet_keys({}) is None
