@@ -292,14 +292,18 @@ def _run_links(run: Run, data: ReportData) -> str:
 
 @dataclass(frozen=True)
 class ShownRun:
-    """A run as its page and its JSON show it now: its report at the run's version (or a recent
-    build of it), the live row read from that report, and whether nothing will change any more
-    (the run ended and the report is of its last version)."""
+    """A run as its page, its JSON and its report file show it now: its report at the run's
+    version (or a recent build of it), and whether nothing will change any more (the run ended
+    and the report is of its last version)."""
 
     run: Run
     rendered: Rendered
-    row: dict[str, Any]
     final: bool
+
+    @property
+    def row(self) -> dict[str, Any]:
+        """The live row read from the report (the page and the JSON show it; the file does not)."""
+        return report_row(self.run, self.rendered.report)
 
 
 def shown_run(request: Request) -> ShownRun:
@@ -308,8 +312,7 @@ def shown_run(request: Request) -> ShownRun:
     run = find_run(request)
     version = run_version(state.store, run)
     rendered = state.reports.get(state.store, run, version)
-    final = is_final(run) and rendered.version == version
-    return ShownRun(run, rendered, report_row(run, rendered.report), final)
+    return ShownRun(run, rendered, is_final(run) and rendered.version == version)
 
 
 def run_page(request: Request) -> Response:
