@@ -10,20 +10,13 @@ from coordinator.campaign.config import CampaignConfig
 from coordinator.registry import Kind, LiveItem
 from coordinator.runs import RunKind
 from coordinator.sprt.kind import MatchRunKind
-from coordinator.tuning.kind import TuneKind
+from coordinator.tuning.kind import TuneKind, tuning_children, tuning_parent
 
 if TYPE_CHECKING:
     from coordinator.campaign.report import CampaignReport
     from coordinator.executors.base import Executor
     from coordinator.reports.engines import Engines
     from coordinator.store import Run, Store
-
-
-def _parent(store: Store, run: Run) -> int | None:
-    """The run ``run`` belongs to (a campaign, for its rounds and verification SPRTs)."""
-    from coordinator.tuning.records import TuningRecords
-
-    return TuningRecords(store).parents().get(run.id)
 
 
 class CampaignKind(Kind["CampaignReport"]):
@@ -35,16 +28,10 @@ class CampaignKind(Kind["CampaignReport"]):
     related = True
     children = "its rounds and verification SPRTs"
 
-    def _children(self, store: Store, run: Run) -> list[Run]:
-        """Its rounds and verification SPRTs, in order."""
-        from coordinator.tuning.records import TuningRecords
-
-        return [r for r in (store.get_run(i) for i in TuningRecords(store).children(run.id)) if r is not None]
-
     def match_runs(self, store: Store, run: Run) -> list[Run]:
         """The match runs of its rounds, and its verification SPRTs."""
         found: list[Run] = []
-        for child in self._children(store, run):
+        for child in tuning_children(store, run):
             found += ROUND.match_runs(store, child) if child.kind is RunKind.ROUND else [child]
         return found
 
@@ -150,7 +137,7 @@ class RoundKind(TuneKind):
 
     def parent_of(self, store: Store, run: Run) -> int | None:
         """The campaign it belongs to."""
-        return _parent(store, run)
+        return tuning_parent(store, run)
 
 
 class VerifyKind(MatchRunKind):
@@ -162,7 +149,7 @@ class VerifyKind(MatchRunKind):
 
     def parent_of(self, store: Store, run: Run) -> int | None:
         """The campaign it belongs to."""
-        return _parent(store, run)
+        return tuning_parent(store, run)
 
 
 #: The kinds of the registry.

@@ -81,6 +81,21 @@ def _study(store: Store, run: Run) -> Any:
         return None
 
 
+def tuning_parent(store: Store, run: Run) -> int | None:
+    """The run a tuning child belongs to (a tuning run's match run, a campaign's round or
+    verification SPRT), or None."""
+    from coordinator.tuning.records import TuningRecords
+
+    return TuningRecords(store).parents().get(run.id)
+
+
+def tuning_children(store: Store, run: Run) -> list[Run]:
+    """The runs that belong to ``run`` (a tuning run's or a campaign's), in order."""
+    from coordinator.tuning.records import TuningRecords
+
+    return [r for r in (store.get_run(i) for i in TuningRecords(store).children(run.id)) if r is not None]
+
+
 class TuneKind(Kind["TuneReport"]):
     """``arbiter tune``: trials or SPSA iterations, acceptance SPRTs, champions."""
 
@@ -92,10 +107,7 @@ class TuneKind(Kind["TuneReport"]):
 
     def match_runs(self, store: Store, run: Run) -> list[Run]:
         """Its trials, acceptance SPRTs and SPSA iterations, in order."""
-        from coordinator.tuning.records import TuningRecords
-
-        children = TuningRecords(store).children(run.id)
-        return [r for r in (store.get_run(i) for i in children) if r is not None]
+        return tuning_children(store, run)
 
     def games(self, store: Store, run: Run) -> int:
         """The games of all its match runs."""
@@ -202,9 +214,7 @@ class TuningMatchKind(MatchRunKind):
 
     def parent_of(self, store: Store, run: Run) -> int | None:
         """The tuning run it belongs to."""
-        from coordinator.tuning.records import TuningRecords
-
-        return TuningRecords(store).parents().get(run.id)
+        return tuning_parent(store, run)
 
     def command(self, store: Store, run: Run) -> tuple[str, list[str]]:
         """The tuning run's command (which plays this run again), or the SPRT's without one."""
