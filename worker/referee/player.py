@@ -7,9 +7,9 @@ the next time it is needed: a crash never loses more than the game it happened i
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from types import TracebackType
 
 import engine
 from worker.referee.faults import EngineConfigError, EngineFault, illegal_move
@@ -69,7 +69,7 @@ class EngineSpec:
         return replace(limits, memory_bytes=limits.memory_bytes + max(0, extra))
 
 
-class EnginePlayer:
+class EnginePlayer(contextlib.AbstractContextManager["EnginePlayer"]):
     """An engine that plays ``game`` for the referee, restarted after any fault."""
 
     def __init__(self, spec: EngineSpec, game: str, timeouts: Timeouts | None = None, log: Log | None = None):
@@ -200,10 +200,5 @@ class EnginePlayer:
         elif self._process is not None:
             self._process.kill()
 
-    def __enter__(self) -> EnginePlayer:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.close()

@@ -24,7 +24,6 @@ import sys
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from types import TracebackType
 from typing import Any
 
 import engine
@@ -186,7 +185,7 @@ def _resolve_program(argv: Sequence[str], cwd: str | None, env: Mapping[str, str
         raise EngineConfigError(f"engine program {program!r} is not on the PATH")
 
 
-class EngineProcess:
+class EngineProcess(contextlib.AbstractContextManager["EngineProcess"]):
     """A running engine program: lines in and out with deadlines, stderr kept, group killed.
 
     Deadlines are ``time.monotonic()`` values. The reading and writing run in Rust
@@ -486,10 +485,5 @@ class EngineProcess:
         with contextlib.suppress(ProcessLookupError, PermissionError):
             os.killpg(self.pid, sig)
 
-    def __enter__(self) -> EngineProcess:
-        return self
-
-    def __exit__(
-        self, kind: type[BaseException] | None, value: BaseException | None, tb: TracebackType | None
-    ) -> None:
+    def __exit__(self, *exc: object) -> None:
         self.kill()

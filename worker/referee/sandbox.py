@@ -217,7 +217,7 @@ def bwrap_argv(
     return [*options, "--", *argv]
 
 
-class Launch:
+class Launch(contextlib.AbstractContextManager["Launch"]):
     """The descriptors one sandboxed start passes to bwrap: the seccomp filter to read, and the
     pipe on which bwrap says the program's process id. Used as a context manager around Popen."""
 
@@ -284,9 +284,6 @@ class Launch:
         self._info_read = -1
         self.info_fd = -1
         self.seccomp_fd = None
-
-    def __enter__(self) -> Launch:
-        return self
 
     def __exit__(self, *exc: object) -> None:
         self.close()
