@@ -29,13 +29,14 @@ the whole benchmark; the shipped copy, which a check could play again, every bat
 from __future__ import annotations
 
 import argparse
+import contextlib
 import ctypes
 import functools
 import resource
 import statistics
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -112,6 +113,15 @@ def engine_program(cache: ProgramCache, same_file: bool = False) -> EngineProgra
         digest = files_digest(source, [binary])
         cache.install(digest, pack(source, [binary]))
     return EngineProgram("arbiter-engine", digest, command, {"Hash": BUILTIN_HASH_MB})
+
+
+@contextlib.contextmanager
+def cached_engine_program(same_file: bool) -> Iterator[tuple[ProgramCache, EngineProgram]]:
+    """A program cache in a temporary folder and :func:`engine_program` installed in it (both
+    removed on exit)."""
+    with tempfile.TemporaryDirectory() as root:
+        cache = ProgramCache(Path(root))
+        yield cache, engine_program(cache, same_file)
 
 
 def payloads(game: str, nodes: int, pairs: int, batches: int) -> list[BatchPayload]:
@@ -243,9 +253,7 @@ def main() -> None:
         "µs per move (wall, vs 16 MiB) | CPU µs/move: in-process 16 MiB | engines | referee |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
-    with tempfile.TemporaryDirectory() as root:
-        cache = ProgramCache(Path(root))
-        program = engine_program(cache, args.same_file)
+    with cached_engine_program(args.same_file) as (cache, program):
         play = players(cache, program)
         for game in games:
             for nodes in node_counts:

@@ -28,11 +28,9 @@ from __future__ import annotations
 import functools
 import resource
 import statistics
-import tempfile
 from dataclasses import dataclass, replace
-from pathlib import Path
 
-from protocol_cost import argument_parser, engine_program, games_of, payloads, steady_heap
+from protocol_cost import argument_parser, cached_engine_program, games_of, payloads, steady_heap
 
 import engine
 from wire.protocol import BatchPayload
@@ -144,9 +142,7 @@ def main() -> None:
         "(range) | CPU µs/move: in-process 16 MiB | protocol: games | of it the referee | engine set-up |"
     )
     print("|---|---|---|---|---|---|---|---|---|---|")
-    with tempfile.TemporaryDirectory() as root:
-        cache = ProgramCache(Path(root))
-        program = engine_program(cache, args.same_file)
+    with cached_engine_program(args.same_file) as (cache, program):
         kept = KeptEngines()
         for game in games:
             batches = [
