@@ -19,6 +19,7 @@ from typing import Any
 import engine
 from coordinator.registry import kind_of
 from coordinator.runs import RunKind
+from coordinator.server.config_types import WrongType, check_fields
 from coordinator.server.supervisor import PLAYED_KINDS
 from coordinator.store import Run, Store
 from coordinator.store.service import MAX_PRIORITY, MAX_THROUGHPUT
@@ -147,6 +148,10 @@ def decoded(kind: RunKind, config: dict[str, Any]) -> Any:
         extra = sorted(set(config) - set(again)) or sorted(k for k in config if config[k] != again.get(k))
         name = f"config.{extra[0]}" if extra else "config"
         raise BadSubmission(name, "not as this server stores it (unknown field or a value out of form)")
+    try:
+        check_fields(settings, "config")
+    except WrongType as e:
+        raise BadSubmission(e.where, e.message) from None
     return settings
 
 
