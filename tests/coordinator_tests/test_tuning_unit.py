@@ -291,6 +291,18 @@ def test_tune_config_json_round_trip_and_fingerprint() -> None:
     assert config(params=["king", "pawn"]).fingerprint() != config().fingerprint()
 
 
+def test_a_queued_tuning_runs_report_has_no_champions_yet(tmp_path: Path) -> None:
+    """A run submitted to a server and not started yet has not crowned its start: its page was a
+    500 (an IndexError on the empty champion chain)."""
+    store, run_id = new_tune_run(tmp_path, "queued.db", config())
+    run = store.get_run(run_id)
+    assert run is not None
+    report = gather(store, run)
+    assert isinstance(report, TuneReport)
+    assert report.champions == [] and report.stages == []
+    assert "<html" in html_page(build(store, run))
+
+
 def test_trial_and_accept_configs() -> None:
     c = config(trial_pairs=12, batch_pairs=2, accept_margin=25.0, accept_max_games=400, seed=3)
     champion = dict(c.start)

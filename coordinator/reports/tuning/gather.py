@@ -205,7 +205,10 @@ def _stage_chains(
     store: Store, config: TuneConfig, champions: list[Champion], rows: list[AcceptanceRow]
 ) -> list[StageChain]:
     """Each acceptance setting's view of the champion chain: every champion's SPRT Elo over its
-    parent at that setting, summed along the chain (95% half-widths in quadrature)."""
+    parent at that setting, summed along the chain (95% half-widths in quadrature); none before
+    the run has crowned its start (a run still queued)."""
+    if not champions:
+        return []
     runs = {(r.candidate, r.stage, r.champion_number): r.run_id for r in rows if r.run_id is not None}
     views = []
     for stage in range(config.stages):
