@@ -7,6 +7,7 @@ from referee_testkit import ENV, PLAIN, QUICK, START, player
 
 import engine
 from worker.referee import EngineConfigError, EngineFault, EnginePlayer, EngineSpec, GoLimits
+from worker.referee.process import MAX_RLIMIT, ResourceLimits, _rlimits
 from worker.referee.uci import AtDeadline
 
 
@@ -19,6 +20,14 @@ def test_the_memory_limit_grows_by_the_hash() -> None:
         with open(f"/proc/{one.process.pid}/limits") as f:
             line = next(row for row in f if row.startswith("Max address space"))
         assert line.split()[3] == str((1 << 30) + (64 << 20))
+
+
+def test_a_hash_too_large_for_a_memory_limit_leaves_the_memory_unlimited() -> None:
+    """An engine file's Hash of 10^20 MiB made a memory limit setrlimit cannot take: the engine did
+    not start ("Exception occurred in preexec_fn") instead of being told the Hash by setoption."""
+    huge = EngineSpec(PLAIN, options={"Hash": 10**20}, limits=ResourceLimits(cpu_seconds=2**70))
+    for _which, soft, hard in _rlimits(huge.process_limits()):
+        assert 0 <= soft <= hard <= MAX_RLIMIT
 
 
 @pytest.mark.parametrize(

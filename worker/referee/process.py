@@ -82,6 +82,11 @@ class ResourceLimits:
     sandboxed: bool = True
 
 
+#: The largest limit setrlimit takes (a larger one, such as the memory of a Hash of 10^20 MiB, failed
+#: the engine's start with "Exception occurred in preexec_fn"); as good as no limit.
+MAX_RLIMIT = 2**63 - 1
+
+
 def _rlimits(limits: ResourceLimits) -> list[tuple[int, int, int]]:
     """(resource, soft, hard) for each limit set, never above this process's own hard limit."""
     wanted = [
@@ -92,13 +97,14 @@ def _rlimits(limits: ResourceLimits) -> list[tuple[int, int, int]]:
         (resource.RLIMIT_NPROC, limits.processes),
     ]
     out = []
-    for which, value in wanted:
-        if value is None:
+    for which, wanted_value in wanted:
+        if wanted_value is None:
             continue
+        value = min(wanted_value, MAX_RLIMIT)
         _, hard = resource.getrlimit(which)
         soft = value if hard == resource.RLIM_INFINITY else min(value, hard)
         # Past the CPU soft limit the engine gets SIGXCPU; a second later SIGKILL.
-        top = soft + 1 if which == resource.RLIMIT_CPU else soft
+        top = min(soft + 1, MAX_RLIMIT) if which == resource.RLIMIT_CPU else soft
         if hard != resource.RLIM_INFINITY:
             top = min(top, hard)
         out.append((which, soft, top))
