@@ -180,6 +180,8 @@ class TuneConfig:
                 raise ValueError(f"{name}: expected a positive number of pairs, got {value}")
         if self.time_limit is not None and self.time_limit <= 0:
             raise ValueError(f"time_limit: expected a positive number of seconds, got {self.time_limit}")
+        if self.method == "spsa":
+            self.spsa_plan()  # its gains must be computable (SpsaPlan checks them)
 
     def to_json(self) -> dict[str, Any]:
         """The configuration as a JSON-safe dict."""
@@ -218,6 +220,35 @@ class TuneConfig:
             return [Tunable(w.name, w.min, w.max, w.default, w.description) for w in table]
         what = f"spin option of {self.program.name}"
         return [Tunable(n, lo, hi, self.start.get(n, lo), what) for n, (lo, hi) in self.ranges.items()]
+
+    def spsa_plan(self) -> spsa.SpsaPlan:
+        """The SPSA plan of the run: its tuned parameters' ranges (the engine's weight table, or
+        the tuned program's spin options), and each one's c_end and r_end where its parameter list
+        (in OpenBench's format) gives them."""
+        if self.spsa_table:
+            weights = tuple(
+                spsa.SpsaWeight(name, int(low), int(high), float(c_end), float(r_end))
+                for name, _, low, high, c_end, r_end in self.spsa_table
+            )
+            return spsa.SpsaPlan(
+                weights,
+                self.iterations,
+                self.batch_pairs,
+                self.spsa_a_ratio,
+                self.spsa_alpha,
+                self.spsa_gamma,
+            )
+        table = {t.name: t for t in self.tunables()}
+        return spsa.plan_for(
+            [(name, table[name].min, table[name].max) for name in self.params],
+            self.iterations,
+            self.batch_pairs,
+            self.spsa_c_end,
+            self.spsa_r_end,
+            self.spsa_a_ratio,
+            self.spsa_alpha,
+            self.spsa_gamma,
+        )
 
     def fingerprint(self) -> str:
         """Equal for runs with the same settings."""

@@ -72,6 +72,14 @@ class SpsaPlan:
         for w in self.weights:
             if w.low >= w.high or w.c_end <= 0 or w.r_end <= 0:
                 raise ValueError(f"weight {w.name}: SPSA needs a range, c_end > 0 and r_end > 0")
+            try:  # the first iteration's gains are the largest
+                gains = (self.a(w, 0), self.c(w, 0))
+            except OverflowError:
+                gains = (math.inf, math.inf)
+            if not all(math.isfinite(g) for g in gains):
+                raise ValueError(
+                    f"weight {w.name}: c_end {w.c_end:g} and r_end {w.r_end:g} make SPSA's gains overflow"
+                )
 
     @property
     def pairs(self) -> int:

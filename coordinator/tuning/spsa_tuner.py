@@ -31,7 +31,6 @@ from coordinator.sprt.config import SprtConfig
 from coordinator.sprt.runner import SprtRunner
 from coordinator.tuning import spsa
 from coordinator.tuning.acceptance import AcceptanceProgress, Candidate, refused_note
-from coordinator.tuning.config import TuneConfig
 from coordinator.tuning.driver import TuningDriver
 from coordinator.tuning.progress import elo_vs_start
 from coordinator.tuning.records import IterationRow
@@ -56,42 +55,12 @@ class SpsaProgress:
     refused: str | None = None
 
 
-def plan_of(config: TuneConfig) -> spsa.SpsaPlan:
-    """The SPSA plan of a run: its tuned parameters' ranges (the engine's weight table, or the
-    tuned program's spin options), and each one's c_end and r_end where its parameter list (in
-    OpenBench's format) gives them."""
-    if config.spsa_table:
-        weights = tuple(
-            spsa.SpsaWeight(name, int(low), int(high), float(c_end), float(r_end))
-            for name, _, low, high, c_end, r_end in config.spsa_table
-        )
-        return spsa.SpsaPlan(
-            weights,
-            config.iterations,
-            config.batch_pairs,
-            config.spsa_a_ratio,
-            config.spsa_alpha,
-            config.spsa_gamma,
-        )
-    table = {t.name: t for t in config.tunables()}
-    return spsa.plan_for(
-        [(name, table[name].min, table[name].max) for name in config.params],
-        config.iterations,
-        config.batch_pairs,
-        config.spsa_c_end,
-        config.spsa_r_end,
-        config.spsa_a_ratio,
-        config.spsa_alpha,
-        config.spsa_gamma,
-    )
-
-
 class SpsaTuner(TuningDriver):
     """Drives one SPSA tuning run of the store with an executor until its iterations are played."""
 
     def _resume(self) -> None:
         """Load the path of theta so far and resume what was in flight."""
-        self.plan = plan_of(self.config)
+        self.plan = self.config.spsa_plan()
         self.start = {name: float(self.config.start[name]) for name in self.config.params}
         rows = self.records.iterations(self.run_id)
         #: theta after 0, 1, 2, ... applied iterations.

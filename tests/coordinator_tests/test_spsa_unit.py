@@ -22,7 +22,7 @@ from coordinator.tuning import spsa
 from coordinator.tuning.config import TuneConfig
 from coordinator.tuning.records import TuningRecords
 from coordinator.tuning.spsa_params import parse_spsa_params
-from coordinator.tuning.spsa_tuner import SpsaTuner, plan_of
+from coordinator.tuning.spsa_tuner import SpsaTuner
 
 # --- the rule, by hand --------------------------------------------------------------------------
 
@@ -78,7 +78,7 @@ def test_defaults_are_fishtests_from_the_engine_table() -> None:
     fields = dataclasses.fields(TuneConfig)
     defaults = {f.name: f.default for f in fields if f.name.startswith("spsa_") and f.name != "spsa_table"}
     config = tune_config(max_games=800, batch_pairs=4, **defaults)
-    plan = plan_of(config)
+    plan = config.spsa_plan()
     table = {w.name: w for w in engine.weights("congress")}
     assert [w.name for w in plan.weights] == config.params
     for w in plan.weights:
@@ -140,6 +140,15 @@ def test_plans_no_run_could_follow_are_refused() -> None:
         spsa.plan_for([("pawn", 20, 300)], 0, 4)
     with pytest.raises(ValueError, match="c_end"):
         spsa.plan_for([("pawn", 20, 300)], 5, 4, c_end_fraction=0)
+    # gains too large for a float: the run's first update was an OverflowError traceback, the run
+    # already stored; now the configuration is refused before anything is stored
+    with pytest.raises(ValueError, match="make SPSA's gains overflow"):
+        spsa.plan_for([("pawn", 20, 300)], 5, 4, c_end_fraction=1e300)
+    table = [["pawn", 147, 20, 300, 1e308, 1e308]]
+    with pytest.raises(
+        ValueError, match=r"weight pawn: c_end 1e\+308 and r_end 1e\+308 make SPSA's gains overflow"
+    ):
+        tune_config(params=["pawn"], spsa_table=table)
 
 
 # --- the driver: real games in this process -----------------------------------------------------

@@ -44,7 +44,6 @@ from coordinator.tuning.config import TuneConfig
 from coordinator.tuning.outcomes import acceptance_ending, tally, trial_outcomes
 from coordinator.tuning.progress import elo_vs_start
 from coordinator.tuning.records import AcceptanceRow, Champion, IterationRow, TuningRecords
-from coordinator.tuning.spsa_tuner import plan_of
 from coordinator.tuning.tuner import optuna_storage, study_name
 
 #: Parameters shown in the optimizer's view (the most important ones).
@@ -168,7 +167,7 @@ def _thinned(rows: list[IterationRow]) -> list[IterationRow]:
 
 def spsa_view(config: TuneConfig, iterations: list[IterationRow]) -> SpsaView:
     """SPSA's plan and its path of theta (thinned), with theta+ and theta-'s gap at each point."""
-    plan = plan_of(config)
+    plan = config.spsa_plan()
     applied = [row for row in iterations if row.theta is not None]
     start = {w.name: float(config.start[w.name]) for w in plan.weights}
     points = [ThetaPoint(iteration=-1, theta=start, c=None)] + [
