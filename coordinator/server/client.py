@@ -57,8 +57,12 @@ class ServerClient:
     def of(cls, url: str) -> ServerClient:
         """A client of ``url`` (``http://host:port``), with ``$ARBITER_SERVER_TOKEN`` or the token
         ``arbiter login`` kept for it."""
-        parsed = urllib.parse.urlsplit(url.strip())
-        if parsed.scheme not in ("http", "https") or not parsed.netloc:
+        try:  # urlsplit refuses a broken IPv6 host, .port a port that is not one
+            parsed = urllib.parse.urlsplit(url.strip())
+            usable = parsed.scheme in ("http", "https") and bool(parsed.hostname) and parsed.port != 0
+        except ValueError:
+            usable = False
+        if not usable:
             raise ServerError(f"--server: expected the server's http(s)://HOST:PORT URL, got {url!r}")
         from coordinator.server.credentials import token_for
 

@@ -177,3 +177,17 @@ def test_one_naming_of_engines() -> None:
     sha = "1a2b3c4" + "0" * 33
     built = replace(program, build=BuildSpec(repo="https://u:pw@host/arbiter.git", sha=sha, bench=1))
     assert side_name("ref:topic", built) == "arbiter@1a2b3c4"
+
+
+@pytest.mark.parametrize(
+    "url", ["http://[::1", "http://127.0.0.1:99999", "http://127.0.0.1:abc", "http://:80", "ftp://host", ""]
+)
+def test_a_server_url_that_is_not_one_is_the_options_error(url: str) -> None:
+    """A broken IPv6 host was urlsplit's bare 'Invalid IPv6 URL', a bad port an error at the first
+    request; each is the --server option's one line."""
+    from coordinator.server.client import ServerClient, ServerError
+
+    with pytest.raises(
+        ServerError, match=r"^--server: expected the server's http\(s\)://HOST:PORT URL, got "
+    ):
+        ServerClient.of(url)
