@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from coordinator.cli.options import load_run, open_existing_store, run_argument, store_option
+from coordinator.cli.options import UTF8_TEXT, load_run, open_existing_store, run_argument, store_option
 from coordinator.files import atomic_writer
 from coordinator.reports.games import FORMATS, RESULT_CHOICES, GameFilter, export
 from coordinator.reports.sprt.gather import REASONS
@@ -20,7 +20,7 @@ from coordinator.reports.sprt.gather import REASONS
     "--format", "fmt", type=click.Choice(FORMATS), default="pgn", show_default=True, help="Output format."
 )
 @click.option("--batch", type=click.IntRange(0, 2**62), help="Only the games of this batch (0-based).")
-@click.option("--worker", metavar="NAME", help="Only the games this worker played.")
+@click.option("--worker", type=UTF8_TEXT, metavar="NAME", help="Only the games this worker played.")
 @click.option(
     "--result",
     type=click.Choice(RESULT_CHOICES),

@@ -63,14 +63,15 @@ def fail(where: str, message: str) -> None:
 
 def usage_message(e: click.UsageError) -> str:
     """click's message, with a bad value as ``NAME: what is wrong``: the parameter as it is typed
-    (``RUN``, ``--nodes``), without click's quotes or the brackets of an optional argument."""
+    (``RUN``, ``--nodes``), without click's quotes, the brackets of an optional argument or the
+    dots of a repeated one (``[MOVES]...``)."""
     if not isinstance(e, click.BadParameter) or isinstance(e, click.MissingParameter):
         return e.format_message()
     hint = e.param_hint if e.param_hint is not None else e.param.get_error_hint(e.ctx) if e.param else None
     if hint is None:
         return e.format_message()
     hints = [hint] if isinstance(hint, str) else list(hint)
-    names = [part.strip("'").strip("[]") for h in hints for part in h.split(" / ")]
+    names = [part.strip("'").removesuffix("...").strip("[]") for h in hints for part in h.split(" / ")]
     return f"{' / '.join(names)}: {e.message}"
 
 

@@ -83,6 +83,25 @@ class TimeControlType(click.ParamType[engine.TimeControl, Any]):
             self.fail(str(e).removeprefix("time_control: "), param, ctx)
 
 
+class Utf8TextType(click.ParamType[str, Any]):
+    """Text that is UTF-8. Python keeps an argument's bytes that are not as surrogates, which
+    failed later, where the text reached the core or the store, with a codec's message naming
+    neither the option nor what was expected."""
+
+    name = "text"
+
+    def convert(self, value: Any, param: click.Parameter | None, ctx: click.Context | None) -> str:
+        text = str(value)
+        try:
+            text.encode("utf-8")
+        except UnicodeEncodeError:
+            self.fail(f"expected UTF-8 text, got {text!r}", param, ctx)
+        return text
+
+
+UTF8_TEXT = Utf8TextType()
+
+
 #: Worker processes of one command or one worker machine at most.
 MAX_CONCURRENCY = 4096
 #: The longest work one batch may be sized for (``--batch-seconds``).

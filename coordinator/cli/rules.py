@@ -8,7 +8,7 @@ import click
 
 import engine
 from coordinator.board_view import render
-from coordinator.cli.options import game_argument
+from coordinator.cli.options import UTF8_TEXT, game_argument
 
 
 def load_position(game: str, fen: str | None) -> engine.Position:
@@ -21,7 +21,9 @@ def load_position(game: str, fen: str | None) -> engine.Position:
         raise click.BadParameter(str(e), param_hint="'--fen'") from None
 
 
-fen_option = click.option("--fen", metavar="TEXT", help="Position string (default: the start position).")
+fen_option = click.option(
+    "--fen", type=UTF8_TEXT, metavar="TEXT", help="Position string (default: the start position)."
+)
 
 
 @click.command()
@@ -67,7 +69,7 @@ def play_moves(pos: engine.Position, moves: tuple[str, ...]) -> engine.Position:
 
 @click.command()
 @game_argument()
-@click.argument("moves", nargs=-1)
+@click.argument("moves", nargs=-1, type=UTF8_TEXT)
 @fen_option
 def show(game: str, moves: tuple[str, ...], fen: str | None) -> None:
     """Print the board after MOVES (default: none) from the start or --fen position."""

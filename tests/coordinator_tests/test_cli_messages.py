@@ -191,3 +191,21 @@ def test_a_server_url_that_is_not_one_is_the_options_error(url: str) -> None:
         ServerError, match=r"^--server: expected the server's http\(s\)://HOST:PORT URL, got "
     ):
         ServerClient.of(url)
+
+
+@pytest.mark.parametrize(
+    ("args", "line"),
+    [
+        (["show", "congo", "\udcff"], "arbiter show: MOVES: expected UTF-8 text, got '\\udcff'"),
+        (["moves", "congo", "--fen", "a\udcff"], "arbiter moves: --fen: expected UTF-8 text, got 'a\\udcff'"),
+    ],
+)
+def test_an_argument_that_is_not_utf8_is_named(args: list[str], line: str) -> None:
+    """Bytes of an argument that are not UTF-8 (Python keeps them as surrogates) were a codec's
+    message naming neither the option nor what was expected, from where the text met the core."""
+    from click.testing import CliRunner
+
+    from coordinator.cli.main import main
+
+    result = CliRunner().invoke(main, args, prog_name="arbiter")
+    assert result.exit_code == 2 and result.stderr.strip() == line, result.stderr
