@@ -14,7 +14,7 @@ from types import FrameType
 
 import click
 
-from coordinator.cli.options import broker_option_for, store_option
+from coordinator.cli.options import UTF8_TEXT, broker_option_for, store_option
 from wire.celeryconfig import BROKER_ENV
 
 DEFAULT_HOST = "127.0.0.1"
@@ -61,7 +61,7 @@ def exposure_warning(host: str, address: str, port: int) -> str | None:
 
 @click.command()
 @store_option
-@click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address to listen on.")
+@click.option("--host", type=UTF8_TEXT, default=DEFAULT_HOST, show_default=True, help="Address to listen on.")
 @click.option(
     "--port",
     type=click.IntRange(0, 65535),

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from coordinator.cli.options import broker_option, store_option
+from coordinator.cli.options import UTF8_TEXT, broker_option, store_option
 from coordinator.cli.serve import DEFAULT_HOST, DEFAULT_PORT, exposure_warning, listening_socket
 from coordinator.cli.webhooks import webhook_option
 from coordinator.server.client import TOKEN_ENV
@@ -25,7 +25,7 @@ TICK_SECONDS = 1.0
 @click.command()
 @store_option
 @broker_option
-@click.option("--host", default=DEFAULT_HOST, show_default=True, help="Address to listen on.")
+@click.option("--host", type=UTF8_TEXT, default=DEFAULT_HOST, show_default=True, help="Address to listen on.")
 @click.option("--port", type=click.IntRange(0, 65535), default=DEFAULT_PORT, show_default=True, help="Port.")
 @click.option(
     "--name", help="This server's name in the runs' leases (default: the host name); unique per store."

@@ -22,7 +22,13 @@ password_stdin_option = click.option(
 def read_password(from_stdin: bool, confirm: bool) -> str:
     """The password: stdin's first line (without its newline), or asked for (twice: ``confirm``)."""
     if from_stdin:
-        return sys.stdin.readline().rstrip("\n")
+        line = sys.stdin.buffer.readline()  # bytes: stdin's own decoding fails later, or never
+        try:
+            return line.decode("utf-8").rstrip("\n")
+        except UnicodeDecodeError:
+            raise click.BadParameter(
+                "the password on stdin is not UTF-8 text", param_hint="--password-stdin"
+            ) from None
     return str(click.prompt("password", hide_input=True, confirmation_prompt=confirm))
 
 

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import shlex
 from dataclasses import replace
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -209,3 +210,22 @@ def test_an_argument_that_is_not_utf8_is_named(args: list[str], line: str) -> No
 
     result = CliRunner().invoke(main, args, prog_name="arbiter")
     assert result.exit_code == 2 and result.stderr.strip() == line, result.stderr
+
+
+def test_a_password_on_stdin_that_is_not_utf8_is_named(tmp_path: Path) -> None:
+    """It was a codec's 'surrogates not allowed' from where the password was hashed; no account is made."""
+    from click.testing import CliRunner
+
+    from coordinator.cli.main import main
+    from coordinator.store import Store
+
+    url = f"sqlite:///{tmp_path / 'store.db'}"
+    Store(url)
+    args = ["user", "add", "bob", "--password-stdin", "--store", url]
+    result = CliRunner().invoke(main, args, input=b"\xff\xfe\xfd\xfc\xfb\xfa\xf9\xf8\n", prog_name="arbiter")
+    assert result.exit_code == 2, result.stderr
+    assert (
+        result.stderr.strip() == "arbiter user add: --password-stdin: the password on stdin is not UTF-8 text"
+    )
+    listed = CliRunner().invoke(main, ["user", "list", "--store", url])
+    assert "no account yet" in listed.stderr, listed.stderr
