@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
 import pytest
 from kombu.exceptions import OperationalError
 
@@ -452,3 +453,23 @@ def test_idle_polls_are_spaced_to_the_batches_expected_time() -> None:
     assert ce.POLL_INTERVAL < ce.first_poll([short]) < ce.MAX_POLL_INTERVAL
     tiny = payload(4, limits=engine.Limits(nodes=50))  # 8 games at 50 nodes: a burst of results
     assert ce.first_poll([tiny, minute]) == ce.POLL_INTERVAL
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [
+        {"exc_type": "Crash", "exc_message": [orjson.loads("[" * 1000 + "]" * 1000)]},
+        orjson.loads("[" * 1000 + "]" * 1000),
+        {"exc_type": {"deep": orjson.loads("[" * 1000 + "]" * 1000)}, "exc_message": 7},
+    ],
+    ids=["message", "value", "type"],
+)
+def test_a_failure_nested_deeper_than_python_recurses_is_one_line(clock: FakeClock, stored: Any) -> None:
+    # Anyone who can write to the result backend can store such a FAILURE (orjson reads 1,023
+    # levels; str() of it recurses past Python's limit): the batch is refused, nothing raised.
+    ex, app = executor()
+    ex.submit(payload(0))
+    app.backend.metas[app.sent[0]["task_id"]] = {"status": "FAILURE", "result": stored}
+    (outcome,) = ex.completed(timeout=1)
+    assert outcome.worker is None and outcome.result is None
+    assert outcome.error is not None and len(outcome.error) <= 2 * 300 + 2 and "\n" not in outcome.error
