@@ -473,3 +473,28 @@ def test_a_failure_nested_deeper_than_python_recurses_is_one_line(clock: FakeClo
     (outcome,) = ex.completed(timeout=1)
     assert outcome.worker is None and outcome.result is None
     assert outcome.error is not None and len(outcome.error) <= 2 * 300 + 2 and "\n" not in outcome.error
+
+
+def test_a_workers_text_reaches_no_terminal_with_its_control_characters(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A refusal's reason sealed by an insider, or a FAILURE anyone wrote, becomes the error the
+    progress line, the run's failure and the logs print: escape sequences (a terminal's title,
+    clearing the screen) and direction overrides are spaces by then."""
+    monkeypatch.setenv("ARBITER_SECRET", "s3cret")
+    ex, app = executor()
+    ex.submit(payload(0))
+    ex.submit(payload(1))
+    ids = [s["task_id"] for s in app.sent]
+    nasty = "\x1b]0;pwned\x07\x1b[2J\u202eno"
+    body = {"refused": nasty, "kind": "payload", "worker": "w@a"}  # as an insider may seal it
+    app.backend.metas[ids[0]] = {
+        "status": "SUCCESS",
+        "result": seal(body, ids[0], "w@a", "", FleetKeys(b"s3cret").worker_key("w@a")),
+    }
+    app.backend.metas[ids[1]] = {"status": "FAILURE", "result": {"exc_type": nasty, "exc_message": [nasty]}}
+    outcomes = {o.batch_index: o for o in ex.completed(timeout=1)}
+    assert outcomes[0].refused_by_worker and outcomes[0].authenticated
+    for outcome in outcomes.values():
+        assert outcome.error is not None and "pwned" in outcome.error
+        assert not any(c in outcome.error for c in "\x1b\x07\u202e"), repr(outcome.error)

@@ -14,6 +14,8 @@ import orjson
 from celery.backends.base import Backend
 from celery.backends.redis import RedisBackend
 
+from coordinator.escape import terminal
+
 #: The status of a stored value that could not be decoded.
 UNDECODABLE = "UNDECODABLE"
 #: Longest text kept of a worker's error message or name.
@@ -50,7 +52,7 @@ def _one_line(value: Any) -> str:
     is, anything else by its type alone (a value from outside may nest deeper than ``str`` can
     recurse)."""
     shown = value if isinstance(value, str | int | float) else f"({type(value).__name__})"
-    text = " ".join(str(shown).split())
+    text = terminal(shown)  # no control character of anyone's reaches a terminal or a log
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
 
 

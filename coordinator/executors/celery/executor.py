@@ -59,6 +59,7 @@ from celery.utils.nodenames import worker_direct
 from kombu.exceptions import OperationalError
 
 import engine
+from coordinator.escape import terminal
 from coordinator.executors.base import BatchOutcome, Executor
 from coordinator.executors.celery.backend import (
     MAX_META_BYTES,
@@ -585,6 +586,8 @@ class CeleryExecutor(Executor):
         name = answer.worker[:MAX_WORKER_NAME] if answer.worker else None
         refused = refusal_reason(answer.body)
         reason, kind = refused if refused is not None else (None, None)
+        if reason is not None:  # shown on progress lines, in logs, in a failed run's error
+            reason = terminal(reason)
         if kind == "unsigned" and self.keys is None:  # what a coordinator without the secret can do
             reason = f"workers want signed payloads: set ${SECRET_ENV}"
         return BatchOutcome(
