@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import engine
+from coordinator.escape import terminal
 from coordinator.executors.base import BatchOutcome, Executor
 from coordinator.runs import Decision, RunState
 from coordinator.stats import SprtParams, SprtState, update_sprt, wdl_to_ldw
@@ -31,7 +32,7 @@ from coordinator.store.results import CheckedResult
 from coordinator.trust.answers import AnswerCheck, check_answer
 from wire.programs import EngineProgram
 from wire.protocol import BatchPayload, ResultReport
-from wire.sealing import digest
+from wire.sealing import MAX_REASON_TEXT, digest
 
 #: On this machine's pool, a batch refused this many times fails the run (it would block the
 #: prefix). On a fleet, a batch fails the run only once this many distinct workers, each proved by
@@ -344,7 +345,7 @@ class SprtRunner:
                 raise ValueError("the answer is for another payload than the one sent")
             checked = self.check(report, payload)
         except ValueError as e:
-            reason = " ".join(str(e).split())
+            reason = terminal(str(e))[:MAX_REASON_TEXT]  # one line, however much the answer held
             self.executor.quarantine(
                 outcome.worker, f"batch {outcome.batch_index} of run {self.run_id}: {reason}"
             )

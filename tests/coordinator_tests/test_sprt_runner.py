@@ -382,6 +382,42 @@ def test_workers_of_another_build_cannot_fail_a_run(tmp_path: Path, openings: li
             )  # fmt: skip
 
 
+class QuarantiningExecutor(ShuffledExecutor):
+    """Keeps the reasons workers were quarantined for."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.reasons: dict[str, str] = {}
+
+    def quarantine(self, worker: str | None, reason: str) -> None:
+        self.reasons[worker or "?"] = reason
+
+
+@pytest.mark.parametrize(
+    "bloat",
+    [{"pentanomial": [0] * 100_000}, {f"field{i}": 0 for i in range(10_000)}],
+    ids=["long-counts", "many-fields"],
+)
+def test_a_bloated_answer_is_refused_with_a_short_reason(
+    tmp_path: Path, openings: list[str], bloat: dict[str, Any]
+) -> None:
+    """An answer whose fields are huge is refused, and its worker quarantined, for a reason of a
+    line: the store's refusal log and the quarantine (repeated in every later refusal of the
+    worker) never keep megabytes of it."""
+    cfg = config(openings)
+    store, run_id = fresh_run(tmp_path, "bloated.db", cfg)
+    executor = QuarantiningExecutor(1)
+    runner = SprtRunner(store, run_id, cfg, executor, check=accept_standin_games)
+    runner.fill()
+    payload = runner.in_flight[0]
+    result = {"run_id": run_id, "batch_index": 0, "engine_version": payload.engine_version,
+              "pentanomial": [0, 0, 4, 0, 0], "wdl": [0, 8, 0], "games": [], **bloat}  # fmt: skip
+    runner.receive(BatchOutcome(run_id, 0, result=result, worker="w@a", authenticated=True))
+    [refused] = store.refusals(run_id)
+    assert len(refused.reason) <= 400 and ("pentanomial" in refused.reason or "field" in refused.reason)
+    assert len(executor.reasons["w@a"]) <= 400
+
+
 class TellingExecutor(ShuffledExecutor):
     """Tells ``told`` games played of each batch in flight, and of a batch of another run."""
 
