@@ -199,6 +199,7 @@ class CheckingExecutor(Executor):
     def completed(self, timeout: float | None = None) -> Iterator[BatchOutcome]:
         """Outcomes of the workers that need no check, and held ones a check proved (or refused)."""
         checks = self._finish_checks(timeout=0 if self.inner.in_flight() else timeout)
+        checks += self._refuse_quarantined()
         yield from checks
         wait = 0 if checks else timeout
         for outcome in self.inner.completed(timeout=wait):
@@ -417,8 +418,21 @@ class CheckingExecutor(Executor):
             self.verifier.submit(payload)
 
     def _under_check(self, held: _Held) -> bool:
-        """Whether ``held`` is still waiting for its check (not dropped or decided meanwhile)."""
-        return self._held.get(held.key) is held or self._audits.get(held.key) is held
+        """Whether ``held`` is still waiting for its check (not dropped or decided meanwhile, nor
+        of a worker quarantined meanwhile: a caught liar's answers cost no more replays)."""
+        waiting = self._held.get(held.key) is held or self._audits.get(held.key) is held
+        return waiting and held.worker not in self._quarantined
+
+    def _refuse_quarantined(self) -> list[BatchOutcome]:
+        """The held results of workers quarantined meanwhile, refused now, unchecked (an insider
+        that answered every batch it saw with made-up games would otherwise have the pool replay
+        each of them)."""
+        caught = [held for held in self._held.values() if held.worker in self._quarantined]
+        return [
+            out
+            for held in caught
+            for out in self._release(held.key, self._refused(held.outcome, held.worker))
+        ]
 
     def _finish_checks(self, timeout: float | None) -> list[BatchOutcome]:
         """Compare the checks that are done with the results they check (waiting up to

@@ -216,3 +216,20 @@ def test_every_result_of_a_new_worker_waits_for_the_pool_which_gets_them_in_turn
     assert second.batch_index == 2 and fleet.pool.sent[-1] == ("play", RUN, 3)
     [refused] = fleet.replay(played(3, None))  # its lie, caught
     assert refused.error is not None and "a" in fleet.checking.quarantined
+
+
+def test_a_caught_workers_held_results_are_refused_at_once_not_replayed() -> None:
+    """A new worker answers many batches at once (an insider can answer every task it sees with
+    legal, made-up games): all wait for the pool. Once its first replay catches it, the rest are
+    refused without costing the pool a replay each."""
+    fleet = Fleet({"a", "b"}, fraction=0.0)
+    fleet.pool.slots = 1
+    for batch in range(4):
+        assert fleet.answer(played(batch, "a", lie=True)) == []
+    assert fleet.pool.sent == [("play", RUN, 0)]
+    caught, *refused = fleet.replay(played(0, None))
+    assert "a" in fleet.checking.quarantined and caught.batch_index == 0 and caught.error is not None
+    assert sorted(o.batch_index for o in refused) == [1, 2, 3]
+    assert all(o.result is None and "not believed" in (o.error or "") for o in refused)
+    assert fleet.pool.sent == [("play", RUN, 0)]  # no replay spent on them
+    assert fleet.checking.in_flight() == 0
