@@ -498,3 +498,19 @@ def test_a_workers_text_reaches_no_terminal_with_its_control_characters(
     for outcome in outcomes.values():
         assert outcome.error is not None and "pwned" in outcome.error
         assert not any(c in outcome.error for c in "\x1b\x07\u202e"), repr(outcome.error)
+
+
+def test_attempts_forged_revoked_are_sent_again_ever_more_slowly(clock: FakeClock) -> None:
+    """Anyone who can write to the result backend can mark every attempt REVOKED as soon as it is
+    sent: each is sent again, after a first at once ever more slowly (as refused ones), so that
+    the forger can neither flood the queue nor push the attempt a worker plays out of the watch
+    (which revokes it, killing the play)."""
+    ex, app = executor(lease=60)
+    ex.submit(payload(0))
+    start = clock.now
+    while clock.now - start < 5:
+        for sent in app.sent:
+            app.backend.metas[sent["task_id"]] = {"status": "REVOKED", "result": None}
+        assert list(ex.completed(timeout=0.1)) == []
+    assert 2 <= len(app.sent) <= 10
+    assert app.sent[0]["task_id"] not in app.control.revoked  # still watched: its answer would count

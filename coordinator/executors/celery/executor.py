@@ -193,6 +193,8 @@ class _Job:
     lease: float
     attempts: list[_Attempt] = field(default_factory=list)
     refusals: int = 0
+    #: Times every attempt of the batch was dropped (REVOKED) before its lease ran out.
+    drops: int = 0
     #: The one worker the batch is for (a spot check), or None for any worker of its version.
     node: str | None = None
     #: A worker the next attempt goes to first (another than one that refused the batch).
@@ -401,11 +403,17 @@ class CeleryExecutor(Executor):
             job.prefer = others[(payload.batch_index + job.refusals) % len(others)] if others else None
         self._watch(job)
         if job.refusals > 1:
-            delay = min(job.lease / 8, MAX_RETRY_DELAY, RETRY_DELAY * 2 ** (job.refusals - 2))
-            now = time.monotonic()
-            job.attempts.append(_Attempt(task_id="", sent_at=now, deadline=now + delay, sent=False))
+            self._send_later(job, job.refusals)
         elif fresh or job.refusals == 1:
             self._send(job)
+
+    def _send_later(self, job: _Job, times: int) -> None:
+        """Send ``job``'s next attempt (its ``times``-th after a refusal or drop) after
+        :data:`RETRY_DELAY`, doubling with each, up to an eighth of its lease and
+        :data:`MAX_RETRY_DELAY`."""
+        delay = min(job.lease / 8, MAX_RETRY_DELAY, RETRY_DELAY * 2 ** (times - 2))
+        now = time.monotonic()
+        job.attempts.append(_Attempt(task_id="", sent_at=now, deadline=now + delay, sent=False))
 
     def _watch(self, job: _Job) -> None:
         """Put ``job`` in flight."""
@@ -446,10 +454,18 @@ class CeleryExecutor(Executor):
             self._discard([job.attempts.pop(0)])
 
     def _resend_if_due(self, job: _Job, now: float) -> None:
-        """Send ``job`` again if its newest attempt's lease ran out (or every attempt was dropped)."""
+        """Send ``job`` again if its newest attempt's lease ran out, or every attempt was dropped
+        (at once the first time, then ever more slowly: anyone who can write to the result
+        backend can mark each attempt REVOKED, and must not push the attempt a worker plays out of
+        the watch, or flood the queue)."""
         newest = job.attempts[-1]
-        if now < newest.deadline and not all(a.dropped for a in job.attempts):
-            return
+        if now < newest.deadline:
+            if not all(a.dropped for a in job.attempts):
+                return
+            job.drops += 1
+            if job.drops > 1:
+                self._send_later(job, job.drops)
+                return
         if newest.sent:
             run_id, index = job.key
             log.warning(
