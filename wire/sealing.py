@@ -50,8 +50,9 @@ MAX_REASON_TEXT = 300
 CREDENTIAL_PREFIX = "arbiter-worker-key:"
 #: The prefix credentials printed by earlier versions have, still read.
 OLD_CREDENTIAL_PREFIXES = ("arbiter-worker-1:",)
-#: A node name a key can be made for: Celery's ``name@host``, nothing expanded later.
-NODE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}@[A-Za-z0-9_.-]{1,150}$")
+#: A node name a key can be made for: Celery's ``name@host``, nothing expanded later (matched
+#: whole: ``$`` would let a final newline pass).
+NODE_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}@[A-Za-z0-9_.-]{1,150}")
 
 _SIGNING_LABEL = b"arbiter payload signing key 1"
 _WORKER_LABEL = b"arbiter worker key 1\n"
@@ -73,7 +74,7 @@ def _mac(key: bytes, task_id: str, worker: str, payload: str, body: str) -> str:
 
 def check_node_name(node: str) -> str:
     """``node`` if a key can be made for it; ValueError saying what a node name looks like."""
-    if not NODE_NAME.match(node):
+    if not NODE_NAME.fullmatch(node):
         raise ValueError(
             f"worker name {node!r}: expected a Celery node name like w1@host (letters, digits, '_.-', "
             "one '@', nothing to expand such as %h)"

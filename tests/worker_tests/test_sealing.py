@@ -133,7 +133,7 @@ def test_a_broken_credential_is_one_clear_error_without_the_key(text: str) -> No
 
 def test_node_names_a_key_can_be_made_for() -> None:
     keys = FleetKeys(MASTER)
-    for bad in ("w1", "w1@%h", "w 1@host", "@host", "w1@", "a" * 101 + "@h"):
+    for bad in ("w1", "w1@%h", "w 1@host", "@host", "w1@", "a" * 101 + "@h", "w1@host\n"):
         with pytest.raises(ValueError):
             keys.credential(bad)
     assert keys.worker_key("w1@a") != keys.worker_key("w1@b")
