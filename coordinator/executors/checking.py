@@ -486,6 +486,7 @@ class CheckingExecutor(Executor):
             return []
         if held.worker in self.quarantined:
             return self._release(key, self._refused(held.outcome, held.worker))
+        self._blame_interloper(check, held)
         from_peer = check.worker == held.peer and (check.authenticated or not self.answers_sealed)
         of_payload = check.played is None or check.played == digest(held.payload.text)
         games = games_of(check.result) if check.error is None and from_peer and of_payload else None
@@ -503,6 +504,17 @@ class CheckingExecutor(Executor):
         held.peer_games = games or []
         self._replay(held)
         return []
+
+    def _blame_interloper(self, check: BatchOutcome, held: _Held) -> None:
+        """Quarantine a worker whose key proves it answered the spot check sent to another
+        (``held.peer``) with a result, or in another's name: an honest worker refuses a task
+        addressed to another (:func:`wire.sealing.addressee`), so its taker meant to spoil the
+        check, or to have this machine's pool play the batch in the peer's place."""
+        where = f"batch {check.batch_index} of run {check.run_id}"
+        if check.impostor:
+            self.quarantine(check.worker, f"spot check of {where}: {check.error}")
+        elif check.authenticated and check.worker not in (None, held.peer) and check.error is None:
+            self.quarantine(check.worker, f"answered the spot check of {where} sent to {held.peer}")
 
     def _judged(self, held: _Held, replay: BatchOutcome) -> list[BatchOutcome]:
         """This machine's play of a held batch: whoever differs from it lied; a batch it could not

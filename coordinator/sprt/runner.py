@@ -43,10 +43,10 @@ from wire.sealing import MAX_REASON_TEXT, digest
 MAX_ATTEMPTS = 3
 MIN_REFUSERS = 2
 #: Refusals that say how a batch reached a worker, not what the batch is: a payload whose
-#: signature failed (a forger's), and one handed to a worker of another engine build (batches go
-#: only to this build's queue: anyone who can write to the broker can copy a genuine task message
-#: to another build's workers). They never count toward failing a run.
-NOT_OF_THE_BATCH = frozenset({"unsigned", "version"})
+#: signature failed (a forger's), and one handed to a worker of another engine build, or to
+#: another worker than the one it is addressed to (anyone who can write to the broker can copy a
+#: genuine task message to any worker's queue). They never count toward failing a run.
+NOT_OF_THE_BATCH = frozenset({"unsigned", "version", "address"})
 #: How long to wait for a result before reporting progress anyway (seconds).
 POLL_SECONDS = 0.5
 #: The counted prefix is saved at most this often while it grows (seconds).

@@ -25,7 +25,7 @@ from coordinator.executors.options import ExecutorOptions
 from coordinator.executors.select import make_executor
 from wire.programs import BUILD_TIMEOUT, BuildSpec, EngineProgram
 from wire.protocol import BatchPayload
-from wire.sealing import FleetKeys, refusal, seal
+from wire.sealing import FleetKeys, addressee, refusal, seal
 
 
 class FakeClock:
@@ -514,3 +514,12 @@ def test_attempts_forged_revoked_are_sent_again_ever_more_slowly(clock: FakeCloc
         assert list(ex.completed(timeout=0.1)) == []
     assert 2 <= len(app.sent) <= 10
     assert app.sent[0]["task_id"] not in app.control.revoked  # still watched: its answer would count
+
+
+def test_a_spot_check_is_addressed_to_its_peer_and_other_batches_to_nobody(clock: FakeClock) -> None:
+    ex, app = executor()
+    ex.submit(payload(0))
+    ex.submit_to(payload(1), "peer@b")
+    anyone, check = app.sent
+    assert addressee(anyone["task_id"]) is None
+    assert addressee(check["task_id"]) == "peer@b" and check["queue"].name == "peer@b.dq2"

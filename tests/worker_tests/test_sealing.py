@@ -13,6 +13,8 @@ import engine
 from wire.sealing import (
     SECRET_ENV,
     FleetKeys,
+    addressed,
+    addressee,
     digest,
     fleet_keys,
     read_credential,
@@ -171,3 +173,23 @@ def test_a_master_secret_that_is_not_utf8_is_taken_as_its_bytes() -> None:
     assert keys is not None
     assert keys.credential("w@h") == FleetKeys(b"\xff\xfesecret").credential("w@h")
     assert fleet_keys({SECRET_ENV: "plain"}) is not None and fleet_keys({}) is None
+
+
+def test_a_task_addressed_to_another_worker_is_refused_unplayed() -> None:
+    """A spot check's task names the one worker it is for, under the coordinator's signature: a
+    copy someone put on another worker's queue is refused there (kind ``address``), unplayed."""
+    keys = FleetKeys(MASTER)
+    credential = read_credential(keys.credential(NODE))
+    plays: list[Any] = []
+
+    def spy(data: Any, worker: str) -> dict[str, Any]:
+        plays.append(data)
+        return played(data, worker)
+
+    for_other, for_me = addressed("task-1", "w2@host"), addressed("task-2", NODE)
+    assert addressee(for_other) == "w2@host" and addressee("task-3") is None
+    answer = answer_task(task_message("{}", keys, for_other), for_other, NODE, credential, answer=spy)
+    reason = refusal_reason(unseal(answer, for_other, keys).body)
+    assert reason is not None and reason[1] == "address" and "w2@host" in reason[0] and plays == []
+    answer_task(task_message("{}", keys, for_me), for_me, NODE, credential, answer=spy)
+    assert plays == [{}]

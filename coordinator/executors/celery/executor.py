@@ -89,6 +89,7 @@ from wire.progress import PROGRESS_STATE, games_played
 from wire.protocol import MAX_WORKER_NAME, TASK_NAME, BatchPayload
 from wire.sealing import (
     SECRET_ENV,
+    addressed,
     digest,
     fleet_keys,
     refusal_reason,
@@ -423,7 +424,7 @@ class CeleryExecutor(Executor):
     def _send(self, job: _Job) -> None:
         """Publish one more attempt of ``job``, forgetting its expired and unsent ones."""
         now = time.monotonic()
-        task_id = str(uuid.uuid4())
+        task_id = addressed(str(uuid.uuid4()), job.node)  # a spot check: its peer's alone
         expires = EXPIRY_LEASES * job.lease
         run_id, index = job.key
         attempt = _Attempt(task_id=task_id, sent_at=now, deadline=now + job.lease, expires_at=now + expires)
