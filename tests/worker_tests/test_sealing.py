@@ -36,6 +36,17 @@ def played(data: Any, worker: str) -> dict[str, Any]:
     return {"echo": data, "worker": worker}
 
 
+class Spy:
+    """:func:`played`, keeping what it was given to play."""
+
+    def __init__(self) -> None:
+        self.plays: list[Any] = []
+
+    def __call__(self, data: Any, worker: str) -> dict[str, Any]:
+        self.plays.append(data)
+        return played(data, worker)
+
+
 def test_an_answer_binds_task_worker_and_payload() -> None:
     keys = FleetKeys(MASTER)
     credential = worker_keys({"ARBITER_WORKER_KEY": keys.credential(NODE)})
@@ -68,11 +79,7 @@ def test_an_answer_binds_task_worker_and_payload() -> None:
 def test_a_payload_not_signed_for_its_task_is_refused_unplayed() -> None:
     keys = FleetKeys(MASTER)
     credential = read_credential(keys.credential(NODE))
-    plays: list[Any] = []
-
-    def spy(data: Any, worker: str) -> dict[str, Any]:
-        plays.append(data)
-        return played(data, worker)
+    spy = Spy()
 
     good = task_message('{"batch": 1}', keys, "task-1")
     cases = {
@@ -87,9 +94,9 @@ def test_a_payload_not_signed_for_its_task_is_refused_unplayed() -> None:
         assert opened.authenticated, name  # the refusal itself is this worker's, sealed
         reason = refusal_reason(opened.body)
         assert reason is not None and reason[1] == "unsigned" and "not signed" in reason[0], name
-    assert plays == []
+    assert spy.plays == []
     answer_task(good, "task-1", NODE, credential, answer=spy)
-    assert plays == [{"batch": 1}]
+    assert spy.plays == [{"batch": 1}]
 
 
 def test_a_credential_signs_as_its_node_only() -> None:
@@ -180,16 +187,12 @@ def test_a_task_addressed_to_another_worker_is_refused_unplayed() -> None:
     copy someone put on another worker's queue is refused there (kind ``address``), unplayed."""
     keys = FleetKeys(MASTER)
     credential = read_credential(keys.credential(NODE))
-    plays: list[Any] = []
-
-    def spy(data: Any, worker: str) -> dict[str, Any]:
-        plays.append(data)
-        return played(data, worker)
+    spy = Spy()
 
     for_other, for_me = addressed("task-1", "w2@host"), addressed("task-2", NODE)
     assert addressee(for_other) == "w2@host" and addressee("task-3") is None
     answer = answer_task(task_message("{}", keys, for_other), for_other, NODE, credential, answer=spy)
     reason = refusal_reason(unseal(answer, for_other, keys).body)
-    assert reason is not None and reason[1] == "address" and "w2@host" in reason[0] and plays == []
+    assert reason is not None and reason[1] == "address" and "w2@host" in reason[0] and spy.plays == []
     answer_task(task_message("{}", keys, for_me), for_me, NODE, credential, answer=spy)
-    assert plays == [{}]
+    assert spy.plays == [{}]
