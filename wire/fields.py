@@ -11,6 +11,9 @@ from typing import Any
 #: Above this a count or index is not one any run could make (and would overflow the store).
 MAX_INT = 2**63 - 1
 
+#: Unknown fields an error names at most (the rest it counts).
+SHOWN_FIELDS = 5
+
 #: Weights as the wire carries them: ``{"name": value}``.
 Weights = dict[str, int]
 
@@ -64,7 +67,8 @@ def check_object(
     known = set(required) | set(optional)
     unknown = sorted(str(key) for key in value if key not in known)
     if unknown:
-        raise ValueError(f"{name}: unknown field(s) {', '.join(unknown)}")
+        more = f" and {len(unknown) - SHOWN_FIELDS} more" if len(unknown) > SHOWN_FIELDS else ""
+        raise ValueError(f"{name}: unknown field(s) {', '.join(unknown[:SHOWN_FIELDS])}{more}")
     return value
 
 
@@ -72,9 +76,11 @@ def check_counts(value: Any, length: int, name: str) -> list[int]:
     """``value`` as a list of ``length`` non-negative integer counts."""
     counts = check_list(value, name)
     if len(counts) != length:
-        raise ValueError(f"{name}: expected a list of {length} counts, got {value!r}")
-    if not all(isinstance(v, int) and not isinstance(v, bool) and 0 <= v <= MAX_INT for v in counts):
-        raise ValueError(f"{name}: expected non-negative integer counts, got {value!r}")
+        raise ValueError(f"{name}: expected a list of {length} counts, got {len(counts)} items")
+    for v in counts:
+        if not isinstance(v, int) or isinstance(v, bool) or not 0 <= v <= MAX_INT:
+            shown = v if isinstance(v, int) else type(v).__name__
+            raise ValueError(f"{name}: expected non-negative integer counts, got {shown}")
     return list(counts)
 
 

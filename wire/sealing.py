@@ -50,8 +50,9 @@ MAX_REASON_TEXT = 300
 CREDENTIAL_PREFIX = "arbiter-worker-key:"
 #: The prefix credentials printed by earlier versions have, still read.
 OLD_CREDENTIAL_PREFIXES = ("arbiter-worker-1:",)
-#: A node name a key can be made for: Celery's ``name@host``, nothing expanded later.
-NODE_NAME = re.compile(r"^[A-Za-z0-9_.-]{1,100}@[A-Za-z0-9_.-]{1,150}$")
+#: A node name a key can be made for: Celery's ``name@host``, nothing expanded later (matched
+#: whole: ``$`` would let a final newline pass).
+NODE_NAME = re.compile(r"[A-Za-z0-9_.-]{1,100}@[A-Za-z0-9_.-]{1,150}")
 
 _SIGNING_LABEL = b"arbiter payload signing key 1"
 _WORKER_LABEL = b"arbiter worker key 1\n"
@@ -73,7 +74,7 @@ def _mac(key: bytes, task_id: str, worker: str, payload: str, body: str) -> str:
 
 def check_node_name(node: str) -> str:
     """``node`` if a key can be made for it; ValueError saying what a node name looks like."""
-    if not NODE_NAME.match(node):
+    if not NODE_NAME.fullmatch(node):
         raise ValueError(
             f"worker name {node!r}: expected a Celery node name like w1@host (letters, digits, '_.-', "
             "one '@', nothing to expand such as %h)"
@@ -179,6 +180,24 @@ def read_credential(text: str) -> WorkerKeys:
 # what crosses the broker ----------------------------------------------------------------------
 
 
+#: What joins a task id to the one worker it is addressed to (a spot check sent to that worker's
+#: direct queue). The id is signed with the payload, so nobody can change the address; a worker
+#: refuses a task addressed to another (a copy someone put on its queue), and any other worker's
+#: result for it is a worker's that took what was not sent to it.
+ADDRESS_SEP = "/"
+
+
+def addressed(task_id: str, node: str | None) -> str:
+    """``task_id`` addressed to worker ``node`` (unchanged for None: any worker may play it)."""
+    return task_id if node is None else f"{task_id}{ADDRESS_SEP}{node}"
+
+
+def addressee(task_id: str) -> str | None:
+    """The worker a task id is addressed to, or None."""
+    _, sep, node = task_id.partition(ADDRESS_SEP)
+    return node if sep else None
+
+
 def task_message(payload: str, keys: FleetKeys | None, task_id: str) -> dict[str, Any]:
     """The argument of a batch's task: the payload's JSON text and the coordinator's signature of
     it for this task (None without keys)."""
@@ -255,7 +274,8 @@ def sealed_by(value: Any, task_id: str, keys: FleetKeys, candidates: Iterable[st
 def refusal(reason: str, worker: str | None, kind: str = "payload") -> dict[str, Any]:
     """A worker's answer for a batch it will not play, and why: ``kind`` says whose doing that is
     (``unsigned``: the payload's signature did not verify, nobody's fault but a forger's;
-    ``version``: another engine; ``payload``: a payload it cannot read; ``program``: it cannot
+    ``address``: the task is addressed to another worker, a copier's doing; ``version``: another
+    engine; ``payload``: a payload it cannot read; ``program``: it cannot
     run an engine the payload names)."""
     return {"refused": " ".join(reason.split())[:MAX_REASON_TEXT], "kind": kind, "worker": worker}
 

@@ -20,7 +20,7 @@ import engine
 from wire.programs import ProgramError
 from wire.progress import Report
 from wire.protocol import PAIR_COLORS, BatchPayload, BatchResult, Color, GameRecord, number_list
-from wire.sealing import WorkerKeys, digest, refusal, seal
+from wire.sealing import WorkerKeys, addressee, digest, refusal, seal
 from wire.speed import scaled
 from wire.tally import tally
 from worker.builds import BuildError
@@ -220,6 +220,10 @@ def answer_task(
     if keys is not None and not keys.verify(task_id, text, message.get("signature")):
         why = "the payload is not signed by this fleet's coordinator for this task"
         return seal(refusal(why, worker, kind="unsigned"), task_id, worker, played, key)
+    to = addressee(task_id)
+    if to is not None and to != worker:
+        why = f"the task is addressed to worker {to}, not to this one"
+        return seal(refusal(why, worker, kind="address"), task_id, worker, played, key)
     try:
         data = orjson.loads(text)
     except orjson.JSONDecodeError:

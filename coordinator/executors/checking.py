@@ -199,6 +199,7 @@ class CheckingExecutor(Executor):
     def completed(self, timeout: float | None = None) -> Iterator[BatchOutcome]:
         """Outcomes of the workers that need no check, and held ones a check proved (or refused)."""
         checks = self._finish_checks(timeout=0 if self.inner.in_flight() else timeout)
+        checks += self._refuse_quarantined()
         yield from checks
         wait = 0 if checks else timeout
         for outcome in self.inner.completed(timeout=wait):
@@ -417,8 +418,21 @@ class CheckingExecutor(Executor):
             self.verifier.submit(payload)
 
     def _under_check(self, held: _Held) -> bool:
-        """Whether ``held`` is still waiting for its check (not dropped or decided meanwhile)."""
-        return self._held.get(held.key) is held or self._audits.get(held.key) is held
+        """Whether ``held`` is still waiting for its check (not dropped or decided meanwhile, nor
+        of a worker quarantined meanwhile: a caught liar's answers cost no more replays)."""
+        waiting = self._held.get(held.key) is held or self._audits.get(held.key) is held
+        return waiting and held.worker not in self._quarantined
+
+    def _refuse_quarantined(self) -> list[BatchOutcome]:
+        """The held results of workers quarantined meanwhile, refused now, unchecked (an insider
+        that answered every batch it saw with made-up games would otherwise have the pool replay
+        each of them)."""
+        caught = [held for held in self._held.values() if held.worker in self._quarantined]
+        return [
+            out
+            for held in caught
+            for out in self._release(held.key, self._refused(held.outcome, held.worker))
+        ]
 
     def _finish_checks(self, timeout: float | None) -> list[BatchOutcome]:
         """Compare the checks that are done with the results they check (waiting up to
@@ -472,6 +486,7 @@ class CheckingExecutor(Executor):
             return []
         if held.worker in self.quarantined:
             return self._release(key, self._refused(held.outcome, held.worker))
+        self._blame_interloper(check, held)
         from_peer = check.worker == held.peer and (check.authenticated or not self.answers_sealed)
         of_payload = check.played is None or check.played == digest(held.payload.text)
         games = games_of(check.result) if check.error is None and from_peer and of_payload else None
@@ -489,6 +504,17 @@ class CheckingExecutor(Executor):
         held.peer_games = games or []
         self._replay(held)
         return []
+
+    def _blame_interloper(self, check: BatchOutcome, held: _Held) -> None:
+        """Quarantine a worker whose key proves it answered the spot check sent to another
+        (``held.peer``) with a result, or in another's name: an honest worker refuses a task
+        addressed to another (:func:`wire.sealing.addressee`), so its taker meant to spoil the
+        check, or to have this machine's pool play the batch in the peer's place."""
+        where = f"batch {check.batch_index} of run {check.run_id}"
+        if check.impostor:
+            self.quarantine(check.worker, f"spot check of {where}: {check.error}")
+        elif check.authenticated and check.worker not in (None, held.peer) and check.error is None:
+            self.quarantine(check.worker, f"answered the spot check of {where} sent to {held.peer}")
 
     def _judged(self, held: _Held, replay: BatchOutcome) -> list[BatchOutcome]:
         """This machine's play of a held batch: whoever differs from it lied; a batch it could not

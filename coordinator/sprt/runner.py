@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from typing import Protocol
 
 import engine
+from coordinator.escape import terminal
 from coordinator.executors.base import BatchOutcome, Executor
 from coordinator.runs import Decision, RunState
 from coordinator.stats import SprtParams, SprtState, update_sprt, wdl_to_ldw
@@ -31,7 +32,7 @@ from coordinator.store.results import CheckedResult
 from coordinator.trust.answers import AnswerCheck, check_answer
 from wire.programs import EngineProgram
 from wire.protocol import BatchPayload, ResultReport
-from wire.sealing import digest
+from wire.sealing import MAX_REASON_TEXT, digest
 
 #: On this machine's pool, a batch refused this many times fails the run (it would block the
 #: prefix). On a fleet, a batch fails the run only once this many distinct workers, each proved by
@@ -41,6 +42,11 @@ from wire.sealing import digest
 #: another worker.
 MAX_ATTEMPTS = 3
 MIN_REFUSERS = 2
+#: Refusals that say how a batch reached a worker, not what the batch is: a payload whose
+#: signature failed (a forger's), and one handed to a worker of another engine build, or to
+#: another worker than the one it is addressed to (anyone who can write to the broker can copy a
+#: genuine task message to any worker's queue). They never count toward failing a run.
+NOT_OF_THE_BATCH = frozenset({"unsigned", "version", "address"})
 #: How long to wait for a result before reporting progress anyway (seconds).
 POLL_SECONDS = 0.5
 #: The counted prefix is saved at most this often while it grows (seconds).
@@ -339,7 +345,7 @@ class SprtRunner:
                 raise ValueError("the answer is for another payload than the one sent")
             checked = self.check(report, payload)
         except ValueError as e:
-            reason = " ".join(str(e).split())
+            reason = terminal(str(e))[:MAX_REASON_TEXT]  # one line, however much the answer held
             self.executor.quarantine(
                 outcome.worker, f"batch {outcome.batch_index} of run {self.run_id}: {reason}"
             )
@@ -353,8 +359,9 @@ class SprtRunner:
         by :data:`MAX_ATTEMPTS` distinct workers proved by their keys (by every live worker when
         fewer are up, but at least :data:`MIN_REFUSERS`). A result refused here (a lie, a
         quarantined worker's, anyone's forged write), a refusal that names nobody, and a worker's
-        refusal of a payload whose signature failed (a forger's doing) say nothing of the batch:
-        it is sent again (and the run waits for a worker when none is up)."""
+        refusal of a payload whose signature failed or that asks for another build
+        (:data:`NOT_OF_THE_BATCH`) say nothing of the batch: it is sent again (and the run waits
+        for a worker when none is up)."""
         live = self.executor.live_workers()
         if live is None:
             return attempts >= MAX_ATTEMPTS
@@ -364,12 +371,12 @@ class SprtRunner:
     def _note_refusal(self, index: int, outcome: BatchOutcome, reason: str) -> None:
         """Remember a worker's own refusal of batch ``index``: the next attempt avoids it, and it
         counts toward failing the run only when its seal proves who sent it (or nothing can be
-        proved on this fleet) and its payload was the coordinator's."""
+        proved on this fleet) and it speaks of the batch (not :data:`NOT_OF_THE_BATCH`)."""
         if not outcome.refused_by_worker or outcome.worker is None:
             return
         self.avoid[index] = outcome.worker
         proved = outcome.authenticated or not self.executor.answers_sealed
-        if proved and outcome.refusal_kind != "unsigned":
+        if proved and outcome.refusal_kind not in NOT_OF_THE_BATCH:
             self.refusers.setdefault(index, {}).setdefault(reason, set()).add(outcome.worker)
 
     def receive(self, outcome: BatchOutcome) -> None:

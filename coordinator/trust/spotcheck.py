@@ -31,13 +31,6 @@ import engine
 from coordinator.trust.answers import check_answer
 from wire.protocol import COMPARED_FIELDS, BatchPayload, BatchResult, ResultReport, move_list
 
-#: In a timed batch, neither side may have searched more than this many times as many nodes as
-#: the other (both have the same clock): a worker claiming small budgets for one side, to weaken
-#: it in the check, is refused.
-MAX_BUDGET_RATIO = 3.0
-#: Below this many nodes per side in a batch the ratio says nothing (a very short batch).
-MIN_BUDGET_NODES = 10_000
-
 
 def checkable_by_replaying(payload: BatchPayload) -> bool:
     """Whether a batch's games are the same every time it is played (node and depth limits): a
@@ -71,40 +64,15 @@ def games_of(result: Any) -> list[dict[str, Any]] | None:
     return [{k: g.get(k) for k in COMPARED_FIELDS} for g in games]
 
 
-def check_budgets(payload: BatchPayload, result: BatchResult) -> None:
-    """ValueError unless a timed result's budgets fit its games: one per move, and, between two
-    sides of the built-in engine, neither credited with far fewer nodes than the other (see
-    :data:`MAX_BUDGET_RATIO`; programs search at speeds of their own)."""
-    if payload.limits.deterministic:
-        return
-    per_side = {"candidate": 0, "baseline": 0}
-    for i, record in enumerate(result.games):
-        budgets = record.budget_list()
-        if len(budgets) != record.plies:
-            raise ValueError(f"games[{i}]: {len(budgets)} node budgets for {record.plies} moves")
-        first = "white" if record.opening.endswith(" w") else "black"  # who moves at ply 0
-        for ply, budget in enumerate(budgets):
-            side = "candidate" if (ply % 2 == 0) == (record.candidate_color == first) else "baseline"
-            per_side[side] += budget
-    low, high = sorted(per_side.values())
-    if not payload.has_programs and high >= MIN_BUDGET_NODES and high > MAX_BUDGET_RATIO * max(low, 1):
-        raise ValueError(
-            f"budgets: the candidate searched {per_side['candidate']} nodes and the baseline "
-            f"{per_side['baseline']} under the same clock"
-        )
-
-
 def plausible(payload: BatchPayload, result: Any) -> BatchResult | None:
     """``result`` parsed, if it passes the checks every result must pass (no check is spent on the
     others: the runner refuses them with the reason)."""
     try:
         report = ResultReport.from_json(result)
         check_answer(report, payload)
-        checked = BatchResult.from_report(report)  # its records as objects, for their budgets
-        check_budgets(payload, checked)
+        return BatchResult.from_report(report)
     except ValueError:
         return None
-    return checked
 
 
 def first_difference(sent: Any, replayed: Any) -> str:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
+import orjson
 import pytest
 from kombu.exceptions import OperationalError
 
@@ -24,7 +25,7 @@ from coordinator.executors.options import ExecutorOptions
 from coordinator.executors.select import make_executor
 from wire.programs import BUILD_TIMEOUT, BuildSpec, EngineProgram
 from wire.protocol import BatchPayload
-from wire.sealing import FleetKeys, refusal, seal
+from wire.sealing import FleetKeys, addressee, refusal, seal
 
 
 class FakeClock:
@@ -452,3 +453,73 @@ def test_idle_polls_are_spaced_to_the_batches_expected_time() -> None:
     assert ce.POLL_INTERVAL < ce.first_poll([short]) < ce.MAX_POLL_INTERVAL
     tiny = payload(4, limits=engine.Limits(nodes=50))  # 8 games at 50 nodes: a burst of results
     assert ce.first_poll([tiny, minute]) == ce.POLL_INTERVAL
+
+
+@pytest.mark.parametrize(
+    "stored",
+    [
+        {"exc_type": "Crash", "exc_message": [orjson.loads("[" * 1000 + "]" * 1000)]},
+        orjson.loads("[" * 1000 + "]" * 1000),
+        {"exc_type": {"deep": orjson.loads("[" * 1000 + "]" * 1000)}, "exc_message": 7},
+    ],
+    ids=["message", "value", "type"],
+)
+def test_a_failure_nested_deeper_than_python_recurses_is_one_line(clock: FakeClock, stored: Any) -> None:
+    # Anyone who can write to the result backend can store such a FAILURE (orjson reads 1,023
+    # levels; str() of it recurses past Python's limit): the batch is refused, nothing raised.
+    ex, app = executor()
+    ex.submit(payload(0))
+    app.backend.metas[app.sent[0]["task_id"]] = {"status": "FAILURE", "result": stored}
+    (outcome,) = ex.completed(timeout=1)
+    assert outcome.worker is None and outcome.result is None
+    assert outcome.error is not None and len(outcome.error) <= 2 * 300 + 2 and "\n" not in outcome.error
+
+
+def test_a_workers_text_reaches_no_terminal_with_its_control_characters(
+    clock: FakeClock, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A refusal's reason sealed by an insider, or a FAILURE anyone wrote, becomes the error the
+    progress line, the run's failure and the logs print: escape sequences (a terminal's title,
+    clearing the screen) and direction overrides are spaces by then."""
+    monkeypatch.setenv("ARBITER_SECRET", "s3cret")
+    ex, app = executor()
+    ex.submit(payload(0))
+    ex.submit(payload(1))
+    ids = [s["task_id"] for s in app.sent]
+    nasty = "\x1b]0;pwned\x07\x1b[2J\u202eno"
+    body = {"refused": nasty, "kind": "payload", "worker": "w@a"}  # as an insider may seal it
+    app.backend.metas[ids[0]] = {
+        "status": "SUCCESS",
+        "result": seal(body, ids[0], "w@a", "", FleetKeys(b"s3cret").worker_key("w@a")),
+    }
+    app.backend.metas[ids[1]] = {"status": "FAILURE", "result": {"exc_type": nasty, "exc_message": [nasty]}}
+    outcomes = {o.batch_index: o for o in ex.completed(timeout=1)}
+    assert outcomes[0].refused_by_worker and outcomes[0].authenticated
+    for outcome in outcomes.values():
+        assert outcome.error is not None and "pwned" in outcome.error
+        assert not any(c in outcome.error for c in "\x1b\x07\u202e"), repr(outcome.error)
+
+
+def test_attempts_forged_revoked_are_sent_again_ever_more_slowly(clock: FakeClock) -> None:
+    """Anyone who can write to the result backend can mark every attempt REVOKED as soon as it is
+    sent: each is sent again, after a first at once ever more slowly (as refused ones), so that
+    the forger can neither flood the queue nor push the attempt a worker plays out of the watch
+    (which revokes it, killing the play)."""
+    ex, app = executor(lease=60)
+    ex.submit(payload(0))
+    start = clock.now
+    while clock.now - start < 5:
+        for sent in app.sent:
+            app.backend.metas[sent["task_id"]] = {"status": "REVOKED", "result": None}
+        assert list(ex.completed(timeout=0.1)) == []
+    assert 2 <= len(app.sent) <= 10
+    assert app.sent[0]["task_id"] not in app.control.revoked  # still watched: its answer would count
+
+
+def test_a_spot_check_is_addressed_to_its_peer_and_other_batches_to_nobody(clock: FakeClock) -> None:
+    ex, app = executor()
+    ex.submit(payload(0))
+    ex.submit_to(payload(1), "peer@b")
+    anyone, check = app.sent
+    assert addressee(anyone["task_id"]) is None
+    assert addressee(check["task_id"]) == "peer@b" and check["queue"].name == "peer@b.dq2"

@@ -216,3 +216,39 @@ def test_every_result_of_a_new_worker_waits_for_the_pool_which_gets_them_in_turn
     assert second.batch_index == 2 and fleet.pool.sent[-1] == ("play", RUN, 3)
     [refused] = fleet.replay(played(3, None))  # its lie, caught
     assert refused.error is not None and "a" in fleet.checking.quarantined
+
+
+def test_a_caught_workers_held_results_are_refused_at_once_not_replayed() -> None:
+    """A new worker answers many batches at once (an insider can answer every task it sees with
+    legal, made-up games): all wait for the pool. Once its first replay catches it, the rest are
+    refused without costing the pool a replay each."""
+    fleet = Fleet({"a", "b"}, fraction=0.0)
+    fleet.pool.slots = 1
+    for batch in range(4):
+        assert fleet.answer(played(batch, "a", lie=True)) == []
+    assert fleet.pool.sent == [("play", RUN, 0)]
+    caught, *refused = fleet.replay(played(0, None))
+    assert "a" in fleet.checking.quarantined and caught.batch_index == 0 and caught.error is not None
+    assert sorted(o.batch_index for o in refused) == [1, 2, 3]
+    assert all(o.result is None and "not believed" in (o.error or "") for o in refused)
+    assert fleet.pool.sent == [("play", RUN, 0)]  # no replay spent on them
+    assert fleet.checking.in_flight() == 0
+
+
+def test_a_worker_answering_a_spot_check_sent_to_another_is_quarantined() -> None:
+    """The check of a's batch goes to the trusted peer drawn for it; c, an insider who took the
+    task off the peer's queue, answers it under its own key (to have this machine's pool play the
+    batch instead, or to spoil the check). An honest worker refuses a task addressed to another:
+    c is quarantined, and the pool decides the batch."""
+    fleet = Fleet({"a", "b", "c"}, fraction=1.0)
+    for batch, worker in enumerate("abc"):
+        fleet.prove(worker, batch)
+    assert fleet.answer(played(3, "a")) == []
+    [(_, _, _, peer)] = fleet.peers.sent
+    taker = next(w for w in "bc" if w != peer)
+    answer = dataclasses.replace(played(3, taker), authenticated=True)
+    assert fleet.replay(answer, peer=True) == []
+    assert taker in fleet.checking.quarantined and peer not in fleet.checking.quarantined
+    assert fleet.pool.sent[-1] == ("play", RUN, 3)
+    [delivered] = fleet.replay(played(3, None))
+    assert delivered.worker == "a" and delivered.error is None

@@ -340,6 +340,84 @@ def test_answers_all_refused_for_one_reason_are_on_the_progress_line(
     assert "refused" not in progress_line(runner.progress())
 
 
+class SealedFleet(ShuffledExecutor):
+    """A fleet with keys whose one live worker of this build is ``w1@a``."""
+
+    answers_sealed = True
+
+    def live_workers(self) -> set[str] | None:
+        return {"w1@a"}
+
+
+def test_workers_of_another_build_cannot_fail_a_run(tmp_path: Path, openings: list[str]) -> None:
+    """Anyone who can write to the broker can hand a batch's genuine, signed task message to
+    workers of another engine build (their direct queues): each refuses it, sealed under its own
+    key, for one same reason. That says nothing of the batch: the run goes on."""
+    cfg = config(openings)
+    store, run_id = fresh_run(tmp_path, "other-build.db", cfg)
+    executor = SealedFleet(1)
+    runner = SprtRunner(store, run_id, cfg, executor, check=accept_standin_games)
+    reason = f"batch payload: engine version {engine.ENGINE_VERSION!r} was requested but this worker has 'x'"
+    for old in ("old1@b", "old2@c", "old3@d"):
+        executor.queue.clear()
+        runner.fill()
+        runner.receive(
+            BatchOutcome(
+                run_id, 0, error=reason, worker=old, refused_by_worker=True, refusal_kind="version",
+                authenticated=True,
+            )
+        )  # fmt: skip
+    run = store.get_run(run_id)
+    assert run is not None and run.state != "failed" and 0 in runner.retry  # sent again
+    # Two workers of this build refusing it for one reason do fail it (MIN_REFUSERS).
+    with pytest.raises(RunFailed, match="batch 0 refused"):
+        for worker in ("w1@a", "w2@a"):
+            executor.queue.clear()
+            runner.fill()
+            runner.receive(
+                BatchOutcome(
+                    run_id, 0, error="bad", worker=worker, refused_by_worker=True, refusal_kind="payload",
+                    authenticated=True,
+                )
+            )  # fmt: skip
+
+
+class QuarantiningExecutor(ShuffledExecutor):
+    """Keeps the reasons workers were quarantined for."""
+
+    def __init__(self, seed: int) -> None:
+        super().__init__(seed)
+        self.reasons: dict[str, str] = {}
+
+    def quarantine(self, worker: str | None, reason: str) -> None:
+        self.reasons[worker or "?"] = reason
+
+
+@pytest.mark.parametrize(
+    "bloat",
+    [{"pentanomial": [0] * 100_000}, {f"field{i}": 0 for i in range(10_000)}],
+    ids=["long-counts", "many-fields"],
+)
+def test_a_bloated_answer_is_refused_with_a_short_reason(
+    tmp_path: Path, openings: list[str], bloat: dict[str, Any]
+) -> None:
+    """An answer whose fields are huge is refused, and its worker quarantined, for a reason of a
+    line: the store's refusal log and the quarantine (repeated in every later refusal of the
+    worker) never keep megabytes of it."""
+    cfg = config(openings)
+    store, run_id = fresh_run(tmp_path, "bloated.db", cfg)
+    executor = QuarantiningExecutor(1)
+    runner = SprtRunner(store, run_id, cfg, executor, check=accept_standin_games)
+    runner.fill()
+    payload = runner.in_flight[0]
+    result = {"run_id": run_id, "batch_index": 0, "engine_version": payload.engine_version,
+              "pentanomial": [0, 0, 4, 0, 0], "wdl": [0, 8, 0], "games": [], **bloat}  # fmt: skip
+    runner.receive(BatchOutcome(run_id, 0, result=result, worker="w@a", authenticated=True))
+    [refused] = store.refusals(run_id)
+    assert len(refused.reason) <= 400 and ("pentanomial" in refused.reason or "field" in refused.reason)
+    assert len(executor.reasons["w@a"]) <= 400
+
+
 class TellingExecutor(ShuffledExecutor):
     """Tells ``told`` games played of each batch in flight, and of a batch of another run."""
 

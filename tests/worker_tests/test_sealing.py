@@ -13,6 +13,8 @@ import engine
 from wire.sealing import (
     SECRET_ENV,
     FleetKeys,
+    addressed,
+    addressee,
     digest,
     fleet_keys,
     read_credential,
@@ -32,6 +34,17 @@ NODE = "w1@host"
 def played(data: Any, worker: str) -> dict[str, Any]:
     """A stand-in batch answer: what it was given, and by whom."""
     return {"echo": data, "worker": worker}
+
+
+class Spy:
+    """:func:`played`, keeping what it was given to play."""
+
+    def __init__(self) -> None:
+        self.plays: list[Any] = []
+
+    def __call__(self, data: Any, worker: str) -> dict[str, Any]:
+        self.plays.append(data)
+        return played(data, worker)
 
 
 def test_an_answer_binds_task_worker_and_payload() -> None:
@@ -66,11 +79,7 @@ def test_an_answer_binds_task_worker_and_payload() -> None:
 def test_a_payload_not_signed_for_its_task_is_refused_unplayed() -> None:
     keys = FleetKeys(MASTER)
     credential = read_credential(keys.credential(NODE))
-    plays: list[Any] = []
-
-    def spy(data: Any, worker: str) -> dict[str, Any]:
-        plays.append(data)
-        return played(data, worker)
+    spy = Spy()
 
     good = task_message('{"batch": 1}', keys, "task-1")
     cases = {
@@ -85,9 +94,9 @@ def test_a_payload_not_signed_for_its_task_is_refused_unplayed() -> None:
         assert opened.authenticated, name  # the refusal itself is this worker's, sealed
         reason = refusal_reason(opened.body)
         assert reason is not None and reason[1] == "unsigned" and "not signed" in reason[0], name
-    assert plays == []
+    assert spy.plays == []
     answer_task(good, "task-1", NODE, credential, answer=spy)
-    assert plays == [{"batch": 1}]
+    assert spy.plays == [{"batch": 1}]
 
 
 def test_a_credential_signs_as_its_node_only() -> None:
@@ -133,7 +142,7 @@ def test_a_broken_credential_is_one_clear_error_without_the_key(text: str) -> No
 
 def test_node_names_a_key_can_be_made_for() -> None:
     keys = FleetKeys(MASTER)
-    for bad in ("w1", "w1@%h", "w 1@host", "@host", "w1@", "a" * 101 + "@h"):
+    for bad in ("w1", "w1@%h", "w 1@host", "@host", "w1@", "a" * 101 + "@h", "w1@host\n"):
         with pytest.raises(ValueError):
             keys.credential(bad)
     assert keys.worker_key("w1@a") != keys.worker_key("w1@b")
@@ -171,3 +180,19 @@ def test_a_master_secret_that_is_not_utf8_is_taken_as_its_bytes() -> None:
     assert keys is not None
     assert keys.credential("w@h") == FleetKeys(b"\xff\xfesecret").credential("w@h")
     assert fleet_keys({SECRET_ENV: "plain"}) is not None and fleet_keys({}) is None
+
+
+def test_a_task_addressed_to_another_worker_is_refused_unplayed() -> None:
+    """A spot check's task names the one worker it is for, under the coordinator's signature: a
+    copy someone put on another worker's queue is refused there (kind ``address``), unplayed."""
+    keys = FleetKeys(MASTER)
+    credential = read_credential(keys.credential(NODE))
+    spy = Spy()
+
+    for_other, for_me = addressed("task-1", "w2@host"), addressed("task-2", NODE)
+    assert addressee(for_other) == "w2@host" and addressee("task-3") is None
+    answer = answer_task(task_message("{}", keys, for_other), for_other, NODE, credential, answer=spy)
+    reason = refusal_reason(unseal(answer, for_other, keys).body)
+    assert reason is not None and reason[1] == "address" and "w2@host" in reason[0] and spy.plays == []
+    answer_task(task_message("{}", keys, for_me), for_me, NODE, credential, answer=spy)
+    assert spy.plays == [{}]

@@ -14,6 +14,8 @@ import orjson
 from celery.backends.base import Backend
 from celery.backends.redis import RedisBackend
 
+from coordinator.escape import terminal
+
 #: The status of a stored value that could not be decoded.
 UNDECODABLE = "UNDECODABLE"
 #: Longest text kept of a worker's error message or name.
@@ -46,8 +48,11 @@ def polled_backend_url(url: str) -> str:
 
 
 def _one_line(value: Any) -> str:
-    """``value`` as one line of at most :data:`MAX_TEXT` characters."""
-    text = " ".join(str(value).split())
+    """``value`` as one line of at most :data:`MAX_TEXT` characters: a string or a number as it
+    is, anything else by its type alone (a value from outside may nest deeper than ``str`` can
+    recurse)."""
+    shown = value if isinstance(value, str | int | float) else f"({type(value).__name__})"
+    text = terminal(shown)  # no control character of anyone's reaches a terminal or a log
     return text if len(text) <= MAX_TEXT else text[: MAX_TEXT - 3] + "..."
 
 
@@ -91,7 +96,7 @@ def describe_failure(value: Any) -> str:
         kind = _one_line(value.get("exc_type") or "error")
         message = value.get("exc_message")
         if isinstance(message, list | tuple):
-            message = " ".join(str(m) for m in message)
+            message = " ".join(_one_line(m) for m in message[:MAX_TEXT])
         text = _one_line(message or "")
         return f"{kind}: {text}" if text else kind
     return _one_line(value) or "task failed"

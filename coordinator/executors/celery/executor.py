@@ -59,6 +59,7 @@ from celery.utils.nodenames import worker_direct
 from kombu.exceptions import OperationalError
 
 import engine
+from coordinator.escape import terminal
 from coordinator.executors.base import BatchOutcome, Executor
 from coordinator.executors.celery.backend import (
     MAX_META_BYTES,
@@ -88,6 +89,7 @@ from wire.progress import PROGRESS_STATE, games_played
 from wire.protocol import MAX_WORKER_NAME, TASK_NAME, BatchPayload
 from wire.sealing import (
     SECRET_ENV,
+    addressed,
     digest,
     fleet_keys,
     refusal_reason,
@@ -192,6 +194,8 @@ class _Job:
     lease: float
     attempts: list[_Attempt] = field(default_factory=list)
     refusals: int = 0
+    #: Times every attempt of the batch was dropped (REVOKED) before its lease ran out.
+    drops: int = 0
     #: The one worker the batch is for (a spot check), or None for any worker of its version.
     node: str | None = None
     #: A worker the next attempt goes to first (another than one that refused the batch).
@@ -400,11 +404,17 @@ class CeleryExecutor(Executor):
             job.prefer = others[(payload.batch_index + job.refusals) % len(others)] if others else None
         self._watch(job)
         if job.refusals > 1:
-            delay = min(job.lease / 8, MAX_RETRY_DELAY, RETRY_DELAY * 2 ** (job.refusals - 2))
-            now = time.monotonic()
-            job.attempts.append(_Attempt(task_id="", sent_at=now, deadline=now + delay, sent=False))
+            self._send_later(job, job.refusals)
         elif fresh or job.refusals == 1:
             self._send(job)
+
+    def _send_later(self, job: _Job, times: int) -> None:
+        """Send ``job``'s next attempt (its ``times``-th after a refusal or drop) after
+        :data:`RETRY_DELAY`, doubling with each, up to an eighth of its lease and
+        :data:`MAX_RETRY_DELAY`."""
+        delay = min(job.lease / 8, MAX_RETRY_DELAY, RETRY_DELAY * 2 ** (times - 2))
+        now = time.monotonic()
+        job.attempts.append(_Attempt(task_id="", sent_at=now, deadline=now + delay, sent=False))
 
     def _watch(self, job: _Job) -> None:
         """Put ``job`` in flight."""
@@ -414,7 +424,7 @@ class CeleryExecutor(Executor):
     def _send(self, job: _Job) -> None:
         """Publish one more attempt of ``job``, forgetting its expired and unsent ones."""
         now = time.monotonic()
-        task_id = str(uuid.uuid4())
+        task_id = addressed(str(uuid.uuid4()), job.node)  # a spot check: its peer's alone
         expires = EXPIRY_LEASES * job.lease
         run_id, index = job.key
         attempt = _Attempt(task_id=task_id, sent_at=now, deadline=now + job.lease, expires_at=now + expires)
@@ -445,10 +455,18 @@ class CeleryExecutor(Executor):
             self._discard([job.attempts.pop(0)])
 
     def _resend_if_due(self, job: _Job, now: float) -> None:
-        """Send ``job`` again if its newest attempt's lease ran out (or every attempt was dropped)."""
+        """Send ``job`` again if its newest attempt's lease ran out, or every attempt was dropped
+        (at once the first time, then ever more slowly: anyone who can write to the result
+        backend can mark each attempt REVOKED, and must not push the attempt a worker plays out of
+        the watch, or flood the queue)."""
         newest = job.attempts[-1]
-        if now < newest.deadline and not all(a.dropped for a in job.attempts):
-            return
+        if now < newest.deadline:
+            if not all(a.dropped for a in job.attempts):
+                return
+            job.drops += 1
+            if job.drops > 1:
+                self._send_later(job, job.drops)
+                return
         if newest.sent:
             run_id, index = job.key
             log.warning(
@@ -585,6 +603,8 @@ class CeleryExecutor(Executor):
         name = answer.worker[:MAX_WORKER_NAME] if answer.worker else None
         refused = refusal_reason(answer.body)
         reason, kind = refused if refused is not None else (None, None)
+        if reason is not None:  # shown on progress lines, in logs, in a failed run's error
+            reason = terminal(reason)
         if kind == "unsigned" and self.keys is None:  # what a coordinator without the secret can do
             reason = f"workers want signed payloads: set ${SECRET_ENV}"
         return BatchOutcome(
