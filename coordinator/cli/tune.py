@@ -321,7 +321,11 @@ def tune(
     check_method_options(method)
     check_campaign_options(rounds, method, time_limit)
     accept_node_counts = parse_node_list(accept_nodes)
-    names = [p.strip() for p in params.split(",") if p.strip()] if params else None
+    names = [p.strip() for p in params.split(",") if p.strip()] if params is not None else None
+    if names == []:  # "" or ",,,": not "all of them", which is leaving --params out
+        raise click.BadParameter(
+            f"expected weight names like pawn,zebra, got {params!r}", param_hint="'--params'"
+        )
     table = read_param_list(spsa_params, params, method)
     if table:
         names = [p.name for p in table]

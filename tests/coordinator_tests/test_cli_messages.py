@@ -229,3 +229,22 @@ def test_a_password_on_stdin_that_is_not_utf8_is_named(tmp_path: Path) -> None:
     )
     listed = CliRunner().invoke(main, ["user", "list", "--store", url])
     assert "no account yet" in listed.stderr, listed.stderr
+
+
+@pytest.mark.parametrize("params", ["", ",,,"])
+def test_params_that_name_no_weight_are_refused(params: str, tmp_path: Path) -> None:
+    """They tuned every weight, as leaving --params out does (an empty shell variable started a
+    tuning of the whole table); nothing is stored. (--max-games 8 would refuse any tuning at once.)"""
+    from click.testing import CliRunner
+
+    from coordinator.cli.main import main
+
+    store = tmp_path / "store.db"
+    args = ["tune", "congo", "--params", params, "--max-games", "8", "--store", f"sqlite:///{store}"]
+    result = CliRunner().invoke(main, args, prog_name="arbiter")
+    assert result.exit_code == 2, result.stderr
+    assert (
+        result.stderr.strip()
+        == f"arbiter tune: --params: expected weight names like pawn,zebra, got {params!r}"
+    )
+    assert not store.exists()
