@@ -101,7 +101,10 @@ def test_a_match_plays_its_pairs_and_every_view_shows_it(tmp_path: Path) -> None
 
 
 def test_kill_9_then_resume_counts_what_an_uninterrupted_match_counts(tmp_path: Path) -> None:
-    plan = ("--pairs", "12", "--batch-pairs", "1", "--nodes", "300", "--seed", "5", "--concurrency", "1")
+    # 1,000 nodes a move: a batch is slow enough that the pause lands before the tenth is stored even
+    # on a loaded machine (at 300 nodes the whole match took a quarter of a second of CPU, and a
+    # poll delayed that long saw 12 results).
+    plan = ("--pairs", "12", "--batch-pairs", "1", "--nodes", "1000", "--seed", "5", "--concurrency", "1")
     reference_db, db = tmp_path / "reference.db", tmp_path / "m.db"
     reference = run_cli(*match_args(tmp_path, reference_db, *plan))
     assert reference.returncode == 0, reference.stderr
