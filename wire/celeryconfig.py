@@ -47,6 +47,10 @@ BATCH_SECONDS_ENV = "ARBITER_BATCH_SECONDS"
 ENVIRONMENT = (BROKER_ENV, RESULT_BACKEND_ENV, QUEUES_ENV, BATCH_SECONDS_ENV)
 
 DEFAULT_BROKER = "redis://localhost:6379/0"
+#: The URL schemes of a broker: arbiter's fleet is Redis (heartbeats, results and queues).
+REDIS_SCHEMES = ("redis", "rediss", "unix")
+#: What a broker URL must be, as messages say it.
+REDIS_URL = "a Redis URL (redis://, rediss:// or unix://)"
 DEFAULT_QUEUE = "arbiter"
 DEFAULT_BATCH_SECONDS = 1800
 #: Seconds the broker waits beyond the hard time limit before it redelivers an unacknowledged task.
@@ -62,6 +66,12 @@ _QUEUE_NAME = re.compile(r"^[A-Za-z0-9_.:-]+$")
 def _environ(environ: Mapping[str, str] | None) -> Mapping[str, str]:
     """``environ``, or the process environment."""
     return os.environ if environ is None else environ
+
+
+def is_redis_url(url: str) -> bool:
+    """Whether ``url`` names a Redis server by its scheme (see :data:`REDIS_SCHEMES`)."""
+    scheme, sep, _ = url.partition("://")
+    return bool(sep) and scheme.lower() in REDIS_SCHEMES
 
 
 def broker_url(environ: Mapping[str, str] | None = None) -> str:

@@ -136,9 +136,8 @@ def redis_client(url: str) -> Any:
     timeouts; ValueError for another broker."""
     import redis
 
-    from wire.celeryconfig import CONNECT_TIMEOUT
+    from wire.celeryconfig import CONNECT_TIMEOUT, REDIS_URL, is_redis_url
 
-    scheme = url.partition("://")[0].lower()
-    if scheme not in ("redis", "rediss", "unix"):
-        raise ValueError(f"heartbeats need a Redis broker (redis://, rediss:// or unix://), not {scheme}://")
+    if not is_redis_url(url):
+        raise ValueError(f"heartbeats need a Redis broker, {REDIS_URL}, not {url.partition('://')[0]}://")
     return redis.Redis.from_url(url, socket_connect_timeout=CONNECT_TIMEOUT, socket_timeout=CONNECT_TIMEOUT)

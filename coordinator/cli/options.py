@@ -39,7 +39,15 @@ from coordinator.stats.inputs import (
     check_hypotheses,
     check_model,
 )
-from wire.celeryconfig import BROKER_ENV, DEFAULT_PRIORITY, PRIORITIES, RESULT_BACKEND_ENV
+from wire.celeryconfig import (
+    BROKER_ENV,
+    DEFAULT_PRIORITY,
+    PRIORITIES,
+    REDIS_URL,
+    RESULT_BACKEND_ENV,
+    is_redis_url,
+)
+from wire.masking import mask_url
 
 if TYPE_CHECKING:  # the store, executors and books load only in the commands that use them
     from coordinator.executors.base import Executor
@@ -148,9 +156,17 @@ store_option = click.option(
 )
 
 
+def _redis_url(_ctx: click.Context, _param: click.Parameter, value: str | None) -> str | None:
+    """A --broker value that is a Redis URL (or none); anything else is the option's error, with
+    its password masked."""
+    if value and not is_redis_url(value):
+        raise click.BadParameter(f"expected {REDIS_URL}, got {mask_url(value)}")
+    return value
+
+
 def broker_option_for(help_text: str) -> Callable[[F], F]:
     """The --broker option (``$ARBITER_BROKER`` when not given), with what the command does with it."""
-    return click.option("--broker", metavar="URL", envvar=BROKER_ENV, help=help_text)
+    return click.option("--broker", metavar="URL", envvar=BROKER_ENV, help=help_text, callback=_redis_url)
 
 
 broker_option = broker_option_for(

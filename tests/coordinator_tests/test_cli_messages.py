@@ -248,3 +248,33 @@ def test_params_that_name_no_weight_are_refused(params: str, tmp_path: Path) -> 
         == f"arbiter tune: --params: expected weight names like pawn,zebra, got {params!r}"
     )
     assert not store.exists()
+
+
+@pytest.mark.parametrize(
+    ("broker", "shown"),
+    [
+        ("garbage", "garbage"),
+        ("amqp://guest:hunter2@host//", "amqp://guest:***@host//"),
+        ("http://h:6379", "http://h:6379"),
+    ],
+)
+def test_a_broker_that_is_not_redis_is_the_options_error(
+    broker: str, shown: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """It was "broker garbage is unreachable: Name or service not known", as if a host were down;
+    the same from $ARBITER_BROKER, the password masked, nothing stored."""
+    from click.testing import CliRunner
+
+    from coordinator.cli.main import main
+
+    store = tmp_path / "store.db"
+    line = f"arbiter sprt: --broker: expected a Redis URL (redis://, rediss:// or unix://), got {shown}"
+    args = ["sprt", "congo", "--candidate", "default", "--store", f"sqlite:///{store}"]
+    given = CliRunner().invoke(main, [*args, "--broker", broker], prog_name="arbiter")
+    assert given.exit_code == 2 and given.stderr.strip() == line, given.stderr
+    monkeypatch.setenv("ARBITER_BROKER", broker)
+    from_environment = CliRunner().invoke(main, args, prog_name="arbiter")
+    assert from_environment.exit_code == 2 and from_environment.stderr.strip() == line, (
+        from_environment.stderr
+    )
+    assert not store.exists()

@@ -258,7 +258,7 @@ def test_serve_with_a_broker_lists_the_workers_online(redis_server: RedisDatabas
     bad = run_cli("serve", "--store", store_url, "--broker", "amqp://user:hunter2@host//")
     assert bad.returncode == 2 and "hunter2" not in bad.stderr
     assert bad.stderr == (
-        "arbiter serve: --broker: heartbeats need a Redis broker (redis://, rediss:// or unix://), not amqp://\n"
+        "arbiter serve: --broker: expected a Redis URL (redis://, rediss:// or unix://), got amqp://user:***@host//\n"
     )
     with serving(store_url, redis_server.url) as base:
 
