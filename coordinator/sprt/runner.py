@@ -359,9 +359,9 @@ class SprtRunner:
         by :data:`MAX_ATTEMPTS` distinct workers proved by their keys (by every live worker when
         fewer are up, but at least :data:`MIN_REFUSERS`). A result refused here (a lie, a
         quarantined worker's, anyone's forged write), a refusal that names nobody, and a worker's
-        refusal of a payload whose signature failed or that asks for another build
-        (:data:`NOT_OF_THE_BATCH`) say nothing of the batch: it is sent again (and the run waits
-        for a worker when none is up)."""
+        refusal of a payload whose signature failed, that asks for another build or that is
+        addressed to another worker (:data:`NOT_OF_THE_BATCH`) say nothing of the batch: it is
+        sent again (and the run waits for a worker when none is up)."""
         live = self.executor.live_workers()
         if live is None:
             return attempts >= MAX_ATTEMPTS
